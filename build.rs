@@ -1,0 +1,29 @@
+//! Compiles `proto/` with protox (pure Rust, no system `protoc`) and generates the tonic code.
+//! The file descriptor set is also written to `OUT_DIR` so the server can offer reflection.
+
+use std::{env, path::PathBuf};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let files = [
+        "proto/toolview/v1/views.proto",
+        "proto/toolview/v1/events.proto",
+        "proto/toolview/v1/rendering.proto",
+        "proto/toolview/v1/presentation_service.proto",
+        "proto/toolview/v1/session_service.proto",
+    ];
+    let fds = protox::compile(files, ["proto"])?;
+
+    let out_dir = PathBuf::from(env::var("OUT_DIR")?);
+    std::fs::write(
+        out_dir.join("toolview_descriptor.bin"),
+        prost::Message::encode_to_vec(&fds),
+    )?;
+
+    tonic_prost_build::configure()
+        .build_client(true)
+        .build_server(true)
+        .compile_fds(fds)?;
+
+    println!("cargo:rerun-if-changed=proto");
+    Ok(())
+}

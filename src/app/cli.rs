@@ -1,0 +1,74 @@
+//! The command line: `serve` and `present`.
+
+use clap::{Parser, Subcommand};
+use serde::Deserialize;
+
+use super::ServeConfig;
+use crate::domain::ContentBlock;
+use crate::present::{self, FinishedInput};
+
+/// toolview: presentation for AI-agent tool calls.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// What to do.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the gRPC service.
+    Serve(ServeConfig),
+    /// Print the view JSON the presenters make for one call: the call view on one line, then the
+    /// result view (with --result) on the next.
+    Present {
+        /// The tool name, e.g. `edit` or `Bash`.
+        #[arg(long)]
+        tool: String,
+        /// The raw argument text (any text; invalid JSON is shown as a string).
+        #[arg(long, default_value = "")]
+        args: String,
+        /// The result: `{"content":[…],"isError":bool,"meta":…}`.
+        #[arg(long)]
+        result: Option<String>,
+    },
+}
+
+/// `--result` JSON.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ResultArg {
+    #[serde(default)]
+    content: Vec<ContentBlock>,
+    #[serde(default)]
+    is_error: bool,
+    #[serde(default)]
+    meta: Option<serde_json::Value>,
+}
+
+/// `toolview present`: writes JSON lines to `out`.
+pub fn present_command(
+    tool: &str,
+    args: &str,
+    result: Option<&str>,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<()> {
+    let result: Option<ResultArg> = result
+        .map(serde_json::from_str)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--result: {e}"))?;
+    let result = result.map(|r| FinishedInput {
+        content: r.content,
+        is_error: r.is_error,
+        meta: r.meta.filter(|m| !m.is_null()),
+        view: None,
+    });
+    let (call, result) = present::present(tool, args, None, result.as_ref());
+    writeln!(out, "{}", serde_json::to_string(&call)?)?;
+    if let Some(r) = result {
+        writeln!(out, "{}", serde_json::to_string(&r)?)?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,8 @@
+//! Wiring: configuration, the server, the command line, logging and signals.
+
+pub mod cli;
+pub mod config;
+pub mod server;
+
+pub use config::ServeConfig;
+pub use server::run;

@@ -1,0 +1,143 @@
+//! Execution events as a harness publishes them, after validation at the API edge.
+
+use std::fmt;
+
+use super::{ContentBlock, ToolCallView, ToolResultView};
+
+/// Why a string is not a valid id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdError {
+    #[error("must not be empty")]
+    Empty,
+    #[error("must be at most 128 characters, got {0}")]
+    TooLong(usize),
+    #[error("may only contain [A-Za-z0-9._:-], found {0:?}")]
+    BadChar(char),
+}
+
+/// Checks the id rule shared by session, event and call ids: 1–128 characters of
+/// `[A-Za-z0-9._:-]`.
+pub fn validate_id(s: &str) -> Result<(), IdError> {
+    if s.is_empty() {
+        return Err(IdError::Empty);
+    }
+    if let Some(c) = s
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-')))
+    {
+        return Err(IdError::BadChar(c));
+    }
+    // All characters are ASCII here, so bytes == characters.
+    if s.len() > 128 {
+        return Err(IdError::TooLong(s.len()));
+    }
+    Ok(())
+}
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(String);
+
+        impl $name {
+            /// Validates and wraps an id.
+            pub fn new(s: impl Into<String>) -> Result<Self, IdError> {
+                let s = s.into();
+                validate_id(&s)?;
+                Ok($name(s))
+            }
+
+            /// The id text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A session id.
+    SessionId
+);
+id_type!(
+    /// An event id: the idempotency key within a session.
+    EventId
+);
+id_type!(
+    /// A call id, unique within a session.
+    CallId
+);
+
+/// A validated event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolEvent {
+    pub session_id: SessionId,
+    pub event_id: EventId,
+    pub body: EventBody,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventBody {
+    SessionStarted(SessionStarted),
+    CallStarted(CallStarted),
+    CallOutput(CallOutput),
+    CallFinished(CallFinished),
+}
+
+impl EventBody {
+    /// The call the event is about, if any.
+    pub fn call_id(&self) -> Option<&CallId> {
+        match self {
+            EventBody::SessionStarted(_) => None,
+            EventBody::CallStarted(e) => Some(&e.call_id),
+            EventBody::CallOutput(e) => Some(&e.call_id),
+            EventBody::CallFinished(e) => Some(&e.call_id),
+        }
+    }
+}
+
+/// A session began; `cwd` is absolute or empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionStarted {
+    pub cwd: String,
+}
+
+/// A call started. `arguments_json` is kept verbatim (any text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallStarted {
+    pub call_id: CallId,
+    pub tool_name: String,
+    pub arguments_json: String,
+    pub view: Option<ToolCallView>,
+}
+
+/// A live output chunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallOutput {
+    pub call_id: CallId,
+    pub data: String,
+}
+
+/// A call finished. `meta_json` is empty or valid JSON (checked at the edge), kept verbatim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallFinished {
+    pub call_id: CallId,
+    pub content: Vec<ContentBlock>,
+    pub is_error: bool,
+    pub meta_json: String,
+    pub view: Option<ToolResultView>,
+}

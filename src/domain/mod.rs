@@ -1,0 +1,21 @@
+//! The render-intent union and the events it is made from: pure data, no I/O, no generated
+//! types. Serde derives give exactly the "view JSON" of the spec (`union.md`).
+
+mod call;
+mod common;
+mod event;
+mod result;
+
+pub use call::{DiffCallView, GenericCallView, TerminalCallView, ToolCallView};
+pub use common::{
+    ContentBlock, FileDiff, FileLocation, ImageContent, ReadLine, ResourceLink, SearchFileMatches,
+    SearchMatch, ToolKind, WebSource,
+};
+pub use event::{
+    CallFinished, CallId, CallOutput, CallStarted, EventBody, EventId, IdError, SessionId,
+    SessionStarted, ToolEvent, validate_id,
+};
+pub use result::{
+    DiffResultView, GenericResultView, ReadResultView, SearchResultView, SearchShape, TerminalExit,
+    TerminalResultView, ToolResultView, WebKind, WebResultView,
+};

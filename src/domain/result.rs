@@ -1,0 +1,201 @@
+//! `ToolResultView`: how the finished call looks.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{ContentBlock, FileDiff, FileLocation, ReadLine, SearchFileMatches, WebSource};
+
+/// The result-side union. The tag is `"card"`; search and web carry a second, flat tag
+/// (`"shape"`, `"kind"`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "card", rename_all = "snake_case")]
+pub enum ToolResultView {
+    Generic(GenericResultView),
+    Terminal(TerminalResultView),
+    Diff(DiffResultView),
+    Search(SearchResultView),
+    Read(ReadResultView),
+    Web(WebResultView),
+}
+
+/// The default result card. Empty `content` means "show the raw result content".
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenericResultView {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub content: Vec<ContentBlock>,
+}
+
+/// How a command ended: an exit code (normal exit) or a signal, never both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TerminalExit {
+    Code(i32),
+    Signal(String),
+}
+
+/// A finished command. `output: None` means "what was streamed".
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(try_from = "TerminalResultJson", into = "TerminalResultJson")]
+pub struct TerminalResultView {
+    pub title: Option<String>,
+    pub output: Option<String>,
+    pub exit: Option<TerminalExit>,
+}
+
+/// The flat JSON form of [`TerminalResultView`]: `exitCode` and `signal` are sibling keys.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TerminalResultJson {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    signal: Option<String>,
+}
+
+impl TryFrom<TerminalResultJson> for TerminalResultView {
+    type Error = &'static str;
+    fn try_from(j: TerminalResultJson) -> Result<Self, Self::Error> {
+        let exit = match (j.exit_code, j.signal) {
+            (Some(_), Some(_)) => {
+                return Err("a terminal result has an exitCode or a signal, not both");
+            }
+            (Some(code), None) => Some(TerminalExit::Code(code)),
+            (None, Some(signal)) => Some(TerminalExit::Signal(signal)),
+            (None, None) => None,
+        };
+        Ok(TerminalResultView {
+            title: j.title,
+            output: j.output,
+            exit,
+        })
+    }
+}
+
+impl From<TerminalResultView> for TerminalResultJson {
+    fn from(v: TerminalResultView) -> Self {
+        let (exit_code, signal) = match v.exit {
+            Some(TerminalExit::Code(c)) => (Some(c), None),
+            Some(TerminalExit::Signal(s)) => (None, Some(s)),
+            None => (None, None),
+        };
+        TerminalResultJson {
+            title: v.title,
+            output: v.output,
+            exit_code,
+            signal,
+        }
+    }
+}
+
+/// The applied change.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffResultView {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub diffs: Vec<FileDiff>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locations: Vec<FileLocation>,
+}
+
+/// Grep or glob results. `total` counts before truncation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResultView {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(flatten)]
+    pub shape: SearchShape,
+    pub truncated: bool,
+    pub total: u64,
+}
+
+/// The inner discriminant of a search card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "shape", rename_all = "snake_case")]
+pub enum SearchShape {
+    Matches { files: Vec<SearchFileMatches> },
+    Paths { paths: Vec<String> },
+}
+
+/// A numbered file window. `content` is a text fallback for UIs without a read card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadResultView {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub path: String,
+    pub offset: u32,
+    pub lines: Vec<ReadLine>,
+    pub total_lines: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub content: Vec<ContentBlock>,
+}
+
+/// Web search or fetch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebResultView {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(flatten)]
+    pub kind: WebKind,
+}
+
+/// The inner discriminant of a web card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WebKind {
+    #[serde(rename_all = "camelCase")]
+    Search {
+        sources: Vec<WebSource>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        answer: Option<String>,
+        truncated: bool,
+    },
+    #[serde(rename_all = "camelCase")]
+    Fetch {
+        url: String,
+        status_code: u32,
+        truncated: bool,
+    },
+}
+
+impl ToolResultView {
+    /// The replacement title, when the card sets one.
+    pub fn title(&self) -> Option<&str> {
+        match self {
+            ToolResultView::Generic(v) => v.title.as_deref(),
+            ToolResultView::Terminal(v) => v.title.as_deref(),
+            ToolResultView::Diff(v) => v.title.as_deref(),
+            ToolResultView::Search(v) => v.title.as_deref(),
+            ToolResultView::Read(v) => v.title.as_deref(),
+            ToolResultView::Web(v) => v.title.as_deref(),
+        }
+    }
+
+    /// The card's tag, as in the view JSON.
+    pub fn card_name(&self) -> &'static str {
+        match self {
+            ToolResultView::Generic(_) => "generic",
+            ToolResultView::Terminal(_) => "terminal",
+            ToolResultView::Diff(_) => "diff",
+            ToolResultView::Search(_) => "search",
+            ToolResultView::Read(_) => "read",
+            ToolResultView::Web(_) => "web",
+        }
+    }
+
+    /// The view JSON of the card.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).expect("views serialize to JSON")
+    }
+}

@@ -1,0 +1,19 @@
+//! The closed error taxonomy of the service. Each variant maps to exactly one gRPC status code,
+//! in `grpc::status` (the only place that knows about codes).
+
+use std::fmt::Display;
+
+/// Everything an RPC can fail with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The request breaks the API contract; the message names the field.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+impl Error {
+    /// An invalid request; `e`'s `Display` is the field path and the problem.
+    pub fn invalid(e: impl Display) -> Self {
+        Error::InvalidArgument(e.to_string())
+    }
+}

@@ -1,0 +1,209 @@
+//! Events and requests inbound. Error `Display`s are field paths relative to the message, e.g.
+//! `call_started.view.card: not set`.
+
+use super::views::{ContentBlockError, Indexed, ToolCallViewError, ToolResultViewError, each};
+use crate::domain::{self as d, IdError};
+use crate::grpc::pb;
+use crate::present::{FinishedInput, parse_meta};
+
+/// `meta_json` that is neither empty nor JSON.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("meta_json: not valid JSON ({0})")]
+pub struct MetaJsonError(pub String);
+
+/// Checks `meta_json`: empty, or valid JSON. It is kept verbatim.
+pub fn check_meta_json(s: &str) -> Result<(), MetaJsonError> {
+    if s.is_empty() {
+        return Ok(());
+    }
+    serde_json::from_str::<serde::de::IgnoredAny>(s)
+        .map(|_| ())
+        .map_err(|e| MetaJsonError(e.to_string()))
+}
+
+/// An invalid `ToolEvent`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolEventError {
+    #[error("session_id: {0}")]
+    SessionId(IdError),
+    #[error("event_id: {0}")]
+    EventId(IdError),
+    #[error("event: not set")]
+    EventUnset,
+    #[error("{0}.call_id: {1}")]
+    CallId(&'static str, IdError),
+    #[error("call_started.view.{0}")]
+    CallView(ToolCallViewError),
+    #[error("call_finished.{0}")]
+    Content(Indexed<ContentBlockError>),
+    #[error("call_finished.{0}")]
+    Meta(MetaJsonError),
+    #[error("call_finished.view.{0}")]
+    ResultView(ToolResultViewError),
+}
+
+impl TryFrom<pb::ToolEvent> for d::ToolEvent {
+    type Error = ToolEventError;
+    fn try_from(e: pb::ToolEvent) -> Result<Self, Self::Error> {
+        use ToolEventError as E;
+        use pb::tool_event::Event;
+        let pb::ToolEvent {
+            session_id,
+            event_id,
+            event,
+        } = e;
+        let session_id = d::SessionId::new(session_id).map_err(E::SessionId)?;
+        let event_id = d::EventId::new(event_id).map_err(E::EventId)?;
+        let call_id = |field, id| d::CallId::new(id).map_err(|e| E::CallId(field, e));
+        let body = match event.ok_or(E::EventUnset)? {
+            Event::SessionStarted(pb::SessionStarted { cwd }) => {
+                d::EventBody::SessionStarted(d::SessionStarted { cwd })
+            }
+            Event::CallStarted(pb::ToolCallStarted {
+                call_id: id,
+                tool_name,
+                arguments_json,
+                view,
+            }) => d::EventBody::CallStarted(d::CallStarted {
+                call_id: call_id("call_started", id)?,
+                tool_name,
+                arguments_json,
+                view: view
+                    .map(d::ToolCallView::try_from)
+                    .transpose()
+                    .map_err(E::CallView)?,
+            }),
+            Event::CallOutput(pb::ToolCallOutput { call_id: id, data }) => {
+                d::EventBody::CallOutput(d::CallOutput {
+                    call_id: call_id("call_output", id)?,
+                    data,
+                })
+            }
+            Event::CallFinished(pb::ToolCallFinished {
+                call_id: id,
+                content,
+                is_error,
+                meta_json,
+                view,
+            }) => {
+                let call_id = call_id("call_finished", id)?;
+                let content = each(content, |i, e| E::Content(Indexed("content", i, e)))?;
+                check_meta_json(&meta_json).map_err(E::Meta)?;
+                d::EventBody::CallFinished(d::CallFinished {
+                    call_id,
+                    content,
+                    is_error,
+                    meta_json,
+                    view: view
+                        .map(d::ToolResultView::try_from)
+                        .transpose()
+                        .map_err(E::ResultView)?,
+                })
+            }
+        };
+        Ok(d::ToolEvent {
+            session_id,
+            event_id,
+            body,
+        })
+    }
+}
+
+impl From<d::ToolEvent> for pb::ToolEvent {
+    fn from(e: d::ToolEvent) -> Self {
+        use pb::tool_event::Event;
+        let event = match e.body {
+            d::EventBody::SessionStarted(s) => {
+                Event::SessionStarted(pb::SessionStarted { cwd: s.cwd })
+            }
+            d::EventBody::CallStarted(s) => Event::CallStarted(pb::ToolCallStarted {
+                call_id: s.call_id.to_string(),
+                tool_name: s.tool_name,
+                arguments_json: s.arguments_json,
+                view: s.view.map(Into::into),
+            }),
+            d::EventBody::CallOutput(o) => Event::CallOutput(pb::ToolCallOutput {
+                call_id: o.call_id.to_string(),
+                data: o.data,
+            }),
+            d::EventBody::CallFinished(f) => Event::CallFinished(pb::ToolCallFinished {
+                call_id: f.call_id.to_string(),
+                content: f.content.into_iter().map(Into::into).collect(),
+                is_error: f.is_error,
+                meta_json: f.meta_json,
+                view: f.view.map(Into::into),
+            }),
+        };
+        pb::ToolEvent {
+            session_id: e.session_id.to_string(),
+            event_id: e.event_id.to_string(),
+            event: Some(event),
+        }
+    }
+}
+
+/// A validated `PresentRequest`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PresentInput {
+    pub tool_name: String,
+    pub arguments_json: String,
+    pub call_view: Option<d::ToolCallView>,
+    pub result: Option<FinishedInput>,
+}
+
+/// An invalid `PresentRequest`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PresentRequestError {
+    #[error("call_view.{0}")]
+    CallView(ToolCallViewError),
+    #[error("result.{0}")]
+    Content(Indexed<ContentBlockError>),
+    #[error("result.{0}")]
+    Meta(MetaJsonError),
+    #[error("result.view.{0}")]
+    ResultView(ToolResultViewError),
+}
+
+impl TryFrom<pb::PresentRequest> for PresentInput {
+    type Error = PresentRequestError;
+    fn try_from(r: pb::PresentRequest) -> Result<Self, Self::Error> {
+        use PresentRequestError as E;
+        let pb::PresentRequest {
+            tool_name,
+            arguments_json,
+            result,
+            call_view,
+        } = r;
+        let call_view = call_view
+            .map(d::ToolCallView::try_from)
+            .transpose()
+            .map_err(E::CallView)?;
+        let result = match result {
+            None => None,
+            Some(pb::PresentResult {
+                content,
+                is_error,
+                meta_json,
+                view,
+            }) => {
+                let content = each(content, |i, e| E::Content(Indexed("content", i, e)))?;
+                check_meta_json(&meta_json).map_err(E::Meta)?;
+                Some(FinishedInput {
+                    content,
+                    is_error,
+                    meta: parse_meta(&meta_json),
+                    view: view
+                        .map(d::ToolResultView::try_from)
+                        .transpose()
+                        .map_err(E::ResultView)?,
+                })
+            }
+        };
+        Ok(PresentInput {
+            tool_name,
+            arguments_json,
+            call_view,
+            result,
+        })
+    }
+}

@@ -1,0 +1,13 @@
+//! The only place generated types meet domain types.
+
+mod events;
+mod value;
+mod views;
+
+pub use events::{
+    MetaJsonError, PresentInput, PresentRequestError, ToolEventError, check_meta_json,
+};
+pub use value::{json_from_pb, pb_from_json};
+pub use views::{
+    BodyError, ContentBlockError, Indexed, ToolCallViewError, ToolResultViewError, ZeroLine,
+};

@@ -1,0 +1,603 @@
+//! Views: `TryFrom<pb::…>` inbound (typed errors that render as field paths), `From` outbound.
+//!
+//! Every inbound conversion destructures its message exhaustively, so a new proto field breaks
+//! the build here until it is handled. Error `Display`s compose into paths such as
+//! `generic.content[2].block: not set`; the callers prefix their own field names.
+
+use std::fmt::Display;
+
+use super::value::{json_from_pb, pb_from_json};
+use crate::domain as d;
+use crate::grpc::pb;
+
+/// Converts every item, naming the failing index.
+pub(crate) fn each<T, U, E, W>(items: Vec<T>, wrap: impl Fn(usize, E) -> W) -> Result<Vec<U>, W>
+where
+    U: TryFrom<T, Error = E>,
+{
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| U::try_from(t).map_err(|e| wrap(i, e)))
+        .collect()
+}
+
+fn each_ok<T, U: From<T>>(items: Vec<T>) -> Vec<U> {
+    items.into_iter().map(U::from).collect()
+}
+
+fn none_if_empty(s: String) -> Option<String> {
+    (!s.is_empty()).then_some(s)
+}
+
+/// An indexed path segment, e.g. `content[3].block: not set`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Indexed<E>(pub &'static str, pub usize, pub E);
+
+impl<E: Display> Display for Indexed<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}[{}].{}", self.0, self.1, self.2)
+    }
+}
+
+impl<E: std::fmt::Debug + Display> std::error::Error for Indexed<E> {}
+
+// ---- shared vocabulary ------------------------------------------------------------------------
+
+/// An invalid `ContentBlock`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ContentBlockError {
+    #[error("block: not set")]
+    BlockUnset,
+    #[error("image: needs data or uri")]
+    ImageEmpty,
+}
+
+impl TryFrom<pb::ContentBlock> for d::ContentBlock {
+    type Error = ContentBlockError;
+    fn try_from(b: pb::ContentBlock) -> Result<Self, Self::Error> {
+        use pb::content_block::Block;
+        let pb::ContentBlock { block } = b;
+        Ok(match block.ok_or(ContentBlockError::BlockUnset)? {
+            Block::Text(pb::TextContent { text }) => d::ContentBlock::Text { text },
+            Block::Reasoning(pb::ReasoningContent { text }) => d::ContentBlock::Reasoning { text },
+            Block::Image(pb::ImageContent {
+                mime_type,
+                data,
+                uri,
+            }) => {
+                if data.is_empty() && uri.is_empty() {
+                    return Err(ContentBlockError::ImageEmpty);
+                }
+                d::ContentBlock::Image(d::ImageContent {
+                    mime_type,
+                    data: (!data.is_empty()).then_some(data),
+                    uri: none_if_empty(uri),
+                })
+            }
+            Block::ResourceLink(pb::ResourceLinkContent {
+                uri,
+                name,
+                mime_type,
+            }) => d::ContentBlock::ResourceLink(d::ResourceLink {
+                uri,
+                name,
+                mime_type: none_if_empty(mime_type),
+            }),
+        })
+    }
+}
+
+impl From<d::ContentBlock> for pb::ContentBlock {
+    fn from(b: d::ContentBlock) -> Self {
+        use pb::content_block::Block;
+        let block = match b {
+            d::ContentBlock::Text { text } => Block::Text(pb::TextContent { text }),
+            d::ContentBlock::Reasoning { text } => Block::Reasoning(pb::ReasoningContent { text }),
+            d::ContentBlock::Image(d::ImageContent {
+                mime_type,
+                data,
+                uri,
+            }) => Block::Image(pb::ImageContent {
+                mime_type,
+                data: data.unwrap_or_default(),
+                uri: uri.unwrap_or_default(),
+            }),
+            d::ContentBlock::ResourceLink(d::ResourceLink {
+                uri,
+                name,
+                mime_type,
+            }) => Block::ResourceLink(pb::ResourceLinkContent {
+                uri,
+                name,
+                mime_type: mime_type.unwrap_or_default(),
+            }),
+        };
+        pb::ContentBlock { block: Some(block) }
+    }
+}
+
+/// A 1-based number that is 0.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}: must be at least 1")]
+pub struct ZeroLine(pub &'static str);
+
+fn line(field: &'static str, n: u32) -> Result<u32, ZeroLine> {
+    if n == 0 { Err(ZeroLine(field)) } else { Ok(n) }
+}
+
+impl TryFrom<pb::FileLocation> for d::FileLocation {
+    type Error = ZeroLine;
+    fn try_from(l: pb::FileLocation) -> Result<Self, Self::Error> {
+        let pb::FileLocation { path, line: n } = l;
+        Ok(d::FileLocation {
+            path,
+            line: n.map(|n| line("line", n)).transpose()?,
+        })
+    }
+}
+
+impl From<d::FileLocation> for pb::FileLocation {
+    fn from(l: d::FileLocation) -> Self {
+        pb::FileLocation {
+            path: l.path,
+            line: l.line,
+        }
+    }
+}
+
+impl From<pb::FileDiff> for d::FileDiff {
+    fn from(f: pb::FileDiff) -> Self {
+        let pb::FileDiff {
+            path,
+            old_text,
+            new_text,
+        } = f;
+        d::FileDiff {
+            path,
+            old_text,
+            new_text,
+        }
+    }
+}
+
+impl From<d::FileDiff> for pb::FileDiff {
+    fn from(f: d::FileDiff) -> Self {
+        pb::FileDiff {
+            path: f.path,
+            old_text: f.old_text,
+            new_text: f.new_text,
+        }
+    }
+}
+
+impl TryFrom<pb::ReadLine> for d::ReadLine {
+    type Error = ZeroLine;
+    fn try_from(l: pb::ReadLine) -> Result<Self, Self::Error> {
+        let pb::ReadLine { number, text } = l;
+        Ok(d::ReadLine {
+            number: line("number", number)?,
+            text,
+        })
+    }
+}
+
+impl From<d::ReadLine> for pb::ReadLine {
+    fn from(l: d::ReadLine) -> Self {
+        pb::ReadLine {
+            number: l.number,
+            text: l.text,
+        }
+    }
+}
+
+impl TryFrom<pb::SearchMatch> for d::SearchMatch {
+    type Error = ZeroLine;
+    fn try_from(m: pb::SearchMatch) -> Result<Self, Self::Error> {
+        let pb::SearchMatch {
+            line_number,
+            line: text,
+        } = m;
+        Ok(d::SearchMatch {
+            line_number: line("line_number", line_number)?,
+            line: text,
+        })
+    }
+}
+
+impl From<d::SearchMatch> for pb::SearchMatch {
+    fn from(m: d::SearchMatch) -> Self {
+        pb::SearchMatch {
+            line_number: m.line_number,
+            line: m.line,
+        }
+    }
+}
+
+impl TryFrom<pb::SearchFileMatches> for d::SearchFileMatches {
+    type Error = Indexed<ZeroLine>;
+    fn try_from(f: pb::SearchFileMatches) -> Result<Self, Self::Error> {
+        let pb::SearchFileMatches { path, matches } = f;
+        Ok(d::SearchFileMatches {
+            path,
+            matches: each(matches, |i, e| Indexed("matches", i, e))?,
+        })
+    }
+}
+
+impl From<d::SearchFileMatches> for pb::SearchFileMatches {
+    fn from(f: d::SearchFileMatches) -> Self {
+        pb::SearchFileMatches {
+            path: f.path,
+            matches: each_ok(f.matches),
+        }
+    }
+}
+
+impl From<pb::WebSource> for d::WebSource {
+    fn from(s: pb::WebSource) -> Self {
+        let pb::WebSource {
+            url,
+            title,
+            snippet,
+            published_at,
+        } = s;
+        d::WebSource {
+            url,
+            title,
+            snippet,
+            published_at,
+        }
+    }
+}
+
+impl From<d::WebSource> for pb::WebSource {
+    fn from(s: d::WebSource) -> Self {
+        pb::WebSource {
+            url: s.url,
+            title: s.title,
+            snippet: s.snippet,
+            published_at: s.published_at,
+        }
+    }
+}
+
+/// Unknown enum values (from a newer client) degrade to "no kind".
+fn kind_from_pb(k: i32) -> Option<d::ToolKind> {
+    use pb::ToolKind as K;
+    Some(match K::try_from(k).ok()? {
+        K::Unspecified => return None,
+        K::Read => d::ToolKind::Read,
+        K::Edit => d::ToolKind::Edit,
+        K::Delete => d::ToolKind::Delete,
+        K::Move => d::ToolKind::Move,
+        K::Search => d::ToolKind::Search,
+        K::Execute => d::ToolKind::Execute,
+        K::Think => d::ToolKind::Think,
+        K::Fetch => d::ToolKind::Fetch,
+        K::SwitchMode => d::ToolKind::SwitchMode,
+        K::Other => d::ToolKind::Other,
+    })
+}
+
+fn kind_to_pb(k: Option<d::ToolKind>) -> i32 {
+    use pb::ToolKind as K;
+    (match k {
+        None => K::Unspecified,
+        Some(d::ToolKind::Read) => K::Read,
+        Some(d::ToolKind::Edit) => K::Edit,
+        Some(d::ToolKind::Delete) => K::Delete,
+        Some(d::ToolKind::Move) => K::Move,
+        Some(d::ToolKind::Search) => K::Search,
+        Some(d::ToolKind::Execute) => K::Execute,
+        Some(d::ToolKind::Think) => K::Think,
+        Some(d::ToolKind::Fetch) => K::Fetch,
+        Some(d::ToolKind::SwitchMode) => K::SwitchMode,
+        Some(d::ToolKind::Other) => K::Other,
+    }) as i32
+}
+
+// ---- call views -------------------------------------------------------------------------------
+
+/// An invalid card body: a content block or a location.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BodyError {
+    #[error("{0}")]
+    Content(Indexed<ContentBlockError>),
+    #[error("{0}")]
+    Location(Indexed<ZeroLine>),
+}
+
+fn content(items: Vec<pb::ContentBlock>) -> Result<Vec<d::ContentBlock>, BodyError> {
+    each(items, |i, e| BodyError::Content(Indexed("content", i, e)))
+}
+
+fn locations(items: Vec<pb::FileLocation>) -> Result<Vec<d::FileLocation>, BodyError> {
+    each(items, |i, e| {
+        BodyError::Location(Indexed("locations", i, e))
+    })
+}
+
+/// An invalid `ToolCallView`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolCallViewError {
+    #[error("card: not set")]
+    CardUnset,
+    #[error("generic.{0}")]
+    Generic(BodyError),
+    #[error("diff.{0}")]
+    Diff(BodyError),
+}
+
+impl TryFrom<pb::ToolCallView> for d::ToolCallView {
+    type Error = ToolCallViewError;
+    fn try_from(v: pb::ToolCallView) -> Result<Self, Self::Error> {
+        use ToolCallViewError as E;
+        use pb::tool_call_view::Card;
+        let pb::ToolCallView { card } = v;
+        Ok(match card.ok_or(E::CardUnset)? {
+            Card::Generic(pb::GenericCallView {
+                title,
+                kind,
+                raw_input,
+                content: c,
+                locations: l,
+            }) => d::ToolCallView::Generic(d::GenericCallView {
+                title,
+                kind: kind_from_pb(kind),
+                raw_input: raw_input.map(json_from_pb),
+                content: content(c).map_err(E::Generic)?,
+                locations: locations(l).map_err(E::Generic)?,
+            }),
+            Card::Terminal(pb::TerminalCallView {
+                title,
+                description,
+                cwd,
+            }) => d::ToolCallView::Terminal(d::TerminalCallView {
+                title,
+                description,
+                cwd,
+            }),
+            Card::Diff(pb::DiffCallView {
+                title,
+                diffs,
+                locations: l,
+            }) => d::ToolCallView::Diff(d::DiffCallView {
+                title,
+                diffs: each_ok(diffs),
+                locations: locations(l).map_err(E::Diff)?,
+            }),
+        })
+    }
+}
+
+impl From<d::ToolCallView> for pb::ToolCallView {
+    fn from(v: d::ToolCallView) -> Self {
+        use pb::tool_call_view::Card;
+        let card = match v {
+            d::ToolCallView::Generic(g) => Card::Generic(pb::GenericCallView {
+                title: g.title,
+                kind: kind_to_pb(g.kind),
+                raw_input: g.raw_input.as_ref().map(pb_from_json),
+                content: each_ok(g.content),
+                locations: each_ok(g.locations),
+            }),
+            d::ToolCallView::Terminal(t) => Card::Terminal(pb::TerminalCallView {
+                title: t.title,
+                description: t.description,
+                cwd: t.cwd,
+            }),
+            d::ToolCallView::Diff(df) => Card::Diff(pb::DiffCallView {
+                title: df.title,
+                diffs: each_ok(df.diffs),
+                locations: each_ok(df.locations),
+            }),
+        };
+        pb::ToolCallView { card: Some(card) }
+    }
+}
+
+// ---- result views -----------------------------------------------------------------------------
+
+/// An invalid `ToolResultView`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolResultViewError {
+    #[error("card: not set")]
+    CardUnset,
+    #[error("generic.{0}")]
+    Generic(BodyError),
+    #[error("diff.{0}")]
+    Diff(BodyError),
+    #[error("search.shape: not set")]
+    SearchShapeUnset,
+    #[error("search.matches.files[{0}].{1}")]
+    SearchMatch(usize, Indexed<ZeroLine>),
+    #[error("read.{0}")]
+    ReadNumber(ZeroLine),
+    #[error("read.{0}")]
+    ReadLine(Indexed<ZeroLine>),
+    #[error("read.{0}")]
+    ReadContent(BodyError),
+    #[error("web.kind: not set")]
+    WebKindUnset,
+}
+
+impl TryFrom<pb::ToolResultView> for d::ToolResultView {
+    type Error = ToolResultViewError;
+    fn try_from(v: pb::ToolResultView) -> Result<Self, Self::Error> {
+        use ToolResultViewError as E;
+        use pb::tool_result_view::Card;
+        let pb::ToolResultView { card } = v;
+        Ok(match card.ok_or(E::CardUnset)? {
+            Card::Generic(pb::GenericResultView { title, content: c }) => {
+                d::ToolResultView::Generic(d::GenericResultView {
+                    title,
+                    content: content(c).map_err(E::Generic)?,
+                })
+            }
+            Card::Terminal(pb::TerminalResultView {
+                title,
+                output,
+                exit,
+            }) => {
+                use pb::terminal_result_view::Exit;
+                d::ToolResultView::Terminal(d::TerminalResultView {
+                    title,
+                    output,
+                    exit: exit.map(|e| match e {
+                        Exit::ExitCode(c) => d::TerminalExit::Code(c),
+                        Exit::Signal(s) => d::TerminalExit::Signal(s),
+                    }),
+                })
+            }
+            Card::Diff(pb::DiffResultView {
+                title,
+                diffs,
+                locations: l,
+            }) => d::ToolResultView::Diff(d::DiffResultView {
+                title,
+                diffs: each_ok(diffs),
+                locations: locations(l).map_err(E::Diff)?,
+            }),
+            Card::Search(pb::SearchResultView {
+                title,
+                truncated,
+                total,
+                shape,
+            }) => {
+                use pb::search_result_view::Shape;
+                let shape = match shape.ok_or(E::SearchShapeUnset)? {
+                    Shape::Matches(pb::SearchMatches { files }) => d::SearchShape::Matches {
+                        files: each(files, E::SearchMatch)?,
+                    },
+                    Shape::Paths(pb::SearchPaths { paths }) => d::SearchShape::Paths { paths },
+                };
+                d::ToolResultView::Search(d::SearchResultView {
+                    title,
+                    shape,
+                    truncated,
+                    total,
+                })
+            }
+            Card::Read(pb::ReadResultView {
+                title,
+                path,
+                offset,
+                lines,
+                total_lines,
+                lang,
+                content: c,
+            }) => d::ToolResultView::Read(d::ReadResultView {
+                title,
+                path,
+                offset: line("offset", offset).map_err(E::ReadNumber)?,
+                lines: each(lines, |i, e| E::ReadLine(Indexed("lines", i, e)))?,
+                total_lines: line("total_lines", total_lines).map_err(E::ReadNumber)?,
+                lang,
+                content: content(c).map_err(E::ReadContent)?,
+            }),
+            Card::Web(pb::WebResultView { title, kind }) => {
+                use pb::web_result_view::Kind;
+                let kind = match kind.ok_or(E::WebKindUnset)? {
+                    Kind::Search(pb::WebSearch {
+                        sources,
+                        answer,
+                        truncated,
+                    }) => d::WebKind::Search {
+                        sources: each_ok(sources),
+                        answer,
+                        truncated,
+                    },
+                    Kind::Fetch(pb::WebFetch {
+                        url,
+                        status_code,
+                        truncated,
+                    }) => d::WebKind::Fetch {
+                        url,
+                        status_code,
+                        truncated,
+                    },
+                };
+                d::ToolResultView::Web(d::WebResultView { title, kind })
+            }
+        })
+    }
+}
+
+impl From<d::ToolResultView> for pb::ToolResultView {
+    fn from(v: d::ToolResultView) -> Self {
+        use pb::tool_result_view::Card;
+        let card = match v {
+            d::ToolResultView::Generic(g) => Card::Generic(pb::GenericResultView {
+                title: g.title,
+                content: each_ok(g.content),
+            }),
+            d::ToolResultView::Terminal(t) => {
+                use pb::terminal_result_view::Exit;
+                Card::Terminal(pb::TerminalResultView {
+                    title: t.title,
+                    output: t.output,
+                    exit: t.exit.map(|e| match e {
+                        d::TerminalExit::Code(c) => Exit::ExitCode(c),
+                        d::TerminalExit::Signal(s) => Exit::Signal(s),
+                    }),
+                })
+            }
+            d::ToolResultView::Diff(df) => Card::Diff(pb::DiffResultView {
+                title: df.title,
+                diffs: each_ok(df.diffs),
+                locations: each_ok(df.locations),
+            }),
+            d::ToolResultView::Search(s) => {
+                use pb::search_result_view::Shape;
+                Card::Search(pb::SearchResultView {
+                    title: s.title,
+                    truncated: s.truncated,
+                    total: s.total,
+                    shape: Some(match s.shape {
+                        d::SearchShape::Matches { files } => Shape::Matches(pb::SearchMatches {
+                            files: each_ok(files),
+                        }),
+                        d::SearchShape::Paths { paths } => Shape::Paths(pb::SearchPaths { paths }),
+                    }),
+                })
+            }
+            d::ToolResultView::Read(r) => Card::Read(pb::ReadResultView {
+                title: r.title,
+                path: r.path,
+                offset: r.offset,
+                lines: each_ok(r.lines),
+                total_lines: r.total_lines,
+                lang: r.lang,
+                content: each_ok(r.content),
+            }),
+            d::ToolResultView::Web(w) => {
+                use pb::web_result_view::Kind;
+                Card::Web(pb::WebResultView {
+                    title: w.title,
+                    kind: Some(match w.kind {
+                        d::WebKind::Search {
+                            sources,
+                            answer,
+                            truncated,
+                        } => Kind::Search(pb::WebSearch {
+                            sources: each_ok(sources),
+                            answer,
+                            truncated,
+                        }),
+                        d::WebKind::Fetch {
+                            url,
+                            status_code,
+                            truncated,
+                        } => Kind::Fetch(pb::WebFetch {
+                            url,
+                            status_code,
+                            truncated,
+                        }),
+                    }),
+                })
+            }
+        };
+        pb::ToolResultView { card: Some(card) }
+    }
+}

@@ -1,0 +1,18 @@
+//! The gRPC edge: generated code, conversions, status mapping, and thin service impls. This is
+//! the only module that names generated types.
+
+pub mod convert;
+mod presentation;
+mod status;
+
+pub use presentation::PresentationApi;
+
+/// The generated code for package `toolview.v1`.
+#[allow(clippy::all, missing_docs)]
+pub mod pb {
+    tonic::include_proto!("toolview.v1");
+
+    /// The encoded file descriptor set of `proto/`, for server reflection.
+    pub const FILE_DESCRIPTOR_SET: &[u8] =
+        tonic::include_file_descriptor_set!("toolview_descriptor");
+}

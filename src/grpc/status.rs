@@ -1,0 +1,11 @@
+//! The one place the error taxonomy becomes gRPC status codes.
+
+use crate::error::Error;
+
+impl From<Error> for tonic::Status {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::InvalidArgument(msg) => tonic::Status::invalid_argument(msg),
+        }
+    }
+}

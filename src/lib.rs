@@ -1,0 +1,11 @@
+//! toolview: a gRPC presentation service for AI-agent tool calls.
+//!
+//! Layers, in dependency order (see `ARCHITECTURE.md`): [`domain`] (the render-intent union,
+//! events, ids) ← [`present`] (tool calls → cards) ← `render` (cards × capabilities → bytes);
+//! [`grpc`] is the only module that names generated types; [`app`] wires it all together.
+
+pub mod app;
+pub mod domain;
+pub mod error;
+pub mod grpc;
+pub mod present;

@@ -1,0 +1,138 @@
+//! Presenters: tool calls → cards (`producers.md`). Pure and total: no clock, no I/O, no session
+//! state, and no JSON value can make them fail — malformed input degrades to the generic card.
+
+mod args;
+mod claude;
+mod dsh;
+mod hunks;
+mod lang;
+mod meta;
+mod registry;
+pub mod text;
+
+use serde_json::Value;
+
+pub use args::{parse_arguments, parse_meta};
+pub use hunks::{Hunk, hunks};
+pub use lang::lang_for_path;
+pub use meta::{MetaDiffs, diffs as meta_diffs};
+pub use registry::{TOOL_NAMES, Tool};
+
+use crate::domain::{
+    ContentBlock, DiffResultView, GenericCallView, GenericResultView, ToolCallView, ToolKind,
+    ToolResultView,
+};
+
+/// A finished call's result as presenters see it.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolResult<'a> {
+    pub content: &'a [ContentBlock],
+    pub is_error: bool,
+    pub meta: Option<&'a Value>,
+}
+
+/// The started call a result belongs to.
+#[derive(Debug, Clone, Copy)]
+pub struct StartedCall<'a> {
+    pub tool_name: &'a str,
+    pub args: &'a Value,
+    pub view: &'a ToolCallView,
+}
+
+/// Step 2: the harness's own view, else the registry's presenter, else the generic fallback
+/// `{card: generic, title: <tool name>, kind: other, rawInput: <args>}`.
+pub fn resolve_call(
+    tool_name: &str,
+    args: &Value,
+    harness_view: Option<ToolCallView>,
+) -> ToolCallView {
+    if let Some(view) = harness_view {
+        return view;
+    }
+    Tool::lookup(tool_name)
+        .and_then(|tool| tool.call(args).ok())
+        .unwrap_or_else(|| {
+            ToolCallView::Generic(GenericCallView {
+                title: tool_name.to_owned(),
+                kind: Some(ToolKind::Other),
+                raw_input: Some(args.clone()),
+                ..Default::default()
+            })
+        })
+}
+
+/// Step 4: the result card, with the unknown-call rule, diff keep, the orphan guard and fill-in.
+pub fn resolve_result(
+    call: Option<StartedCall<'_>>,
+    result: ToolResult<'_>,
+    harness_view: Option<ToolResultView>,
+) -> ToolResultView {
+    let raw = || {
+        ToolResultView::Generic(GenericResultView {
+            title: None,
+            content: result.content.to_vec(),
+        })
+    };
+    let Some(call) = call else { return raw() };
+    let presented = harness_view.or_else(|| {
+        Tool::lookup(call.tool_name).and_then(|tool| tool.result(call.args, &result).ok())
+    });
+    let view = match (presented, call.view) {
+        (Some(view), _) => view,
+        // Diff keep: a "file updated" message never replaces the change it describes.
+        (None, ToolCallView::Diff(d)) if !result.is_error => ToolResultView::Diff(DiffResultView {
+            title: None,
+            diffs: d.diffs.clone(),
+            locations: Vec::new(),
+        }),
+        (None, _) => raw(),
+    };
+    match view {
+        // Orphan guard: only a terminal call can have a terminal result.
+        ToolResultView::Terminal(_) if !matches!(call.view, ToolCallView::Terminal(_)) => raw(),
+        // Fill-in: a card is never blanked.
+        ToolResultView::Generic(GenericResultView { title, content }) if content.is_empty() => {
+            ToolResultView::Generic(GenericResultView {
+                title,
+                content: result.content.to_vec(),
+            })
+        }
+        view => view,
+    }
+}
+
+/// A finished call's result as a harness sends it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FinishedInput {
+    pub content: Vec<ContentBlock>,
+    pub is_error: bool,
+    pub meta: Option<Value>,
+    /// A harness-computed result view.
+    pub view: Option<ToolResultView>,
+}
+
+/// The views for one call and, optionally, its result (what `Present` returns): steps 1–4 of
+/// the resolution order, with the harness's own views when given.
+pub fn present(
+    tool_name: &str,
+    arguments_json: &str,
+    call_view: Option<ToolCallView>,
+    result: Option<&FinishedInput>,
+) -> (ToolCallView, Option<ToolResultView>) {
+    let args = parse_arguments(arguments_json);
+    let call = resolve_call(tool_name, &args, call_view);
+    let result = result.map(|r| {
+        let started = StartedCall {
+            tool_name,
+            args: &args,
+            view: &call,
+        };
+        let input = ToolResult {
+            content: &r.content,
+            is_error: r.is_error,
+            meta: r.meta.as_ref(),
+        };
+        resolve_result(Some(started), input, r.view.clone())
+    });
+    (call, result)
+}

@@ -1,0 +1,193 @@
+//! The built-in presenters, by exact (case-sensitive) tool name. A closed enum: adding a tool
+//! means adding a variant, and every match below must then handle it.
+
+use serde_json::Value;
+
+use super::args::Presented;
+use super::claude::{self, ResultRule};
+use super::{ToolResult, dsh};
+use crate::domain::{ToolCallView, ToolResultView};
+
+/// A tool with a built-in presenter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    // Vocabulary 1: the reference harness.
+    Read,
+    Write,
+    Edit,
+    ReadImage,
+    /// `bash` and `pwsh`.
+    Shell,
+    JobOutput,
+    JobList,
+    JobKill,
+    TodoWrite,
+    Grep,
+    Glob,
+    WebSearch,
+    WebFetch,
+    // Vocabulary 2: Claude Code.
+    CcBash,
+    CcRead,
+    CcWrite,
+    CcEdit,
+    CcMultiEdit,
+    CcGlob,
+    CcGrep,
+    CcLs,
+    CcWebFetch,
+    CcWebSearch,
+    CcTodoWrite,
+    /// `Task` and `Agent`.
+    CcTask,
+    CcExitPlanMode,
+    CcNotebookEdit,
+    CcBashOutput,
+    /// `KillShell` and `KillBash`.
+    CcKillShell,
+}
+
+impl Tool {
+    /// The presenter for a tool name, if there is one.
+    pub fn lookup(name: &str) -> Option<Tool> {
+        Some(match name {
+            "read" => Tool::Read,
+            "write" => Tool::Write,
+            "edit" => Tool::Edit,
+            "read_image" => Tool::ReadImage,
+            "bash" | "pwsh" => Tool::Shell,
+            "job_output" => Tool::JobOutput,
+            "job_list" => Tool::JobList,
+            "job_kill" => Tool::JobKill,
+            "todo_write" => Tool::TodoWrite,
+            "grep" => Tool::Grep,
+            "glob" => Tool::Glob,
+            "web_search" => Tool::WebSearch,
+            "web_fetch" => Tool::WebFetch,
+            "Bash" => Tool::CcBash,
+            "Read" => Tool::CcRead,
+            "Write" => Tool::CcWrite,
+            "Edit" => Tool::CcEdit,
+            "MultiEdit" => Tool::CcMultiEdit,
+            "Glob" => Tool::CcGlob,
+            "Grep" => Tool::CcGrep,
+            "LS" => Tool::CcLs,
+            "WebFetch" => Tool::CcWebFetch,
+            "WebSearch" => Tool::CcWebSearch,
+            "TodoWrite" => Tool::CcTodoWrite,
+            "Task" | "Agent" => Tool::CcTask,
+            "ExitPlanMode" => Tool::CcExitPlanMode,
+            "NotebookEdit" => Tool::CcNotebookEdit,
+            "BashOutput" => Tool::CcBashOutput,
+            "KillShell" | "KillBash" => Tool::CcKillShell,
+            _ => return None,
+        })
+    }
+
+    /// The call view, or a decline.
+    pub fn call(self, args: &Value) -> Presented<ToolCallView> {
+        match self {
+            Tool::Read => dsh::read_call(args),
+            Tool::Write => dsh::write_call(args),
+            Tool::Edit => dsh::edit_call(args),
+            Tool::ReadImage => dsh::read_image_call(args),
+            Tool::Shell => dsh::bash_call(args),
+            Tool::JobOutput => dsh::job_output_call(args),
+            Tool::JobList => dsh::job_list_call(args),
+            Tool::JobKill => dsh::job_kill_call(args),
+            Tool::TodoWrite => dsh::todo_write_call(args),
+            Tool::Grep => dsh::grep_call(args),
+            Tool::Glob => dsh::glob_call(args),
+            Tool::WebSearch => dsh::web_search_call(args),
+            Tool::WebFetch => dsh::web_fetch_call(args),
+            Tool::CcBash => Ok(claude::bash_call(args)),
+            Tool::CcRead => Ok(claude::read_call(args)),
+            Tool::CcWrite => Ok(claude::write_call(args)),
+            Tool::CcEdit => Ok(claude::edit_call(args)),
+            Tool::CcMultiEdit => Ok(claude::multi_edit_call(args)),
+            Tool::CcGlob => Ok(claude::glob_call(args)),
+            Tool::CcGrep => Ok(claude::grep_call(args)),
+            Tool::CcLs => Ok(claude::ls_call(args)),
+            Tool::CcWebFetch => Ok(claude::web_fetch_call(args)),
+            Tool::CcWebSearch => Ok(claude::web_search_call(args)),
+            Tool::CcTodoWrite => Ok(claude::todo_write_call(args)),
+            Tool::CcTask => Ok(claude::task_call(args)),
+            Tool::CcExitPlanMode => Ok(claude::exit_plan_mode_call(args)),
+            Tool::CcNotebookEdit => Ok(claude::notebook_edit_call(args)),
+            Tool::CcBashOutput => Ok(claude::bash_output_call(args)),
+            Tool::CcKillShell => Ok(claude::kill_shell_call(args)),
+        }
+    }
+
+    /// The result view, or a decline.
+    pub fn result(self, args: &Value, r: &ToolResult) -> Presented<ToolResultView> {
+        use super::args::Decline;
+        let declines = Err(Decline);
+        match self {
+            Tool::Read => dsh::read_result(args, r),
+            Tool::Write => dsh::write_result(args, r),
+            Tool::Edit => dsh::edit_result(args, r),
+            Tool::Shell => dsh::bash_result(args, r),
+            Tool::Grep => dsh::grep_result(args, r),
+            Tool::Glob => dsh::glob_result(args, r),
+            Tool::WebSearch => dsh::web_search_result(args, r),
+            Tool::WebFetch => dsh::web_fetch_result(args, r),
+            Tool::ReadImage | Tool::JobOutput | Tool::JobList | Tool::JobKill | Tool::TodoWrite => {
+                declines
+            }
+            Tool::CcBash => claude::result(ResultRule::Bash, args, r),
+            Tool::CcRead => claude::result(ResultRule::Read, args, r),
+            Tool::CcEdit => claude::result(ResultRule::Edit, args, r),
+            Tool::CcWrite => claude::result(ResultRule::Write, args, r),
+            Tool::CcExitPlanMode => claude::result(ResultRule::ExitPlanMode, args, r),
+            Tool::CcMultiEdit
+            | Tool::CcGlob
+            | Tool::CcGrep
+            | Tool::CcLs
+            | Tool::CcWebFetch
+            | Tool::CcWebSearch
+            | Tool::CcTodoWrite
+            | Tool::CcTask
+            | Tool::CcNotebookEdit
+            | Tool::CcBashOutput
+            | Tool::CcKillShell => claude::result(ResultRule::Decline, args, r),
+        }
+    }
+}
+
+/// Every tool name with a built-in presenter: 14 of vocabulary 1, 17 of vocabulary 2, and the
+/// alias `KillBash`.
+pub const TOOL_NAMES: [&str; 32] = [
+    "read",
+    "write",
+    "edit",
+    "read_image",
+    "bash",
+    "pwsh",
+    "job_output",
+    "job_list",
+    "job_kill",
+    "todo_write",
+    "grep",
+    "glob",
+    "web_search",
+    "web_fetch",
+    "Bash",
+    "Read",
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "Glob",
+    "Grep",
+    "LS",
+    "WebFetch",
+    "WebSearch",
+    "TodoWrite",
+    "Task",
+    "Agent",
+    "ExitPlanMode",
+    "NotebookEdit",
+    "BashOutput",
+    "KillShell",
+    "KillBash",
+];
