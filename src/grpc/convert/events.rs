@@ -207,3 +207,81 @@ impl TryFrom<pb::PresentRequest> for PresentInput {
         })
     }
 }
+
+/// Converts a batch, naming the failing event: `events[2].call_started.view.card: not set`.
+pub fn events_from_pb(
+    events: Vec<pb::ToolEvent>,
+) -> Result<Vec<d::ToolEvent>, Indexed<ToolEventError>> {
+    each(events, |i, e| Indexed("events", i, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pb::tool_event::Event;
+
+    fn started(view: Option<pb::ToolCallView>) -> pb::ToolEvent {
+        pb::ToolEvent {
+            session_id: "s1".into(),
+            event_id: "e1".into(),
+            event: Some(Event::CallStarted(pb::ToolCallStarted {
+                call_id: "c1".into(),
+                tool_name: "bash".into(),
+                arguments_json: "{}".into(),
+                view,
+            })),
+        }
+    }
+
+    #[test]
+    fn batch_errors_name_index_and_field() {
+        let ok = started(None);
+        let bad = started(Some(pb::ToolCallView { card: None }));
+        let err = events_from_pb(vec![ok.clone(), ok, bad]).unwrap_err();
+        assert_eq!(err.to_string(), "events[2].call_started.view.card: not set");
+    }
+
+    #[test]
+    fn ids_and_meta_are_checked() {
+        let mut e = started(None);
+        e.session_id = "has space".into();
+        assert_eq!(
+            d::ToolEvent::try_from(e).unwrap_err().to_string(),
+            "session_id: may only contain [A-Za-z0-9._:-], found ' '"
+        );
+        let mut e = started(None);
+        e.event = None;
+        assert_eq!(
+            d::ToolEvent::try_from(e).unwrap_err().to_string(),
+            "event: not set"
+        );
+        let finished = pb::ToolEvent {
+            session_id: "s".into(),
+            event_id: "e".into(),
+            event: Some(Event::CallFinished(pb::ToolCallFinished {
+                call_id: "x".repeat(129),
+                ..Default::default()
+            })),
+        };
+        assert_eq!(
+            d::ToolEvent::try_from(finished).unwrap_err().to_string(),
+            "call_finished.call_id: must be at most 128 characters, got 129"
+        );
+        assert!(check_meta_json("").is_ok());
+        assert!(check_meta_json("{\"a\":1}").is_ok());
+        assert!(check_meta_json("{").is_err());
+    }
+
+    #[test]
+    fn events_round_trip() {
+        let e = started(Some(pb::ToolCallView {
+            card: Some(pb::tool_call_view::Card::Terminal(pb::TerminalCallView {
+                title: "ls".into(),
+                description: None,
+                cwd: Some("/w".into()),
+            })),
+        }));
+        let domain = d::ToolEvent::try_from(e.clone()).unwrap();
+        assert_eq!(pb::ToolEvent::from(domain), e);
+    }
+}

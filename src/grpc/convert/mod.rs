@@ -6,6 +6,7 @@ mod views;
 
 pub use events::{
     MetaJsonError, PresentInput, PresentRequestError, ToolEventError, check_meta_json,
+    events_from_pb,
 };
 pub use value::{json_from_pb, pb_from_json};
 pub use views::{

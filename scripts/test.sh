@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite, in one command (the README's, and what CI runs): installs the test tools
+# from npm, then proto lint, formatting, clippy, and every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== test tools (npm ci in tests/js)"
+npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
+
+echo "== buf lint"
+tests/js/node_modules/.bin/buf lint
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "== cargo clippy"
+cargo clippy --all-targets --locked -- -D warnings
+
+echo "== cargo test"
+# --show-output prints what passing tests print: the vector and differential tallies.
+cargo test --all-targets --locked -- --show-output
