@@ -9,3 +9,4 @@ pub mod domain;
 pub mod error;
 pub mod grpc;
 pub mod present;
+pub mod render;

@@ -78,13 +78,45 @@ fn run_result_case(case: &Value) -> Result<(), String> {
     same_json(&resolved, &want_resolved).map_err(|e| format!("resolved: {e}"))
 }
 
+/// An ACP-level producer case: the presenters through the fold and the ACP renderer.
+fn run_acp_case(case: &Value) -> Result<(), String> {
+    let id = case["tool_use_id"].as_str().unwrap_or("call");
+    let tool = case["tool"].as_str().unwrap();
+    let mut events = vec![support::started(1, id, tool, &case["args"], None)];
+    if let Some(result) = case.get("result") {
+        events.push(support::finished(2, id, result));
+    }
+    let cwd = case["cwd"].as_str().unwrap_or("");
+    let terminal = case["client_terminal_output"].as_bool().unwrap_or(false);
+    let rendered = support::render_acp(cwd, &events, terminal)?;
+    let subset = case["subset"].as_bool().unwrap_or(false);
+    if let Some(want) = case.get("expect_acp_tool_call") {
+        let got = rendered[0].first().cloned().unwrap_or(Value::Null);
+        support::acp_matches(&got, want, subset, None).map_err(|e| format!("tool_call: {e}"))?;
+    }
+    if let Some(want) = case.get("expect_acp_update") {
+        let got = rendered
+            .get(1)
+            .and_then(|m| m.first())
+            .cloned()
+            .ok_or("no update was emitted")?;
+        support::acp_matches(&got, want, subset, None).map_err(|e| format!("update: {e}"))?;
+        for key in case["absent"].as_array().into_iter().flatten() {
+            let key = key.as_str().unwrap();
+            if got.get(key).is_some() {
+                return Err(format!("update has `{key}`, which must be absent: {got}"));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn run_producer_file(file: &str) {
     let mut tally = Tally::default();
     for case in load_cases(file) {
         let name = case["name"].as_str().unwrap().to_owned();
         if case.get("expect_acp_tool_call").is_some() || case.get("expect_acp_update").is_some() {
-            // ACP-level expectations need the bridge (rendering); counted, not dropped.
-            tally.pending.push(name);
+            tally.check(&name, run_acp_case(&case));
         } else if case.get("expect_call").is_some() {
             tally.check(&name, run_call_case(&case));
         } else if case.get("expect_result").is_some() {

@@ -31,9 +31,9 @@ pub fn hunks(path: &str, before: &str, after: &str) -> Vec<Hunk> {
     group(path, &runs, &old, &new)
 }
 
-/// A maximal run of equal, removed or added lines.
+/// What a line diff does with a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
+pub enum Op {
     Equal,
     Remove,
     Add,
@@ -57,6 +57,26 @@ struct Node {
 struct Path {
     old_pos: isize,
     last: Option<u32>,
+}
+
+/// The full line diff of two line lists (no context grouping), in order: jsdiff's `diffLines`.
+pub fn diff_lines<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<(Op, &'a str)> {
+    let (mut o, mut n) = (0, 0);
+    let mut out = Vec::with_capacity(old.len().max(new.len()));
+    for run in diff_runs(old, new) {
+        let lines = match run.op {
+            Op::Remove => &old[o..o + run.count],
+            Op::Equal | Op::Add => &new[n..n + run.count],
+        };
+        out.extend(lines.iter().map(|l| (run.op, *l)));
+        if run.op != Op::Add {
+            o += run.count;
+        }
+        if run.op != Op::Remove {
+            n += run.count;
+        }
+    }
+    out
 }
 
 /// jsdiff's `Diff.diff` for line tokens, returning the runs in order.

@@ -13,7 +13,7 @@ pub mod text;
 use serde_json::Value;
 
 pub use args::{parse_arguments, parse_meta};
-pub use hunks::{Hunk, hunks};
+pub use hunks::{Hunk, Op as LineOp, diff_lines, hunks};
 pub use lang::lang_for_path;
 pub use meta::{MetaDiffs, diffs as meta_diffs};
 pub use registry::{TOOL_NAMES, Tool};

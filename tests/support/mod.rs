@@ -69,3 +69,160 @@ pub fn same_json(got: &Value, want: &Value) -> Result<(), String> {
         Err(format!("\n  got:  {got}\n  want: {want}"))
     }
 }
+
+pub mod acp;
+
+/// ACP equality rules of the vectors: `kind: "other"` equals no kind, a `null` `oldText` in a
+/// diff item equals none, and an absent key equals an empty array.
+pub fn acp_normalize(v: &Value) -> Value {
+    fn walk(v: &Value, top: bool) -> Value {
+        match v {
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .filter(|(k, v)| {
+                        !(top && k.as_str() == "kind" && v.as_str() == Some("other"))
+                            && !(k.as_str() == "oldText" && v.is_null())
+                            && !(v.as_array().is_some_and(|a| a.is_empty()))
+                    })
+                    .map(|(k, v)| (k.clone(), walk(v, false)))
+                    .collect(),
+            ),
+            Value::Array(a) => Value::Array(a.iter().map(|v| walk(v, false)).collect()),
+            v => v.clone(),
+        }
+    }
+    walk(v, true)
+}
+
+/// `got` has every key of `want` with an equal value (objects recursively, arrays element-wise
+/// and of equal length).
+pub fn is_subset(got: &Value, want: &Value) -> bool {
+    match (got, want) {
+        (Value::Object(g), Value::Object(w)) => w
+            .iter()
+            .all(|(k, wv)| g.get(k).is_some_and(|gv| is_subset(gv, wv))),
+        (Value::Array(g), Value::Array(w)) => {
+            g.len() == w.len() && g.iter().zip(w).all(|(g, w)| is_subset(g, w))
+        }
+        (g, w) => g == w,
+    }
+}
+
+/// Compares an ACP update with an expectation: `subset: true` → every expected key matches;
+/// otherwise the keys in `exact_keys` (or, when `None`, the expectation's own keys) must be equal
+/// on both sides and the other expected keys must match.
+pub fn acp_matches(
+    got: &Value,
+    want: &Value,
+    subset: bool,
+    exact_keys: Option<&[&str]>,
+) -> Result<(), String> {
+    let (g, w) = (acp_normalize(got), acp_normalize(want));
+    let fail = || Err(format!("\n  got:  {got}\n  want: {want}"));
+    if !is_subset(&g, &w) {
+        return fail();
+    }
+    if !subset {
+        let listed: Vec<&str> = match exact_keys {
+            Some(keys) => keys.to_vec(),
+            None => want
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect(),
+        };
+        for k in listed {
+            if g.get(k) != w.get(k) {
+                return fail();
+            }
+        }
+    }
+    Ok(())
+}
+
+use toolview::domain::{
+    CallFinished, CallId, CallStarted, ContentBlock, EventBody, EventId, SessionId, ToolEvent,
+};
+use toolview::render::{Body, Capabilities, Target, render_all};
+
+/// The raw argument text of a vector's `args`: a string stands for the text itself.
+pub fn args_text(args: &Value) -> String {
+    match args {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        v => v.to_string(),
+    }
+}
+
+/// An event of session `s1`.
+pub fn event(n: usize, body: EventBody) -> ToolEvent {
+    ToolEvent {
+        session_id: SessionId::new("s1").unwrap(),
+        event_id: EventId::new(format!("e{n}")).unwrap(),
+        body,
+    }
+}
+
+pub fn started(
+    n: usize,
+    call_id: &str,
+    tool: &str,
+    args: &Value,
+    view: Option<&Value>,
+) -> ToolEvent {
+    event(
+        n,
+        EventBody::CallStarted(CallStarted {
+            call_id: CallId::new(call_id).unwrap(),
+            tool_name: tool.to_owned(),
+            arguments_json: args_text(args),
+            view: view
+                .filter(|v| !v.is_null())
+                .map(|v| serde_json::from_value(v.clone()).expect("view JSON")),
+        }),
+    )
+}
+
+/// A finished event from a vector's `result` object.
+pub fn finished(n: usize, call_id: &str, result: &Value) -> ToolEvent {
+    let content: Vec<ContentBlock> =
+        serde_json::from_value(result["content"].clone()).expect("content JSON");
+    event(
+        n,
+        EventBody::CallFinished(CallFinished {
+            call_id: CallId::new(call_id).unwrap(),
+            content,
+            is_error: result["isError"].as_bool().unwrap_or(false),
+            meta_json: result
+                .get("meta")
+                .filter(|m| !m.is_null())
+                .map(Value::to_string)
+                .unwrap_or_default(),
+            view: result
+                .get("view")
+                .filter(|v| !v.is_null())
+                .map(|v| serde_json::from_value(v.clone()).expect("view JSON")),
+        }),
+    )
+}
+
+/// Renders events to ACP with the terminal capability on or off, validating every message
+/// against the schema; returns the `update` objects per event.
+pub fn render_acp(
+    session_cwd: &str,
+    events: &[ToolEvent],
+    terminal: bool,
+) -> Result<Vec<Vec<Value>>, String> {
+    let caps = Capabilities {
+        terminal,
+        ..Capabilities::default()
+    };
+    render_all(session_cwd, events, Target::Acp, &caps)
+        .into_iter()
+        .map(|r| match r.body {
+            Body::Acp(messages) => messages.iter().map(|m| acp::validate(m)).collect(),
+            other => Err(format!("not an ACP body: {other:?}")),
+        })
+        .collect()
+}

@@ -1,0 +1,328 @@
+//! Target ACP: complete `session/update` JSON-RPC notifications (Agent Client Protocol v1),
+//! built with the ACP schema crate.
+
+use agent_client_protocol_schema::v1 as acp;
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+
+use super::Context;
+use super::card::{
+    Capabilities, TRUNCATED, cap_text, capped_chunk, capped_streamed, console, exit_is_clean,
+    prepared_call, prepared_result, read_lines_text, search_text, stream_crossed_cap, web_text,
+};
+use super::fold::{CallState, CallStatus, Change};
+use super::paths::acp_path;
+use crate::domain::{
+    ContentBlock, FileDiff, FileLocation, TerminalExit, ToolCallView, ToolKind, ToolResultView,
+};
+use crate::present::text::fence;
+
+pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<String> {
+    let updates = match change {
+        Change::Session => Vec::new(),
+        Change::Started(state) => started(state, ctx, caps),
+        Change::Output(state, i) => output(state, i, caps).into_iter().collect(),
+        Change::Finished(state) => vec![finished(state, ctx, caps)],
+    };
+    updates
+        .into_iter()
+        .map(|u| notification(ctx.session_id, u))
+        .collect()
+}
+
+/// Wraps an update in the JSON-RPC `session/update` notification.
+fn notification(session_id: &str, update: acp::SessionUpdate) -> String {
+    let params = acp::SessionNotification::new(session_id.to_owned(), update);
+    let message = acp::JsonRpcMessage::wrap(acp::Notification {
+        method: "session/update".into(),
+        params: Some(params),
+    });
+    serde_json::to_string(&message).expect("ACP messages serialize")
+}
+
+fn kind(k: Option<ToolKind>) -> acp::ToolKind {
+    match k {
+        Some(ToolKind::Read) => acp::ToolKind::Read,
+        Some(ToolKind::Edit) => acp::ToolKind::Edit,
+        Some(ToolKind::Delete) => acp::ToolKind::Delete,
+        Some(ToolKind::Move) => acp::ToolKind::Move,
+        Some(ToolKind::Search) => acp::ToolKind::Search,
+        Some(ToolKind::Execute) => acp::ToolKind::Execute,
+        Some(ToolKind::Think) => acp::ToolKind::Think,
+        Some(ToolKind::Fetch) => acp::ToolKind::Fetch,
+        Some(ToolKind::SwitchMode) => acp::ToolKind::SwitchMode,
+        Some(ToolKind::Other) | None => acp::ToolKind::Other,
+    }
+}
+
+fn text_item(text: impl Into<String>) -> acp::ToolCallContent {
+    acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Text(
+        acp::TextContent::new(text),
+    )))
+}
+
+/// The content mapping: text as text, images with data as images, other images and resource
+/// links as resource links; reasoning is dropped.
+fn content(blocks: &[ContentBlock]) -> Vec<acp::ToolCallContent> {
+    blocks
+        .iter()
+        .filter_map(|b| {
+            let block = match b {
+                ContentBlock::Text { text } => {
+                    acp::ContentBlock::Text(acp::TextContent::new(text.clone()))
+                }
+                ContentBlock::Reasoning { .. } => return None,
+                ContentBlock::Image(img) => match (&img.data, &img.uri) {
+                    (Some(data), uri) => acp::ContentBlock::Image(
+                        acp::ImageContent::new(
+                            base64::engine::general_purpose::STANDARD.encode(data),
+                            img.mime_type.clone(),
+                        )
+                        .uri(uri.clone()),
+                    ),
+                    (None, uri) => {
+                        let uri = uri.clone().unwrap_or_default();
+                        let mime = (!img.mime_type.is_empty()).then(|| img.mime_type.clone());
+                        acp::ContentBlock::ResourceLink(
+                            acp::ResourceLink::new(uri.clone(), uri).mime_type(mime),
+                        )
+                    }
+                },
+                ContentBlock::ResourceLink(l) => acp::ContentBlock::ResourceLink(
+                    acp::ResourceLink::new(l.name.clone(), l.uri.clone())
+                        .mime_type(l.mime_type.clone()),
+                ),
+            };
+            Some(acp::ToolCallContent::Content(acp::Content::new(block)))
+        })
+        .collect()
+}
+
+fn diff_items(diffs: &[FileDiff], cwd: Option<&str>) -> Vec<acp::ToolCallContent> {
+    diffs
+        .iter()
+        .map(|d| {
+            acp::ToolCallContent::Diff(
+                acp::Diff::new(acp_path(&d.path, cwd), d.new_text.clone())
+                    .old_text(d.old_text.clone()),
+            )
+        })
+        .collect()
+}
+
+fn locations(locs: &[FileLocation], cwd: Option<&str>) -> Vec<acp::ToolCallLocation> {
+    locs.iter()
+        .map(|l| acp::ToolCallLocation::new(acp_path(&l.path, cwd)).line(l.line))
+        .collect()
+}
+
+/// `None` when empty: ACP omits empty arrays.
+fn non_empty<T>(v: Vec<T>) -> Option<Vec<T>> {
+    (!v.is_empty()).then_some(v)
+}
+
+fn meta(pairs: Value) -> Map<String, Value> {
+    match pairs {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+// ---- started ----------------------------------------------------------------------------------
+
+fn started(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<acp::SessionUpdate> {
+    let id = state.call_id.to_string();
+    let Some(view) = prepared_call(state, ctx.cwd, caps.max_output_bytes) else {
+        return Vec::new();
+    };
+    let call = match view {
+        ToolCallView::Generic(g) => acp::ToolCall::new(id, g.title)
+            .kind(kind(g.kind))
+            .raw_input(g.raw_input)
+            .locations(locations(&g.locations, ctx.cwd))
+            .content(content(&g.content)),
+        ToolCallView::Diff(d) => acp::ToolCall::new(id, d.title)
+            .kind(acp::ToolKind::Edit)
+            .locations(locations(&d.locations, ctx.cwd))
+            .content(diff_items(&d.diffs, ctx.cwd)),
+        ToolCallView::Terminal(t) => {
+            let mut items: Vec<_> = t.description.iter().map(text_item).collect();
+            let mut call = acp::ToolCall::new(id.clone(), t.title.clone())
+                .kind(acp::ToolKind::Execute)
+                .raw_input(Value::String(t.title));
+            if caps.terminal {
+                items.push(acp::ToolCallContent::Terminal(acp::Terminal::new(
+                    id.clone(),
+                )));
+                let mut info = Map::new();
+                info.insert("terminal_id".into(), Value::String(id));
+                if let Some(cwd) = t.cwd {
+                    info.insert("cwd".into(), Value::String(cwd));
+                }
+                call = call.meta(meta(json!({ "terminal_info": info })));
+            }
+            call.content(items)
+        }
+    };
+    let mut updates = vec![acp::SessionUpdate::ToolCall(
+        call.status(acp::ToolCallStatus::InProgress),
+    )];
+    if state.is_todo()
+        && let Some(plan) = plan(&state.args)
+    {
+        updates.push(acp::SessionUpdate::Plan(plan));
+    }
+    updates
+}
+
+/// A plan from `todos`: one entry per item with a string `content`; none when `todos` is not an
+/// array.
+fn plan(args: &Value) -> Option<acp::Plan> {
+    let todos = args.get("todos")?.as_array()?;
+    let entries = todos
+        .iter()
+        .filter_map(|t| {
+            let content = t.get("content")?.as_str()?;
+            let status = match t.get("status").and_then(Value::as_str) {
+                Some("in_progress") => acp::PlanEntryStatus::InProgress,
+                Some("completed") => acp::PlanEntryStatus::Completed,
+                _ => acp::PlanEntryStatus::Pending,
+            };
+            Some(acp::PlanEntry::new(
+                content,
+                acp::PlanEntryPriority::Medium,
+                status,
+            ))
+        })
+        .collect();
+    Some(acp::Plan::new(entries))
+}
+
+// ---- live output ------------------------------------------------------------------------------
+
+fn is_terminal(state: &CallState) -> bool {
+    matches!(state.call_view, Some(ToolCallView::Terminal(_)))
+}
+
+fn output(state: &CallState, i: usize, caps: &Capabilities) -> Option<acp::SessionUpdate> {
+    let cap = caps.max_output_bytes;
+    let id = state.call_id.to_string();
+    // Past the cap, later chunks render nothing.
+    let start = if i == 0 {
+        0
+    } else {
+        state.chunk_ends[i - 1] as u64
+    };
+    if cap > 0 && start > cap {
+        return None;
+    }
+    let update = if caps.terminal && is_terminal(state) {
+        let data = capped_chunk(state, i, cap);
+        acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new()).meta(meta(
+            json!({"terminal_output": {"terminal_id": id, "data": data}}),
+        ))
+    } else {
+        // Content replaces: send everything streamed so far.
+        let text = console(&capped_streamed(state, Some(i), cap), None);
+        acp::ToolCallUpdate::new(
+            id,
+            acp::ToolCallUpdateFields::new().content(vec![text_item(text)]),
+        )
+    };
+    Some(acp::SessionUpdate::ToolCallUpdate(update))
+}
+
+// ---- finished ---------------------------------------------------------------------------------
+
+fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> acp::SessionUpdate {
+    let id = state.call_id.to_string();
+    let status = match state.status {
+        CallStatus::Failed => acp::ToolCallStatus::Failed,
+        CallStatus::Completed | CallStatus::InProgress => acp::ToolCallStatus::Completed,
+    };
+    let cap = caps.max_output_bytes;
+    let result = prepared_result(state, ctx.cwd, cap).expect("a finished call has a result");
+    let fields = acp::ToolCallUpdateFields::new().status(status);
+    let mut update_meta = None;
+    let fields = match result {
+        ToolResultView::Terminal(t) if caps.terminal && is_terminal(state) => {
+            let mut m = Map::new();
+            m.insert(
+                "terminal_output".into(),
+                json!({"terminal_id": id, "data": terminal_data(state, cap)}),
+            );
+            match &t.exit {
+                Some(TerminalExit::Code(c)) => {
+                    m.insert(
+                        "terminal_exit".into(),
+                        json!({"terminal_id": id, "exit_code": c}),
+                    );
+                }
+                Some(TerminalExit::Signal(s)) => {
+                    m.insert(
+                        "terminal_exit".into(),
+                        json!({"terminal_id": id, "signal": s}),
+                    );
+                }
+                None => {}
+            }
+            update_meta = Some(m);
+            // No content: it would replace the terminal.
+            fields.title(t.title)
+        }
+        ToolResultView::Terminal(t) => {
+            let output = t.output.as_deref().unwrap_or("");
+            let quiet =
+                output.is_empty() && state.streamed.is_empty() && exit_is_clean(t.exit.as_ref());
+            let items = (!quiet).then(|| vec![text_item(console(output, t.exit.as_ref()))]);
+            fields.title(t.title).content(items)
+        }
+        ToolResultView::Generic(g) => fields
+            .title(g.title)
+            .content(non_empty(content(&g.content))),
+        ToolResultView::Diff(d) => fields
+            .title(d.title)
+            .content(non_empty(diff_items(&d.diffs, ctx.cwd)))
+            .locations(non_empty(locations(&d.locations, ctx.cwd))),
+        ToolResultView::Read(r) => {
+            let text = fence(r.lang.as_deref().unwrap_or(""), &read_lines_text(&r));
+            let location = acp::ToolCallLocation::new(acp_path(&r.path, ctx.cwd)).line(r.offset);
+            fields
+                .title(r.title)
+                .content(vec![text_item(text)])
+                .locations(vec![location])
+        }
+        ToolResultView::Search(s) => {
+            let text = search_text(&s);
+            fields.title(s.title).content(vec![text_item(text)])
+        }
+        ToolResultView::Web(w) => {
+            let text = web_text(&w);
+            fields.title(w.title).content(vec![text_item(text)])
+        }
+    };
+    acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(id, fields).meta(update_meta))
+}
+
+/// `terminal_output.data` on the final update: the full output when nothing was streamed; the
+/// remainder when the output extends what was streamed; otherwise nothing. Past the cap the
+/// remainder is not sent, and a remainder that would cross it becomes the truncation marker.
+fn terminal_data(state: &CallState, cap: u64) -> String {
+    let Some(ToolResultView::Terminal(t)) = state.finished.as_ref().map(|f| &f.view) else {
+        return String::new();
+    };
+    let full = t.output.as_deref();
+    if state.streamed.is_empty() {
+        return cap_text(full.unwrap_or(""), cap).into_owned();
+    }
+    if stream_crossed_cap(state, cap) {
+        return String::new();
+    }
+    match full.and_then(|o| o.strip_prefix(state.streamed.as_str())) {
+        Some(rest) if cap > 0 && (state.streamed.len() + rest.len()) as u64 > cap => {
+            TRUNCATED.to_owned()
+        }
+        Some(rest) => rest.to_owned(),
+        None => String::new(),
+    }
+}

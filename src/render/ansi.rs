@@ -1,0 +1,143 @@
+//! Target ANSI: one coloured snapshot per call update, for terminal UIs.
+
+use std::collections::BTreeSet;
+
+use super::Context;
+use super::card::{
+    Capabilities, capped_streamed, diff_line_pairs, flatten, prepared_call, prepared_result,
+    read_lines_text, search_text, web_text,
+};
+use super::fold::{CallStatus, Change};
+use crate::domain::{FileDiff, TerminalExit, ToolCallView, ToolResultView};
+
+const RESET: &str = "\x1b[0m";
+const BOLD: &str = "\x1b[1m";
+const DIM: &str = "\x1b[2m";
+const RED: &str = "\x1b[31m";
+const GREEN: &str = "\x1b[32m";
+const YELLOW: &str = "\x1b[33m";
+
+pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
+    let (state, upto) = match change {
+        Change::Session => return String::new(),
+        Change::Started(s) | Change::Finished(s) => (s, None),
+        Change::Output(s, i) => (s, Some(i)),
+    };
+    let cap = caps.max_output_bytes;
+    let call = prepared_call(state, ctx.cwd, cap);
+    let result = prepared_result(state, ctx.cwd, cap);
+    let (color, mark) = match state.status {
+        CallStatus::InProgress => (YELLOW, '○'),
+        CallStatus::Completed => (GREEN, '●'),
+        CallStatus::Failed => (RED, '●'),
+    };
+    let name = if state.tool_name.is_empty() {
+        state.call_id.as_str()
+    } else {
+        &state.tool_name
+    };
+    let mut header = format!("{color}{mark} Tool / {name}");
+    if let Some(ToolCallView::Terminal(t)) = &call
+        && let Some(d) = &t.description
+    {
+        header.push_str(&format!(" / {d}"));
+    }
+    header.push_str(RESET);
+    let mut lines = vec![header];
+
+    let streamed = capped_streamed(state, upto, cap);
+    let title = result
+        .as_ref()
+        .and_then(ToolResultView::title)
+        .or(call.as_ref().map(ToolCallView::title));
+    let titled = |lines: &mut Vec<String>| {
+        if let Some(t) = title.filter(|t| *t != name) {
+            lines.push(format!("{BOLD}{t}{RESET}"));
+        }
+    };
+    match (&call, &result) {
+        (Some(ToolCallView::Terminal(t)), None | Some(ToolResultView::Terminal(_))) => {
+            lines.push(format!("{BOLD}$ {}{RESET}", t.title));
+            if let Some(cwd) = &t.cwd {
+                lines.push(format!("{DIM}{cwd}{RESET}"));
+            }
+            let (output, exit) = match &result {
+                Some(ToolResultView::Terminal(r)) => {
+                    (r.output.as_deref().unwrap_or(""), r.exit.as_ref())
+                }
+                _ => (streamed.as_ref(), None),
+            };
+            push_dim(&mut lines, output);
+            match exit {
+                Some(TerminalExit::Code(c)) => lines.push(format!("{DIM}[exit {c}]{RESET}")),
+                Some(TerminalExit::Signal(s)) => lines.push(format!("{DIM}[signal {s}]{RESET}")),
+                None => {}
+            }
+        }
+        (_, Some(ToolResultView::Diff(d))) => diff(&mut lines, &d.diffs),
+        (Some(ToolCallView::Diff(d)), None) => diff(&mut lines, &d.diffs),
+        (_, Some(r)) => {
+            titled(&mut lines);
+            let body = match r {
+                ToolResultView::Generic(g) => flatten(&g.content),
+                ToolResultView::Read(r) => read_lines_text(r),
+                ToolResultView::Search(s) => search_text(s),
+                ToolResultView::Web(w) => web_text(w),
+                ToolResultView::Terminal(t) => t.output.clone().unwrap_or_default(),
+                ToolResultView::Diff(_) => String::new(),
+            };
+            push_dim(&mut lines, &body);
+        }
+        (Some(ToolCallView::Generic(g)), None) => {
+            titled(&mut lines);
+            push_dim(&mut lines, &flatten(&g.content));
+            push_dim(&mut lines, &streamed);
+        }
+        (None, None) => push_dim(&mut lines, &streamed),
+    }
+    lines.join("\n")
+}
+
+fn push_dim(lines: &mut Vec<String>, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    lines.extend(
+        text.trim_end_matches('\n')
+            .split('\n')
+            .map(|l| format!("{DIM}{l}{RESET}")),
+    );
+}
+
+/// Per file: a bold path line and `+`/`-`/` ` lines; a blank line between files; a footer.
+fn diff(lines: &mut Vec<String>, diffs: &[FileDiff]) {
+    let (mut added, mut removed) = (0, 0);
+    for (i, d) in diffs.iter().enumerate() {
+        if i > 0 {
+            lines.push(String::new());
+        }
+        lines.push(format!("{BOLD}{}{RESET}", d.path));
+        for (prefix, line) in diff_line_pairs(d) {
+            lines.push(match prefix {
+                '+' => {
+                    added += 1;
+                    format!("{GREEN}+ {line}{RESET}")
+                }
+                '-' => {
+                    removed += 1;
+                    format!("{RED}- {line}{RESET}")
+                }
+                _ => format!("{DIM}  {line}{RESET}"),
+            });
+        }
+    }
+    let files = diffs
+        .iter()
+        .map(|d| d.path.as_str())
+        .collect::<BTreeSet<_>>()
+        .len();
+    let noun = if files == 1 { "file" } else { "files" };
+    lines.push(format!(
+        "{DIM}└ +{added} -{removed} · {files} {noun}{RESET}"
+    ));
+}

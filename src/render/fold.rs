@@ -1,0 +1,211 @@
+//! Fold: session events → per-call card state. Pure and total: any event sequence folds (the
+//! service rejects lifecycle violations before they reach a log, but `Render` input and property
+//! tests may contain them).
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::domain::{CallId, ContentBlock, EventBody, ToolCallView, ToolEvent, ToolResultView};
+use crate::present::{
+    StartedCall, ToolResult, parse_arguments, parse_meta, resolve_call, resolve_result,
+};
+
+/// A call's lifecycle state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CallStatus {
+    InProgress,
+    Completed,
+    Failed,
+}
+
+/// What a finished event left.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finished {
+    pub view: ToolResultView,
+    pub raw_content: Vec<ContentBlock>,
+    pub is_error: bool,
+}
+
+/// One call's card state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallState {
+    pub call_id: CallId,
+    /// Empty for an orphan (output or a result without a started call).
+    pub tool_name: String,
+    /// The raw argument text, verbatim.
+    pub arguments_json: String,
+    pub args: Value,
+    /// `None` for an orphan.
+    pub call_view: Option<ToolCallView>,
+    /// All live output so far.
+    pub streamed: String,
+    /// Where each chunk of `streamed` ends (byte offsets), for per-chunk rendering and capping.
+    pub chunk_ends: Vec<usize>,
+    pub finished: Option<Finished>,
+    pub status: CallStatus,
+}
+
+impl CallState {
+    fn orphan(call_id: CallId) -> Self {
+        CallState {
+            call_id,
+            tool_name: String::new(),
+            arguments_json: String::new(),
+            args: Value::Null,
+            call_view: None,
+            streamed: String::new(),
+            chunk_ends: Vec::new(),
+            finished: None,
+            status: CallStatus::InProgress,
+        }
+    }
+
+    /// The call's display title: the call view's, or the call id for an orphan.
+    pub fn title(&self) -> &str {
+        self.call_view
+            .as_ref()
+            .map_or(self.call_id.as_str(), ToolCallView::title)
+    }
+
+    /// The text of chunk `i`.
+    pub fn chunk(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.chunk_ends[i - 1] };
+        &self.streamed[start..self.chunk_ends[i]]
+    }
+
+    /// Whether this is a todo-list call (ACP also emits a plan for it).
+    pub fn is_todo(&self) -> bool {
+        matches!(self.tool_name.as_str(), "todo_write" | "TodoWrite")
+    }
+}
+
+/// What an event changed, for the renderers.
+#[derive(Debug, Clone, Copy)]
+pub enum Change<'a> {
+    /// A `SessionStarted` event.
+    Session,
+    /// A call was started.
+    Started(&'a CallState),
+    /// Chunk `index` of the call's live output arrived.
+    Output(&'a CallState, usize),
+    /// The call finished.
+    Finished(&'a CallState),
+}
+
+/// One applied event: what changed, and the session cwd to render it with.
+#[derive(Debug, Clone, Copy)]
+pub struct Step<'a> {
+    pub change: Change<'a>,
+    pub cwd: Option<&'a str>,
+}
+
+/// The folded state of one session.
+#[derive(Debug, Clone, Default)]
+pub struct Fold {
+    cwd: Option<String>,
+    calls: HashMap<CallId, CallState>,
+}
+
+impl Fold {
+    /// A fold with an initial session cwd (empty means none).
+    pub fn new(cwd: &str) -> Self {
+        Fold {
+            cwd: (!cwd.is_empty()).then(|| cwd.to_owned()),
+            calls: HashMap::new(),
+        }
+    }
+
+    /// The session cwd: from the latest `SessionStarted`, else the initial one.
+    pub fn cwd(&self) -> Option<&str> {
+        self.cwd.as_deref()
+    }
+
+    /// Applies one event; returns what changed and the session cwd after it (a
+    /// `SessionStarted` sets the cwd for its own update).
+    pub fn apply(&mut self, event: &ToolEvent) -> Step<'_> {
+        let output_index = self.mutate(event);
+        let this = &*self;
+        let call = |id: &CallId| {
+            this.calls
+                .get(id)
+                .expect("the event's call was just folded")
+        };
+        let change = match &event.body {
+            EventBody::SessionStarted(_) => Change::Session,
+            EventBody::CallStarted(s) => Change::Started(call(&s.call_id)),
+            EventBody::CallOutput(o) => Change::Output(call(&o.call_id), output_index),
+            EventBody::CallFinished(f) => Change::Finished(call(&f.call_id)),
+        };
+        Step {
+            change,
+            cwd: this.cwd(),
+        }
+    }
+
+    /// Folds the event in; returns the chunk index for output events (0 otherwise).
+    fn mutate(&mut self, event: &ToolEvent) -> usize {
+        match &event.body {
+            EventBody::SessionStarted(s) => {
+                self.cwd = (!s.cwd.is_empty()).then(|| s.cwd.clone());
+                0
+            }
+            EventBody::CallStarted(s) => {
+                let args = parse_arguments(&s.arguments_json);
+                let view = resolve_call(&s.tool_name, &args, s.view.clone());
+                // A repeated start (rejected by Publish) starts the card anew.
+                let state = CallState {
+                    call_id: s.call_id.clone(),
+                    tool_name: s.tool_name.clone(),
+                    arguments_json: s.arguments_json.clone(),
+                    args,
+                    call_view: Some(view),
+                    streamed: String::new(),
+                    chunk_ends: Vec::new(),
+                    finished: None,
+                    status: CallStatus::InProgress,
+                };
+                self.calls.insert(s.call_id.clone(), state);
+                0
+            }
+            EventBody::CallOutput(o) => {
+                let state = self
+                    .calls
+                    .entry(o.call_id.clone())
+                    .or_insert_with(|| CallState::orphan(o.call_id.clone()));
+                state.streamed.push_str(&o.data);
+                state.chunk_ends.push(state.streamed.len());
+                state.chunk_ends.len() - 1
+            }
+            EventBody::CallFinished(f) => {
+                let state = self
+                    .calls
+                    .entry(f.call_id.clone())
+                    .or_insert_with(|| CallState::orphan(f.call_id.clone()));
+                let meta = parse_meta(&f.meta_json);
+                let result = ToolResult {
+                    content: &f.content,
+                    is_error: f.is_error,
+                    meta: meta.as_ref(),
+                };
+                let started = state.call_view.as_ref().map(|view| StartedCall {
+                    tool_name: &state.tool_name,
+                    args: &state.args,
+                    view,
+                });
+                let view = resolve_result(started, result, f.view.clone());
+                state.finished = Some(Finished {
+                    view,
+                    raw_content: f.content.clone(),
+                    is_error: f.is_error,
+                });
+                state.status = if f.is_error {
+                    CallStatus::Failed
+                } else {
+                    CallStatus::Completed
+                };
+                0
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! Target MARKDOWN: one "copy as Markdown" snapshot per call update.
+
+use super::Context;
+use super::card::{
+    Capabilities, capped_streamed, exit_note, prepared_call, prepared_result, read_lines_text,
+    search_text, unified, web_text,
+};
+use super::fold::{CallStatus, Change};
+use crate::domain::{ContentBlock, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
+use crate::present::text::fence;
+
+pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
+    let (state, upto) = match change {
+        Change::Session => return String::new(),
+        Change::Started(s) | Change::Finished(s) => (s, None),
+        Change::Output(s, i) => (s, Some(i)),
+    };
+    let cap = caps.max_output_bytes;
+    let call = prepared_call(state, ctx.cwd, cap);
+    let result = prepared_result(state, ctx.cwd, cap);
+    let title = result
+        .as_ref()
+        .and_then(ToolResultView::title)
+        .or(call.as_ref().map(ToolCallView::title))
+        .unwrap_or(state.call_id.as_str());
+    let status = match state.status {
+        CallStatus::InProgress => "In Progress",
+        CallStatus::Completed => "Completed",
+        CallStatus::Failed => "Failed",
+    };
+    let streamed = capped_streamed(state, upto, cap);
+    let body = match (&result, &call) {
+        (Some(r), _) => result_body(r, call.as_ref()),
+        (None, Some(c)) => call_body(c, &streamed),
+        // An orphan's live output.
+        (None, None) => fence("console", &streamed),
+    };
+    let mut out = format!("**Tool Call: {title}**\nStatus: {status}");
+    if !body.is_empty() {
+        out.push_str("\n\n");
+        out.push_str(&body);
+    }
+    out
+}
+
+fn texts(content: &[ContentBlock]) -> Vec<String> {
+    content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.clone()),
+            ContentBlock::Reasoning { .. } => None,
+            ContentBlock::Image(i) => Some(format!(
+                "[image{}]",
+                i.uri
+                    .as_deref()
+                    .map(|u| format!(": {u}"))
+                    .unwrap_or_default()
+            )),
+            ContentBlock::ResourceLink(l) => Some(format!("[{}]({})", l.name, l.uri)),
+        })
+        .collect()
+}
+
+fn terminal(t: &TerminalCallView, output: &str, exit: Option<&TerminalExit>) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = &t.description {
+        parts.push(d.clone());
+    }
+    parts.push(fence("console", &format!("$ {}\n{output}", t.title)));
+    parts.extend(exit_note(exit));
+    parts.join("\n\n")
+}
+
+fn call_body(call: &ToolCallView, streamed: &str) -> String {
+    match call {
+        ToolCallView::Generic(g) => {
+            let mut parts = texts(&g.content);
+            // A string input renders as is, anything else as pretty JSON.
+            match &g.raw_input {
+                Some(serde_json::Value::String(s)) => parts.push(fence("", s)),
+                Some(v) => parts.push(fence(
+                    "json",
+                    &serde_json::to_string_pretty(v).unwrap_or_default(),
+                )),
+                None => {}
+            }
+            if !streamed.is_empty() {
+                parts.push(fence("console", streamed));
+            }
+            parts.join("\n\n")
+        }
+        ToolCallView::Terminal(t) => terminal(t, streamed, None),
+        ToolCallView::Diff(d) => unified(&d.diffs),
+    }
+}
+
+fn result_body(result: &ToolResultView, call: Option<&ToolCallView>) -> String {
+    match result {
+        ToolResultView::Generic(g) => texts(&g.content).join("\n\n"),
+        ToolResultView::Terminal(t) => {
+            let command = match call {
+                Some(ToolCallView::Terminal(c)) => c.clone(),
+                Some(ToolCallView::Generic(_) | ToolCallView::Diff(_)) | None => {
+                    TerminalCallView::default()
+                }
+            };
+            terminal(&command, t.output.as_deref().unwrap_or(""), t.exit.as_ref())
+        }
+        ToolResultView::Diff(d) => unified(&d.diffs),
+        ToolResultView::Read(r) => fence(r.lang.as_deref().unwrap_or(""), &read_lines_text(r)),
+        ToolResultView::Search(s) => search_text(s),
+        ToolResultView::Web(w) => web_text(w),
+    }
+}

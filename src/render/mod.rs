@@ -1,0 +1,99 @@
+//! The bridge (`rendering.md`): fold events into card state, then render each change for one
+//! subscriber's target and capabilities. Pure: the same events, target and capabilities always
+//! give the same bytes, live or replayed.
+
+mod acp;
+mod agui;
+mod ansi;
+pub mod card;
+pub mod fold;
+mod markdown;
+pub mod paths;
+mod view;
+
+pub use card::Capabilities;
+pub use fold::{CallState, CallStatus, Change, Fold, Step};
+pub use view::{CardSnapshot, ViewUpdate};
+
+use crate::domain::ToolEvent;
+
+/// A rendering target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Target {
+    View,
+    Acp,
+    AgUi,
+    Markdown,
+    Ansi,
+}
+
+/// The body of one rendered update.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    View(ViewUpdate),
+    /// Complete JSON-RPC notifications, one JSON text each.
+    Acp(Vec<String>),
+    /// AG-UI events, one JSON text each.
+    AgUi(Vec<String>),
+    Markdown(String),
+    Ansi(String),
+}
+
+/// One event's rendering: every event yields exactly one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    /// The call the update is about; `None` for session updates.
+    pub call_id: Option<String>,
+    pub body: Body,
+}
+
+/// What renderers know about the session.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    pub session_id: &'a str,
+    pub cwd: Option<&'a str>,
+}
+
+/// Renders one change for one target.
+pub fn render(
+    change: Change<'_>,
+    ctx: &Context<'_>,
+    target: Target,
+    caps: &Capabilities,
+) -> Rendered {
+    let call_id = match change {
+        Change::Session => None,
+        Change::Started(s) | Change::Output(s, _) | Change::Finished(s) => {
+            Some(s.call_id.to_string())
+        }
+    };
+    let body = match target {
+        Target::View => Body::View(view::render(change, ctx, caps)),
+        Target::Acp => Body::Acp(acp::render(change, ctx, caps)),
+        Target::AgUi => Body::AgUi(agui::render(change, ctx, caps)),
+        Target::Markdown => Body::Markdown(markdown::render(change, ctx, caps)),
+        Target::Ansi => Body::Ansi(ansi::render(change, ctx, caps)),
+    };
+    Rendered { call_id, body }
+}
+
+/// Folds `events` from an initial session cwd and renders every update (what `Render` returns).
+pub fn render_all(
+    session_cwd: &str,
+    events: &[ToolEvent],
+    target: Target,
+    caps: &Capabilities,
+) -> Vec<Rendered> {
+    let mut fold = Fold::new(session_cwd);
+    events
+        .iter()
+        .map(|event| {
+            let step = fold.apply(event);
+            let ctx = Context {
+                session_id: event.session_id.as_str(),
+                cwd: step.cwd,
+            };
+            render(step.change, &ctx, target, caps)
+        })
+        .collect()
+}

@@ -1,0 +1,50 @@
+//! Target VIEW: card snapshots for rich UIs, degraded to the subscriber's capabilities.
+
+use super::Context;
+use super::card::{
+    Capabilities, capped_streamed, degrade_call, degrade_result, prepared_call, prepared_result,
+};
+use super::fold::{CallStatus, Change};
+use crate::domain::{ToolCallView, ToolResultView};
+
+/// A VIEW update body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ViewUpdate {
+    /// A UI replaces its card for `call_id` with this snapshot.
+    Card(CardSnapshot),
+    /// Session-level state.
+    Session { cwd: Option<String> },
+}
+
+/// The full state of one call's card.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CardSnapshot {
+    pub call_id: String,
+    pub tool_name: String,
+    pub status: CallStatus,
+    /// `None` for an orphan.
+    pub call: Option<ToolCallView>,
+    pub result: Option<ToolResultView>,
+    pub streamed: String,
+}
+
+pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> ViewUpdate {
+    let (state, upto) = match change {
+        Change::Session => {
+            return ViewUpdate::Session {
+                cwd: ctx.cwd.map(str::to_owned),
+            };
+        }
+        Change::Started(s) | Change::Finished(s) => (s, None),
+        Change::Output(s, i) => (s, Some(i)),
+    };
+    let cap = caps.max_output_bytes;
+    ViewUpdate::Card(CardSnapshot {
+        call_id: state.call_id.to_string(),
+        tool_name: state.tool_name.clone(),
+        status: state.status,
+        call: prepared_call(state, ctx.cwd, cap).map(|v| degrade_call(v, caps)),
+        result: prepared_result(state, ctx.cwd, cap).map(|v| degrade_result(v, state, caps)),
+        streamed: capped_streamed(state, upto, cap).into_owned(),
+    })
+}
