@@ -11,7 +11,7 @@ use crate::domain::{ToolCallView, ToolResultView};
 #[derive(Debug, Clone, PartialEq)]
 pub enum ViewUpdate {
     /// A UI replaces its card for `call_id` with this snapshot.
-    Card(CardSnapshot),
+    Card(Box<CardSnapshot>),
     /// Session-level state.
     Session { cwd: Option<String> },
 }
@@ -39,12 +39,12 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         Change::Output(s, i) => (s, Some(i)),
     };
     let cap = caps.max_output_bytes;
-    ViewUpdate::Card(CardSnapshot {
+    ViewUpdate::Card(Box::new(CardSnapshot {
         call_id: state.call_id.to_string(),
         tool_name: state.tool_name.clone(),
         status: state.status,
         call: prepared_call(state, ctx.cwd, cap).map(|v| degrade_call(v, caps)),
         result: prepared_result(state, ctx.cwd, cap).map(|v| degrade_result(v, state, caps)),
         streamed: capped_streamed(state, upto, cap).into_owned(),
-    })
+    }))
 }
