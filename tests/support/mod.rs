@@ -80,9 +80,10 @@ pub fn acp_normalize(v: &Value) -> Value {
             Value::Object(m) => Value::Object(
                 m.iter()
                     .filter(|(k, v)| {
-                        !(top && k.as_str() == "kind" && v.as_str() == Some("other"))
-                            && !(k.as_str() == "oldText" && v.is_null())
-                            && !(v.as_array().is_some_and(|a| a.is_empty()))
+                        let default_kind = top && k.as_str() == "kind" && v.as_str() == Some("other");
+                        let null_old_text = k.as_str() == "oldText" && v.is_null();
+                        let empty_array = v.as_array().is_some_and(|a| a.is_empty());
+                        !(default_kind || null_old_text || empty_array)
                     })
                     .map(|(k, v)| (k.clone(), walk(v, false)))
                     .collect(),
