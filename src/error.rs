@@ -9,6 +9,9 @@ pub enum Error {
     /// The request breaks the API contract; the message names the field.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A call lifecycle rule is broken (second start, output after finish, second finish).
+    #[error("lifecycle violation: {0}")]
+    Lifecycle(String),
 }
 
 impl Error {

@@ -1,45 +1,17 @@
 //! `Present` over a real gRPC server on a loopback port, through the generated client.
 
+mod support;
+
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use support::server::Server;
 use tonic::{Code, transport::Channel};
-use toolview::app::{self, ServeConfig};
 use toolview::domain::{ToolCallView, ToolResultView};
 use toolview::grpc::pb::{self, presentation_service_client::PresentationServiceClient};
 
-/// A server on port 0 that stops when dropped.
-struct Server {
-    url: String,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
-}
-
-impl Server {
-    async fn start() -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(app::run(listener, ServeConfig::default(), async {
-            let _ = stopped.await;
-        }));
-        Server {
-            url,
-            stop: Some(stop),
-            task: Some(task),
-        }
-    }
-
-    async fn client(&self) -> PresentationServiceClient<Channel> {
-        PresentationServiceClient::connect(self.url.clone())
-            .await
-            .unwrap()
-    }
-
-    async fn shutdown(mut self) {
-        self.stop.take().unwrap().send(()).unwrap();
-        self.task.take().unwrap().await.unwrap().unwrap();
-    }
+async fn client(server: &Server) -> PresentationServiceClient<Channel> {
+    PresentationServiceClient::connect(server.url.clone())
+        .await
+        .unwrap()
 }
 
 fn call_json(resp: &pb::PresentResponse) -> Value {
@@ -51,7 +23,7 @@ fn call_json(resp: &pb::PresentResponse) -> Value {
 #[tokio::test]
 async fn present_edit_over_grpc() {
     let server = Server::start().await;
-    let mut client = server.client().await;
+    let mut client = client(&server).await;
     let resp = client
         .present(pb::PresentRequest {
             tool_name: "edit".into(),
@@ -72,7 +44,7 @@ async fn present_edit_over_grpc() {
 #[tokio::test]
 async fn present_result_with_meta_over_grpc() {
     let server = Server::start().await;
-    let mut client = server.client().await;
+    let mut client = client(&server).await;
     let text = pb::ContentBlock {
         block: Some(pb::content_block::Block::Text(pb::TextContent {
             text: "oops\n[exit code: 3]".into(),
@@ -110,7 +82,7 @@ async fn present_result_with_meta_over_grpc() {
 #[tokio::test]
 async fn unset_oneof_is_invalid_argument_naming_the_field() {
     let server = Server::start().await;
-    let mut client = server.client().await;
+    let mut client = client(&server).await;
 
     // A harness view whose card is not set.
     let err = client
@@ -198,7 +170,7 @@ async fn unset_oneof_is_invalid_argument_naming_the_field() {
 #[tokio::test]
 async fn harness_views_follow_the_result_rules() {
     let server = Server::start().await;
-    let mut client = server.client().await;
+    let mut client = client(&server).await;
     // A terminal result view on a non-terminal call: the orphan guard turns it generic with the
     // raw content.
     let text = pb::ContentBlock {

@@ -4,6 +4,7 @@
 mod call;
 mod common;
 mod event;
+mod lifecycle;
 mod result;
 
 pub use call::{DiffCallView, GenericCallView, TerminalCallView, ToolCallView};
@@ -15,6 +16,7 @@ pub use event::{
     CallFinished, CallId, CallOutput, CallStarted, EventBody, EventId, IdError, SessionId,
     SessionStarted, ToolEvent, validate_id,
 };
+pub use lifecycle::{Lifecycle, LifecycleError};
 pub use result::{
     DiffResultView, GenericResultView, ReadResultView, SearchResultView, SearchShape, TerminalExit,
     TerminalResultView, ToolResultView, WebKind, WebResultView,

@@ -2,10 +2,12 @@
 
 use tonic::{Request, Response, Status};
 
-use super::convert::PresentInput;
+use super::convert::{PresentInput, RenderInput};
 use super::pb::{self, presentation_service_server::PresentationService};
+use crate::domain::Lifecycle;
 use crate::error::Error;
 use crate::present;
+use crate::render;
 
 /// The `PresentationService` implementation.
 #[derive(Debug, Clone, Default)]
@@ -32,9 +34,24 @@ impl PresentationService for PresentationApi {
 
     async fn render(
         &self,
-        _req: Request<pb::RenderRequest>,
+        req: Request<pb::RenderRequest>,
     ) -> Result<Response<pb::RenderResponse>, Status> {
-        // Rendering (fold + targets) is not built yet; say so rather than answer wrongly.
-        Err(Status::unimplemented("Render is not implemented yet"))
+        let input = RenderInput::try_from(req.into_inner()).map_err(Error::invalid)?;
+        // The same lifecycle rules as Publish, so Render shows what a session would.
+        let mut lifecycle = Lifecycle::default();
+        for (i, e) in input.events.iter().enumerate() {
+            lifecycle
+                .admit(&e.body)
+                .map_err(|err| Error::Lifecycle(format!("events[{i}]: {err}")))?;
+        }
+        let updates = render::render_all(
+            &input.session_cwd,
+            &input.events,
+            input.target,
+            &input.capabilities,
+        );
+        Ok(Response::new(pb::RenderResponse {
+            updates: updates.into_iter().map(Into::into).collect(),
+        }))
     }
 }

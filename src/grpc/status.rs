@@ -6,6 +6,7 @@ impl From<Error> for tonic::Status {
     fn from(e: Error) -> Self {
         match e {
             Error::InvalidArgument(msg) => tonic::Status::invalid_argument(msg),
+            Error::Lifecycle(msg) => tonic::Status::failed_precondition(msg),
         }
     }
 }

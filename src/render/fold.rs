@@ -12,7 +12,8 @@ use crate::present::{
 };
 
 /// A call's lifecycle state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CallStatus {
     InProgress,
     Completed,

@@ -1,5 +1,7 @@
 //! Target VIEW: card snapshots for rich UIs, degraded to the subscriber's capabilities.
 
+use serde::Serialize;
+
 use super::Context;
 use super::card::{
     Capabilities, capped_streamed, degrade_call, degrade_result, prepared_call, prepared_result,
@@ -7,23 +9,30 @@ use super::card::{
 use super::fold::{CallStatus, Change};
 use crate::domain::{ToolCallView, ToolResultView};
 
-/// A VIEW update body.
-#[derive(Debug, Clone, PartialEq)]
+/// A VIEW update body. Its JSON form (for the CLI and tests) is tagged by `"update"`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "update", rename_all = "snake_case")]
 pub enum ViewUpdate {
     /// A UI replaces its card for `call_id` with this snapshot.
     Card(Box<CardSnapshot>),
     /// Session-level state.
-    Session { cwd: Option<String> },
+    Session {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
+    },
 }
 
 /// The full state of one call's card.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CardSnapshot {
     pub call_id: String,
     pub tool_name: String,
     pub status: CallStatus,
     /// `None` for an orphan.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub call: Option<ToolCallView>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<ToolResultView>,
     pub streamed: String,
 }

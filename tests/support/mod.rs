@@ -71,6 +71,7 @@ pub fn same_json(got: &Value, want: &Value) -> Result<(), String> {
 }
 
 pub mod acp;
+pub mod server;
 
 /// ACP equality rules of the vectors: `kind: "other"` equals no kind, a `null` `oldText` in a
 /// diff item equals none, and an absent key equals an empty array.
@@ -80,7 +81,8 @@ pub fn acp_normalize(v: &Value) -> Value {
             Value::Object(m) => Value::Object(
                 m.iter()
                     .filter(|(k, v)| {
-                        let default_kind = top && k.as_str() == "kind" && v.as_str() == Some("other");
+                        let default_kind =
+                            top && k.as_str() == "kind" && v.as_str() == Some("other");
                         let null_old_text = k.as_str() == "oldText" && v.is_null();
                         let empty_array = v.as_array().is_some_and(|a| a.is_empty());
                         !(default_kind || null_old_text || empty_array)

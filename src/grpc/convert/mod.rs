@@ -1,6 +1,7 @@
 //! The only place generated types meet domain types.
 
 mod events;
+mod rendering;
 mod value;
 mod views;
 
@@ -8,6 +9,7 @@ pub use events::{
     MetaJsonError, PresentInput, PresentRequestError, ToolEventError, check_meta_json,
     events_from_pb,
 };
+pub use rendering::{RenderInput, RenderRequestError, TargetError, target_from_pb};
 pub use value::{json_from_pb, pb_from_json};
 pub use views::{
     BodyError, ContentBlockError, Indexed, ToolCallViewError, ToolResultViewError, ZeroLine,

@@ -1,0 +1,132 @@
+//! The call lifecycle rules: started at most once, output only before finished, finished at
+//! most once. Finishes and output for unknown calls are allowed (orphan cards).
+
+use std::collections::HashMap;
+
+use super::{CallId, EventBody};
+
+/// A broken lifecycle rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LifecycleError {
+    #[error("call {0} was already started")]
+    StartedTwice(CallId),
+    #[error("call {0} has already finished: no more output")]
+    OutputAfterFinish(CallId),
+    #[error("call {0} has already finished")]
+    FinishedTwice(CallId),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Phase {
+    started: bool,
+    finished: bool,
+}
+
+/// The lifecycle state of one session's calls.
+#[derive(Debug, Clone, Default)]
+pub struct Lifecycle {
+    calls: HashMap<CallId, Phase>,
+}
+
+impl Lifecycle {
+    /// Checks an event against the state, and records it when it is allowed.
+    pub fn admit(&mut self, body: &EventBody) -> Result<(), LifecycleError> {
+        let (id, next) = match body {
+            EventBody::SessionStarted(_) => return Ok(()),
+            EventBody::CallStarted(e) => {
+                let p = self.phase(&e.call_id);
+                if p.started {
+                    return Err(LifecycleError::StartedTwice(e.call_id.clone()));
+                }
+                (&e.call_id, Phase { started: true, ..p })
+            }
+            EventBody::CallOutput(e) => {
+                let p = self.phase(&e.call_id);
+                if p.finished {
+                    return Err(LifecycleError::OutputAfterFinish(e.call_id.clone()));
+                }
+                (&e.call_id, p)
+            }
+            EventBody::CallFinished(e) => {
+                let p = self.phase(&e.call_id);
+                if p.finished {
+                    return Err(LifecycleError::FinishedTwice(e.call_id.clone()));
+                }
+                (
+                    &e.call_id,
+                    Phase {
+                        finished: true,
+                        ..p
+                    },
+                )
+            }
+        };
+        self.calls.insert(id.clone(), next);
+        Ok(())
+    }
+
+    fn phase(&self, id: &CallId) -> Phase {
+        self.calls.get(id).copied().unwrap_or(Phase {
+            started: false,
+            finished: false,
+        })
+    }
+
+    /// How many distinct calls have been seen.
+    pub fn calls(&self) -> usize {
+        self.calls.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{CallFinished, CallOutput, CallStarted};
+
+    fn id() -> CallId {
+        CallId::new("c").unwrap()
+    }
+    fn start() -> EventBody {
+        EventBody::CallStarted(CallStarted {
+            call_id: id(),
+            tool_name: "t".into(),
+            arguments_json: String::new(),
+            view: None,
+        })
+    }
+    fn out() -> EventBody {
+        EventBody::CallOutput(CallOutput {
+            call_id: id(),
+            data: "x".into(),
+        })
+    }
+    fn finish() -> EventBody {
+        EventBody::CallFinished(CallFinished {
+            call_id: id(),
+            content: vec![],
+            is_error: false,
+            meta_json: String::new(),
+            view: None,
+        })
+    }
+
+    #[test]
+    fn rules() {
+        let mut l = Lifecycle::default();
+        assert!(l.admit(&start()).is_ok());
+        assert!(l.admit(&out()).is_ok());
+        assert_eq!(l.admit(&start()), Err(LifecycleError::StartedTwice(id())));
+        assert!(l.admit(&finish()).is_ok());
+        assert_eq!(
+            l.admit(&out()),
+            Err(LifecycleError::OutputAfterFinish(id()))
+        );
+        assert_eq!(l.admit(&finish()), Err(LifecycleError::FinishedTwice(id())));
+        // Orphans are fine.
+        let mut l = Lifecycle::default();
+        assert!(l.admit(&out()).is_ok());
+        assert!(l.admit(&finish()).is_ok());
+        // A rejected event changes nothing.
+        assert_eq!(l.calls(), 1);
+    }
+}

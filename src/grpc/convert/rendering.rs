@@ -1,0 +1,140 @@
+//! Targets, capabilities and rendered updates.
+
+use super::events::{ToolEventError, events_from_pb};
+use super::views::Indexed;
+use crate::domain as d;
+use crate::grpc::pb;
+use crate::render::{Body, CallStatus, Capabilities, Rendered, Target, ViewUpdate};
+
+/// An unset or unknown target.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("target: unknown target {0} (use VIEW, ACP, AG_UI, MARKDOWN or ANSI)")]
+pub struct TargetError(pub i32);
+
+/// The target of a request; `TARGET_UNSPECIFIED` and unknown values are errors.
+pub fn target_from_pb(t: i32) -> Result<Target, TargetError> {
+    use pb::Target as T;
+    match T::try_from(t) {
+        Ok(T::View) => Ok(Target::View),
+        Ok(T::Acp) => Ok(Target::Acp),
+        Ok(T::AgUi) => Ok(Target::AgUi),
+        Ok(T::Markdown) => Ok(Target::Markdown),
+        Ok(T::Ansi) => Ok(Target::Ansi),
+        Ok(T::Unspecified) | Err(_) => Err(TargetError(t)),
+    }
+}
+
+impl From<pb::Capabilities> for Capabilities {
+    fn from(c: pb::Capabilities) -> Self {
+        let pb::Capabilities {
+            terminal,
+            diff,
+            read,
+            search,
+            web,
+            max_output_bytes,
+        } = c;
+        Capabilities {
+            terminal,
+            diff,
+            read,
+            search,
+            web,
+            max_output_bytes,
+        }
+    }
+}
+
+fn status_to_pb(s: CallStatus) -> i32 {
+    (match s {
+        CallStatus::InProgress => pb::CallStatus::InProgress,
+        CallStatus::Completed => pb::CallStatus::Completed,
+        CallStatus::Failed => pb::CallStatus::Failed,
+    }) as i32
+}
+
+impl From<ViewUpdate> for pb::ViewUpdate {
+    fn from(v: ViewUpdate) -> Self {
+        use pb::view_update::Update;
+        let update = match v {
+            ViewUpdate::Card(c) => Update::Card(pb::CardSnapshot {
+                call_id: c.call_id,
+                tool_name: c.tool_name,
+                status: status_to_pb(c.status),
+                call: c.call.map(Into::into),
+                result: c.result.map(Into::into),
+                streamed: c.streamed,
+            }),
+            ViewUpdate::Session { cwd } => Update::Session(pb::SessionHeader {
+                cwd: cwd.unwrap_or_default(),
+            }),
+        };
+        pb::ViewUpdate {
+            update: Some(update),
+        }
+    }
+}
+
+impl From<Rendered> for pb::RenderedUpdate {
+    fn from(r: Rendered) -> Self {
+        use pb::rendered_update::Body as B;
+        let body = match r.body {
+            Body::View(v) => B::View(v.into()),
+            Body::Acp(json) => B::Acp(pb::JsonMessages { json }),
+            Body::AgUi(json) => B::AgUi(pb::JsonMessages { json }),
+            Body::Markdown(s) => B::Markdown(s),
+            Body::Ansi(s) => B::Ansi(s),
+        };
+        pb::RenderedUpdate {
+            cursor: None,
+            call_id: r.call_id.unwrap_or_default(),
+            body: Some(body),
+        }
+    }
+}
+
+/// A validated `RenderRequest`.
+#[derive(Debug, Clone)]
+pub struct RenderInput {
+    pub session_cwd: String,
+    pub target: Target,
+    pub capabilities: Capabilities,
+    pub events: Vec<d::ToolEvent>,
+}
+
+/// An invalid `RenderRequest`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RenderRequestError {
+    #[error("{0}")]
+    Target(TargetError),
+    #[error("{0}")]
+    Event(Indexed<ToolEventError>),
+    #[error("events[{0}].session_id: all events of a Render request must be of one session")]
+    MixedSessions(usize),
+}
+
+impl TryFrom<pb::RenderRequest> for RenderInput {
+    type Error = RenderRequestError;
+    fn try_from(r: pb::RenderRequest) -> Result<Self, Self::Error> {
+        use RenderRequestError as E;
+        let pb::RenderRequest {
+            session_cwd,
+            target,
+            capabilities,
+            events,
+        } = r;
+        let target = target_from_pb(target).map_err(E::Target)?;
+        let events = events_from_pb(events).map_err(E::Event)?;
+        if let Some(first) = events.first()
+            && let Some(i) = events.iter().position(|e| e.session_id != first.session_id)
+        {
+            return Err(E::MixedSessions(i));
+        }
+        Ok(RenderInput {
+            session_cwd,
+            target,
+            capabilities: capabilities.map(Into::into).unwrap_or_default(),
+            events,
+        })
+    }
+}
