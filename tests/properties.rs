@@ -1,5 +1,7 @@
 //! Property tests: presenters are total, and the view conversions are lossless.
 
+mod support;
+
 use proptest::collection::{btree_map, vec};
 use proptest::option;
 use proptest::prelude::*;
@@ -393,5 +395,94 @@ proptest! {
         let json = serde_json::to_string(&view).unwrap();
         let back: ToolResultView = serde_json::from_str(&json).unwrap();
         prop_assert_eq!(back, view);
+    }
+}
+
+// ---- the fold and every renderer are total and deterministic ----------------------------------
+
+mod events {
+    use super::*;
+    use toolview::render::{Capabilities, Target, render_all};
+
+    const CALLS: &[&str] = &["c1", "c2", "c3"];
+
+    fn arb_body() -> impl Strategy<Value = EventBody> {
+        let call = || proptest::sample::select(CALLS).prop_map(|c| CallId::new(c).unwrap());
+        let tool = proptest::sample::select(
+            TOOL_NAMES
+                .iter()
+                .copied()
+                .chain(["custom", ""])
+                .collect::<Vec<_>>(),
+        );
+        prop_oneof![
+            1 => proptest::sample::select(vec!["", "/w", "/w/p", "rel", "/"])
+                .prop_map(|cwd| EventBody::SessionStarted(SessionStarted { cwd: cwd.into() })),
+            3 => (call(), tool, prop_oneof![arb_json().prop_map(|v| v.to_string()), arb_text()], option::of(arb_call_view()))
+                .prop_map(|(call_id, tool, arguments_json, view)| EventBody::CallStarted(CallStarted {
+                    call_id,
+                    tool_name: tool.into(),
+                    arguments_json,
+                    view,
+                })),
+            3 => (call(), arb_text()).prop_map(|(call_id, data)| EventBody::CallOutput(CallOutput { call_id, data })),
+            3 => (call(), vec(arb_block(), 0..3), any::<bool>(), option::of(arb_json()), option::of(arb_result_view()))
+                .prop_map(|(call_id, content, is_error, meta, view)| EventBody::CallFinished(CallFinished {
+                    call_id,
+                    content,
+                    is_error,
+                    meta_json: meta.map(|m| m.to_string()).unwrap_or_default(),
+                    view,
+                })),
+        ]
+    }
+
+    fn arb_caps() -> impl Strategy<Value = Capabilities> {
+        (
+            any::<[bool; 5]>(),
+            proptest::sample::select(vec![0u64, 1, 5, 64]),
+        )
+            .prop_map(|(b, max_output_bytes)| Capabilities {
+                terminal: b[0],
+                diff: b[1],
+                read: b[2],
+                search: b[3],
+                web: b[4],
+                max_output_bytes,
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// No event sequence panics the fold or any renderer, and rendering twice gives the
+        /// same bytes; every event yields exactly one update.
+        #[test]
+        fn fold_and_render_are_total(bodies in vec(arb_body(), 0..12), caps in arb_caps(), cwd in proptest::sample::select(vec!["", "/w"])) {
+            let events: Vec<ToolEvent> = bodies
+                .into_iter()
+                .enumerate()
+                .map(|(i, body)| ToolEvent {
+                    session_id: SessionId::new("s").unwrap(),
+                    event_id: EventId::new(format!("e{i}")).unwrap(),
+                    body,
+                })
+                .collect();
+            for target in [Target::View, Target::Acp, Target::AgUi, Target::Markdown, Target::Ansi] {
+                let first = render_all(cwd, &events, target, &caps);
+                prop_assert_eq!(first.len(), events.len());
+                // Every ACP message anywhere in the suite must validate against the schema.
+                for update in &first {
+                    if let toolview::render::Body::Acp(messages) = &update.body {
+                        for m in messages {
+                            if let Err(e) = crate::support::acp::validate(m) {
+                                prop_assert!(false, "{}", e);
+                            }
+                        }
+                    }
+                }
+                prop_assert_eq!(&first, &render_all(cwd, &events, target, &caps));
+            }
+        }
     }
 }

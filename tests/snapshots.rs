@@ -1,0 +1,389 @@
+//! Snapshot tests (insta): every target × card kind × capabilities on/off, including live
+//! output, a capped output, failed calls and orphans. Every ACP message is validated against
+//! the ACP schema, and every scenario is rendered twice to check the bytes are identical.
+//!
+//! Review changes with `cargo insta review` (or `INSTA_UPDATE=always` and `git diff`).
+
+mod support;
+
+use serde_json::{Value, json};
+use support::{event, finished, started};
+use toolview::domain::{CallId, CallOutput, EventBody, SessionStarted, ToolEvent};
+use toolview::render::{Body, Capabilities, Target, render_all};
+
+const CWD: &str = "/work/proj";
+
+fn session() -> ToolEvent {
+    event(
+        0,
+        EventBody::SessionStarted(SessionStarted { cwd: CWD.into() }),
+    )
+}
+
+fn chunk(n: usize, call: &str, data: &str) -> ToolEvent {
+    event(
+        n,
+        EventBody::CallOutput(CallOutput {
+            call_id: CallId::new(call).unwrap(),
+            data: data.into(),
+        }),
+    )
+}
+
+fn text_result(text: &str, is_error: bool) -> Value {
+    json!({"content": [{"type": "text", "text": text}], "isError": is_error})
+}
+
+/// The scenarios: name, events, and the output cap.
+fn scenarios() -> Vec<(&'static str, Vec<ToolEvent>, u64)> {
+    let bash = |cmd: &str| json!({"command": cmd, "description": format!("Run {cmd}")});
+    vec![
+        (
+            "generic",
+            vec![
+                session(),
+                started(1, "c1", "job_list", &json!({}), None),
+                finished(2, "c1", &text_result("bash-1 running\nbash-2 done", false)),
+            ],
+            0,
+        ),
+        (
+            "terminal_live",
+            vec![
+                session(),
+                started(
+                    1,
+                    "c1",
+                    "bash",
+                    &json!({"command": "cargo build", "description": "Build", "workdir": "crates/a"}),
+                    None,
+                ),
+                chunk(2, "c1", "Compiling a\n"),
+                chunk(3, "c1", "Compiling b\n"),
+                finished(
+                    4,
+                    "c1",
+                    &text_result("Compiling a\nCompiling b\nFinished\n", false),
+                ),
+            ],
+            0,
+        ),
+        (
+            "terminal_exit_code",
+            vec![
+                session(),
+                started(1, "c1", "bash", &bash("make test"), None),
+                finished(2, "c1", &text_result("1 failed\n[exit code: 2]", false)),
+            ],
+            0,
+        ),
+        (
+            "terminal_signal",
+            vec![
+                session(),
+                started(1, "c1", "bash", &bash("sleep 100"), None),
+                finished(
+                    2,
+                    "c1",
+                    &text_result("\n[killed by signal: SIGKILL]", false),
+                ),
+            ],
+            0,
+        ),
+        (
+            "failed_call",
+            vec![
+                session(),
+                started(
+                    1,
+                    "e1",
+                    "edit",
+                    &json!({"file_path": "src/b.ts", "old_string": "OLD", "new_string": "NEW"}),
+                    None,
+                ),
+                finished(2, "e1", &text_result("Error: old_string not found", true)),
+            ],
+            0,
+        ),
+        (
+            "diff_edit",
+            vec![
+                session(),
+                started(
+                    1,
+                    "e1",
+                    "edit",
+                    &json!({"file_path": "/work/proj/src/b.ts", "old_string": "two", "new_string": "TWO"}),
+                    None,
+                ),
+                finished(
+                    2,
+                    "e1",
+                    &json!({"content": [{"type": "text", "text": "ok"}], "isError": false,
+                            "meta": {"before": "one\ntwo\nthree\n", "after": "one\nTWO\nthree\n"}}),
+                ),
+            ],
+            0,
+        ),
+        (
+            "diff_write_new",
+            vec![
+                session(),
+                started(
+                    1,
+                    "w1",
+                    "write",
+                    &json!({"file_path": "notes.txt", "content": "hello\nworld"}),
+                    None,
+                ),
+                finished(2, "w1", &text_result("Created file", false)),
+            ],
+            0,
+        ),
+        (
+            "search_matches",
+            vec![
+                session(),
+                started(
+                    1,
+                    "g1",
+                    "grep",
+                    &json!({"pattern": "todo", "path": "src"}),
+                    None,
+                ),
+                finished(
+                    2,
+                    "g1",
+                    &json!({"content": [{"type": "text", "text": "Found 2 of 3 matches"}], "isError": false,
+                            "meta": {"shape": "matches", "truncated": true, "total": 3,
+                                     "files": [{"path": "src/a.ts", "matches": [{"lineNumber": 3, "line": "// todo: x"}, {"lineNumber": 9, "line": "todo()"}]}]}}),
+                ),
+            ],
+            0,
+        ),
+        (
+            "search_paths",
+            vec![
+                session(),
+                started(1, "g1", "glob", &json!({"pattern": "*.md"}), None),
+                finished(
+                    2,
+                    "g1",
+                    &json!({"content": [{"type": "text", "text": "README.md\nCHANGES.md"}], "isError": false,
+                            "meta": {"shape": "paths", "truncated": false, "total": 2, "paths": ["README.md", "CHANGES.md"]}}),
+                ),
+            ],
+            0,
+        ),
+        (
+            "read",
+            vec![
+                session(),
+                started(
+                    1,
+                    "r1",
+                    "read",
+                    &json!({"file_path": "src/a.ts", "offset": 2, "limit": 2}),
+                    None,
+                ),
+                finished(
+                    2,
+                    "r1",
+                    &json!({"content": [{"type": "text", "text": "<path>/work/proj/src/a.ts</path>\n<type>file</type>\n<content>\n2: const b = 2\n3: const c = 3\n</content>"}],
+                            "isError": false,
+                            "meta": {"path": "/work/proj/src/a.ts", "offset": 2, "totalLines": 10, "lang": "ts",
+                                     "lines": [{"number": 2, "text": "const b = 2"}, {"number": 3, "text": "const c = 3"}]}}),
+                ),
+            ],
+            0,
+        ),
+        (
+            "web_search",
+            vec![
+                session(),
+                started(
+                    1,
+                    "w1",
+                    "web_search",
+                    &json!({"queries": ["rust grpc", "tonic"]}),
+                    None,
+                ),
+                finished(
+                    2,
+                    "w1",
+                    &json!({"content": [{"type": "text", "text": "2 results"}], "isError": false,
+                            "meta": {"answer": "Use tonic.", "truncated": false,
+                                     "sources": [{"url": "https://a.test", "title": "A", "snippet": "gRPC for Rust"}, {"url": "https://b.test"}]}}),
+                ),
+            ],
+            0,
+        ),
+        (
+            "web_fetch",
+            vec![
+                session(),
+                started(
+                    1,
+                    "w1",
+                    "web_fetch",
+                    &json!({"url": "https://a.test/x"}),
+                    None,
+                ),
+                finished(
+                    2,
+                    "w1",
+                    &json!({"content": [{"type": "text", "text": "# Title"}], "isError": false,
+                            "meta": {"url": "https://a.test/y", "statusCode": 200, "truncated": true}}),
+                ),
+            ],
+            0,
+        ),
+        (
+            "orphan",
+            vec![
+                session(),
+                chunk(1, "ghost", "stray output\n"),
+                finished(2, "ghost", &text_result("result of an unknown call", false)),
+            ],
+            0,
+        ),
+        (
+            "capped_output",
+            vec![
+                session(),
+                started(1, "c1", "bash", &bash("yes | head -40"), None),
+                chunk(2, "c1", "y\ny\ny\ny\n"),
+                chunk(3, "c1", "y\ny\ny\ny\ny\ny\n"),
+                chunk(4, "c1", "y\ny\n"),
+                finished(5, "c1", &text_result(&"y\n".repeat(40), false)),
+                started(6, "c2", "job_list", &json!({}), None),
+                finished(
+                    7,
+                    "c2",
+                    &text_result("0123456789abcdefghijklmnopqrstuvwxyz", false),
+                ),
+            ],
+            16,
+        ),
+        (
+            "todo_plan",
+            vec![
+                session(),
+                started(
+                    1,
+                    "t1",
+                    "todo_write",
+                    &json!({"todos": [{"content": "Write tests", "status": "completed"}, {"content": "Ship", "status": "in_progress"}, {"content": "Party", "status": "later"}, {"status": "pending"}]}),
+                    None,
+                ),
+                finished(2, "t1", &text_result("Todos updated", false)),
+            ],
+            0,
+        ),
+        (
+            "custom_views",
+            vec![
+                session(),
+                started(
+                    1,
+                    "x1",
+                    "deploy",
+                    &json!({"env": "prod"}),
+                    Some(
+                        &json!({"card": "generic", "title": "Deploy /work/proj/app", "kind": "execute",
+                                 "rawInput": {"env": "prod"}, "locations": [{"path": "/work/proj/app"}],
+                                 "content": [{"type": "text", "text": "Deploying"}, {"type": "reasoning", "text": "hidden"},
+                                             {"type": "image", "mimeType": "image/png", "data": "iVBORw0K"},
+                                             {"type": "image", "mimeType": "image/png", "uri": "https://a.test/i.png"},
+                                             {"type": "resource_link", "uri": "file:///work/proj/app/log", "name": "log"}]}),
+                    ),
+                ),
+                finished(
+                    2,
+                    "x1",
+                    &json!({"content": [{"type": "text", "text": "raw"}], "isError": false,
+                            "view": {"card": "generic", "title": "Deployed /work/proj/app"}}),
+                ),
+            ],
+            0,
+        ),
+    ]
+}
+
+fn target_name(t: Target) -> &'static str {
+    match t {
+        Target::View => "view",
+        Target::Acp => "acp",
+        Target::AgUi => "ag_ui",
+        Target::Markdown => "markdown",
+        Target::Ansi => "ansi",
+    }
+}
+
+/// A readable form of one update body; ACP messages are schema-validated on the way.
+fn show(body: &Body) -> String {
+    let pretty =
+        |j: &str| serde_json::to_string_pretty(&serde_json::from_str::<Value>(j).unwrap()).unwrap();
+    match body {
+        Body::View(v) => serde_json::to_string_pretty(v).unwrap(),
+        Body::Acp(messages) => messages
+            .iter()
+            .map(|m| {
+                support::acp::validate(m).unwrap_or_else(|e| panic!("{e}"));
+                pretty(m)
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Body::AgUi(events) => events
+            .iter()
+            .map(|e| pretty(e))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Body::Markdown(s) => s.clone(),
+        // Escape bytes made visible.
+        Body::Ansi(s) => s.replace('\x1b', "␛"),
+    }
+}
+
+#[test]
+fn every_target_card_and_capability() {
+    let targets = [
+        Target::View,
+        Target::Acp,
+        Target::AgUi,
+        Target::Markdown,
+        Target::Ansi,
+    ];
+    for (name, events, cap) in scenarios() {
+        for target in targets {
+            let mut out = String::new();
+            for (label, on) in [("capabilities off", false), ("capabilities on", true)] {
+                let caps = Capabilities {
+                    terminal: on,
+                    diff: on,
+                    read: on,
+                    search: on,
+                    web: on,
+                    max_output_bytes: cap,
+                };
+                let first = render_all("", &events, target, &caps);
+                let again = render_all("", &events, target, &caps);
+                assert_eq!(
+                    first, again,
+                    "{name}/{target:?}: rendering must be deterministic"
+                );
+                out.push_str(&format!("## {label}\n"));
+                for (event, update) in events.iter().zip(&first) {
+                    let call = update.call_id.as_deref().unwrap_or("session");
+                    out.push_str(&format!(
+                        "\n### {} ({call})\n{}\n",
+                        event.event_id,
+                        show(&update.body)
+                    ));
+                }
+                out.push('\n');
+            }
+            insta::assert_snapshot!(format!("{name}__{}", target_name(target)), out);
+        }
+    }
+}
