@@ -12,6 +12,18 @@ pub enum Error {
     /// A call lifecycle rule is broken (second start, output after finish, second finish).
     #[error("lifecycle violation: {0}")]
     Lifecycle(String),
+    /// The named thing does not exist (a session without a log).
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// A subscriber fell too far behind; it resumes from its last cursor.
+    #[error("lagging: {0}")]
+    Lagging(String),
+    /// Shutting down, or the store cannot be used.
+    #[error("unavailable: {0}")]
+    Unavailable(String),
+    /// A bug or corrupt data; the detail is logged, not sent.
+    #[error("internal: {0}")]
+    Internal(String),
 }
 
 impl Error {

@@ -10,3 +10,5 @@ pub mod error;
 pub mod grpc;
 pub mod present;
 pub mod render;
+pub mod session;
+pub mod store;

@@ -16,6 +16,8 @@ fn main() -> anyhow::Result<()> {
             let rt = tokio::runtime::Runtime::new()?;
             rt.block_on(async {
                 let listener = TcpListener::bind(config.listen).await?;
+                // On stdout, for scripts and tests that listen on port 0.
+                println!("toolview listening on {}", listener.local_addr()?);
                 app::run(listener, config, shutdown_signal()).await
             })
         }
@@ -33,7 +35,8 @@ fn init_tracing(format: LogFormat) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     match format {
         LogFormat::Human => builder.init(),
         LogFormat::Json => builder.json().init(),

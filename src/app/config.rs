@@ -1,13 +1,17 @@
 //! The one typed configuration of `toolview serve`: flags, each with a `TOOLVIEW_*` variable.
 
-use std::{net::SocketAddr, path::PathBuf};
+use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
 use clap::{Args, ValueEnum};
+
+use crate::session::SessionsConfig;
 
 /// Where session logs live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StoreKind {
-    /// In memory: lost on exit. (The durable `embedded` store arrives with sessions.)
+    /// Durable, crash-safe logs in the data directory (redb).
+    Embedded,
+    /// In memory: lost on exit.
     Memory,
 }
 
@@ -28,7 +32,7 @@ pub struct ServeConfig {
     pub listen: SocketAddr,
 
     /// Session store.
-    #[arg(long, env = "TOOLVIEW_STORE", value_enum, default_value = "memory")]
+    #[arg(long, env = "TOOLVIEW_STORE", value_enum, default_value = "embedded")]
     pub store: StoreKind,
 
     /// Data directory of the embedded store.
@@ -39,18 +43,61 @@ pub struct ServeConfig {
     #[arg(long, env = "TOOLVIEW_MAX_MESSAGE_SIZE", default_value_t = 4 * 1024 * 1024)]
     pub max_message_size: usize,
 
+    /// Events kept per session; older ones are trimmed (0 keeps all).
+    #[arg(long, env = "TOOLVIEW_MAX_EVENTS_PER_SESSION", default_value_t = 100_000)]
+    pub max_events_per_session: u64,
+
+    /// Seconds after its last event that a session is deleted (0 keeps sessions).
+    #[arg(long, env = "TOOLVIEW_SESSION_TTL_SECS", default_value_t = 0)]
+    pub session_ttl_secs: u64,
+
+    /// Milliseconds between heartbeats on an idle subscription.
+    #[arg(long, env = "TOOLVIEW_HEARTBEAT_INTERVAL_MS", default_value_t = 15_000)]
+    pub heartbeat_interval_ms: u64,
+
+    /// Events a subscriber may fall behind before its stream ends with RESOURCE_EXHAUSTED.
+    #[arg(long, env = "TOOLVIEW_SUBSCRIBER_LAG_LIMIT", default_value_t = 50_000)]
+    pub subscriber_lag_limit: u64,
+
+    /// Milliseconds to wait for open streams and in-flight calls on shutdown.
+    #[arg(long, env = "TOOLVIEW_SHUTDOWN_GRACE_MS", default_value_t = 10_000)]
+    pub shutdown_grace_ms: u64,
+
     /// Log format.
     #[arg(long, env = "TOOLVIEW_LOG_FORMAT", value_enum, default_value = "human")]
     pub log_format: LogFormat,
+}
+
+impl ServeConfig {
+    /// The session layer's part of the configuration.
+    pub fn sessions(&self) -> SessionsConfig {
+        SessionsConfig {
+            max_events_per_session: self.max_events_per_session,
+            session_ttl: (self.session_ttl_secs > 0).then(|| Duration::from_secs(self.session_ttl_secs)),
+            heartbeat_interval: Duration::from_millis(self.heartbeat_interval_ms.max(1)),
+            subscriber_lag_limit: self.subscriber_lag_limit,
+            ..SessionsConfig::default()
+        }
+    }
+
+    /// The in-memory configuration tests start servers with.
+    pub fn memory() -> Self {
+        ServeConfig { store: StoreKind::Memory, ..ServeConfig::default() }
+    }
 }
 
 impl Default for ServeConfig {
     fn default() -> Self {
         ServeConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 50051)),
-            store: StoreKind::Memory,
+            store: StoreKind::Embedded,
             data_dir: PathBuf::from("./toolview-data"),
             max_message_size: 4 * 1024 * 1024,
+            max_events_per_session: 100_000,
+            session_ttl_secs: 0,
+            heartbeat_interval_ms: 15_000,
+            subscriber_lag_limit: 50_000,
+            shutdown_grace_ms: 10_000,
             log_format: LogFormat::Human,
         }
     }

@@ -2,29 +2,103 @@
 //! start real servers on port 0.
 
 use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::Server;
 
 use super::ServeConfig;
-use crate::grpc::{PresentationApi, pb::presentation_service_server::PresentationServiceServer};
+use super::config::StoreKind;
+use crate::grpc::pb::{
+    self, presentation_service_server::PresentationServiceServer,
+    session_service_server::SessionServiceServer,
+};
+use crate::grpc::{PresentationApi, SessionApi};
+use crate::session::Sessions;
+use crate::store::{EmbeddedStore, MemoryStore, Store};
 
-/// Serves every service on `listener` until `shutdown` resolves, then drains in-flight calls.
+/// Serves every service on `listener` until `shutdown` resolves; then ends open streams, lets
+/// in-flight calls finish (within the grace period) and closes the store.
 pub async fn run(
     listener: TcpListener,
     config: ServeConfig,
-    shutdown: impl Future<Output = ()> + Send,
+    shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let store: Arc<dyn Store> = match config.store {
+        StoreKind::Memory => Arc::new(MemoryStore::new()),
+        StoreKind::Embedded => Arc::new(EmbeddedStore::open(&config.data_dir)?),
+    };
+    let sessions = Sessions::new(store, config.sessions());
+    let max = config.max_message_size;
+
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<PresentationServiceServer<PresentationApi>>().await;
+    health.set_serving::<SessionServiceServer<SessionApi>>().await;
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
+
     let presentation = PresentationServiceServer::new(PresentationApi)
-        .max_decoding_message_size(config.max_message_size)
-        .max_encoding_message_size(config.max_message_size);
-    tracing::info!(addr = %listener.local_addr()?, store = ?config.store, "serving");
-    Server::builder()
+        .max_decoding_message_size(max)
+        .max_encoding_message_size(max);
+    let session_api = SessionServiceServer::new(SessionApi::new(sessions.clone()))
+        .max_decoding_message_size(max)
+        .max_encoding_message_size(max);
+
+    let expiry = tokio::spawn(expire_sessions(sessions.clone()));
+
+    // On the shutdown signal: stop subscriptions (their streams end) and refuse publishes, then
+    // let the server drain.
+    let (fired_tx, fired_rx) = tokio::sync::oneshot::channel::<()>();
+    let stopping = {
+        let sessions = sessions.clone();
+        let health = health.clone();
+        async move {
+            shutdown.await;
+            tracing::info!("shutting down");
+            health.set_not_serving::<SessionServiceServer<SessionApi>>().await;
+            sessions.begin_shutdown();
+            let _ = fired_tx.send(());
+        }
+    };
+
+    tracing::info!(addr = %listener.local_addr()?, store = sessions.store_name(), "serving");
+    let server = Server::builder()
         .trace_fn(|req| tracing::info_span!("rpc", path = %req.uri().path()))
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
         .add_service(presentation)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
-        .await?;
+        .add_service(session_api)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), stopping);
+    let grace = Duration::from_millis(config.shutdown_grace_ms);
+    tokio::select! {
+        result = server => result?,
+        _ = async { let _ = fired_rx.await; tokio::time::sleep(grace).await } => {
+            tracing::warn!(?grace, "grace period over; closing with calls still open");
+        }
+    }
+    expiry.abort();
+    sessions.close().await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Deletes expired sessions now and then (only when a TTL is configured).
+async fn expire_sessions(sessions: Arc<Sessions>) {
+    loop {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        match sessions.expire().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(sessions = n, "expired idle sessions"),
+            Err(e) => tracing::warn!(error = %e, "session expiry failed"),
+        }
+    }
 }

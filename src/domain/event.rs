@@ -37,8 +37,22 @@ pub fn validate_id(s: &str) -> Result<(), IdError> {
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+        #[serde(try_from = "String", into = "String")]
         pub struct $name(String);
+
+        impl TryFrom<String> for $name {
+            type Error = IdError;
+            fn try_from(s: String) -> Result<Self, IdError> {
+                $name::new(s)
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
 
         impl $name {
             /// Validates and wraps an id.
@@ -81,8 +95,9 @@ id_type!(
     CallId
 );
 
-/// A validated event.
-#[derive(Debug, Clone, PartialEq)]
+/// A validated event. Its serde form is the durable storage format of the embedded store
+/// (changing it needs a migration).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolEvent {
     pub session_id: SessionId,
     pub event_id: EventId,
@@ -90,7 +105,8 @@ pub struct ToolEvent {
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventBody {
     SessionStarted(SessionStarted),
     CallStarted(CallStarted),
@@ -111,13 +127,13 @@ impl EventBody {
 }
 
 /// A session began; `cwd` is absolute or empty.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SessionStarted {
     pub cwd: String,
 }
 
 /// A call started. `arguments_json` is kept verbatim (any text).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CallStarted {
     pub call_id: CallId,
     pub tool_name: String,
@@ -126,14 +142,14 @@ pub struct CallStarted {
 }
 
 /// A live output chunk.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CallOutput {
     pub call_id: CallId,
     pub data: String,
 }
 
 /// A call finished. `meta_json` is empty or valid JSON (checked at the edge), kept verbatim.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CallFinished {
     pub call_id: CallId,
     pub content: Vec<ContentBlock>,

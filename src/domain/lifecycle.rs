@@ -22,6 +22,13 @@ struct Phase {
     finished: bool,
 }
 
+/// Changes checked against a [`Lifecycle`] without touching it; [`Lifecycle::apply`] commits
+/// them. This is how a whole batch is validated before anything is recorded.
+#[derive(Debug, Default)]
+pub struct Pending {
+    calls: HashMap<CallId, Phase>,
+}
+
 /// The lifecycle state of one session's calls.
 #[derive(Debug, Clone, Default)]
 pub struct Lifecycle {
@@ -31,24 +38,33 @@ pub struct Lifecycle {
 impl Lifecycle {
     /// Checks an event against the state, and records it when it is allowed.
     pub fn admit(&mut self, body: &EventBody) -> Result<(), LifecycleError> {
+        let mut pending = Pending::default();
+        self.check(&mut pending, body)?;
+        self.apply(pending);
+        Ok(())
+    }
+
+    /// Checks an event against the state plus `pending`, recording it in `pending` only.
+    pub fn check(&self, pending: &mut Pending, body: &EventBody) -> Result<(), LifecycleError> {
+        let phase = |id: &CallId| pending.calls.get(id).copied().unwrap_or_else(|| self.phase(id));
         let (id, next) = match body {
             EventBody::SessionStarted(_) => return Ok(()),
             EventBody::CallStarted(e) => {
-                let p = self.phase(&e.call_id);
+                let p = phase(&e.call_id);
                 if p.started {
                     return Err(LifecycleError::StartedTwice(e.call_id.clone()));
                 }
                 (&e.call_id, Phase { started: true, ..p })
             }
             EventBody::CallOutput(e) => {
-                let p = self.phase(&e.call_id);
+                let p = phase(&e.call_id);
                 if p.finished {
                     return Err(LifecycleError::OutputAfterFinish(e.call_id.clone()));
                 }
                 (&e.call_id, p)
             }
             EventBody::CallFinished(e) => {
-                let p = self.phase(&e.call_id);
+                let p = phase(&e.call_id);
                 if p.finished {
                     return Err(LifecycleError::FinishedTwice(e.call_id.clone()));
                 }
@@ -61,8 +77,13 @@ impl Lifecycle {
                 )
             }
         };
-        self.calls.insert(id.clone(), next);
+        pending.calls.insert(id.clone(), next);
         Ok(())
+    }
+
+    /// Records checked changes.
+    pub fn apply(&mut self, pending: Pending) {
+        self.calls.extend(pending.calls);
     }
 
     fn phase(&self, id: &CallId) -> Phase {

@@ -3,9 +3,11 @@
 
 pub mod convert;
 mod presentation;
+mod session;
 mod status;
 
 pub use presentation::PresentationApi;
+pub use session::SessionApi;
 
 /// The generated code for package `toolview.v1`.
 #[allow(clippy::all, missing_docs)]

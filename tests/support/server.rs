@@ -11,11 +11,16 @@ pub struct Server {
 }
 
 impl Server {
+    /// A server with the in-memory store.
     pub async fn start() -> Server {
+        Self::start_with(ServeConfig::memory()).await
+    }
+
+    pub async fn start_with(config: ServeConfig) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(app::run(listener, ServeConfig::default(), async {
+        let task = tokio::spawn(app::run(listener, config, async {
             let _ = stopped.await;
         }));
         Server {

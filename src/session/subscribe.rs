@@ -1,0 +1,280 @@
+//! A subscription: replay from the log, then live, through shared lanes; resume by cursor,
+//! resets, heartbeats, back-pressure and the lag limit. Each subscription is one task that
+//! ends when the client goes away, the server shuts down, or the subscriber lags too far.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_stream::Stream;
+
+use super::lane::{Delivered, Lane, LaneRead};
+use super::{Entry, Head, SessionError, Sessions};
+use crate::domain::SessionId;
+use crate::render::{Capabilities, Target};
+
+/// Updates read from a lane per step.
+const BATCH: usize = 64;
+/// Items buffered per subscriber; beyond this the subscriber waits (and falls back to the log).
+const BUFFER: usize = 64;
+/// Cache of a private catch-up lane.
+const PRIVATE_CACHE: usize = 256;
+
+/// Where a subscription starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Start {
+    FromBeginning,
+    /// Resume after this cursor.
+    After { offset: u64, epoch: String },
+    LiveOnly,
+}
+
+/// One stream item.
+#[derive(Debug, Clone)]
+pub enum SubscribeItem {
+    Update { delivered: Arc<Delivered>, epoch: String },
+    Heartbeat { head: u64 },
+    /// The start point was unusable: updates continue from the start of what is kept.
+    Reset { epoch: String, head: u64 },
+}
+
+/// The stream of a subscription: items, then the error that ended it, if any.
+pub struct Subscription {
+    items: mpsc::Receiver<SubscribeItem>,
+    end: Option<oneshot::Receiver<SessionError>>,
+}
+
+impl Stream for Subscription {
+    type Item = Result<SubscribeItem, SessionError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        match self.items.poll_recv(cx) {
+            Poll::Ready(Some(item)) => return Poll::Ready(Some(Ok(item))),
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(None) => {}
+        }
+        let Some(end) = self.end.as_mut() else { return Poll::Ready(None) };
+        match Pin::new(end).poll(cx) {
+            Poll::Ready(result) => {
+                self.end = None;
+                Poll::Ready(result.ok().map(Err))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+use std::future::Future as _;
+
+enum Sent {
+    Ok,
+    Stop,
+    Lagging(u64),
+}
+
+impl Sessions {
+    /// Subscribes to a session (which need not exist yet).
+    pub fn subscribe(self: &Arc<Self>, session: &SessionId, target: Target, caps: Capabilities, start: Start) -> Subscription {
+        let (tx, items) = mpsc::channel(BUFFER);
+        let (end_tx, end) = oneshot::channel();
+        let task = Task {
+            sessions: self.clone(),
+            entry: self.entry(session),
+            target,
+            caps,
+            tx,
+            private: None,
+        };
+        tokio::spawn(async move {
+            if let Err(e) = task.run(start).await {
+                let _ = end_tx.send(e);
+            }
+        });
+        Subscription { items, end: Some(end) }
+    }
+
+    fn shared_lane(&self, entry: &Entry, target: Target, caps: Capabilities, first: u64) -> Arc<Lane> {
+        let mut lanes = entry.lanes.lock().expect("lanes lock");
+        lanes
+            .entry((target, caps))
+            .or_insert_with(|| Arc::new(Lane::new(entry.id.clone(), target, caps, first, self.config.lane_cache)))
+            .clone()
+    }
+}
+
+struct Task {
+    sessions: Arc<Sessions>,
+    entry: Arc<Entry>,
+    target: Target,
+    caps: Capabilities,
+    tx: mpsc::Sender<SubscribeItem>,
+    /// A catch-up lane while this subscriber is behind the shared lane's cache.
+    private: Option<Lane>,
+}
+
+impl Task {
+    async fn run(mut self, start: Start) -> Result<(), SessionError> {
+        {
+            let mut state = self.entry.state.lock().await;
+            self.sessions.ensure_loaded(&self.entry, &mut state).await?;
+        }
+        let mut head_rx = self.entry.head.subscribe();
+        let mut shutdown = self.sessions.shutdown.subscribe();
+        let h = head_rx.borrow_and_update().clone();
+
+        // `pos` is the last offset delivered; `epoch` the log it belongs to ("" = none yet).
+        let (mut pos, mut epoch) = match start {
+            Start::FromBeginning => (h.first.saturating_sub(1), h.epoch.clone()),
+            Start::LiveOnly => (h.head, h.epoch.clone()),
+            Start::After { offset, epoch } if h.epoch.is_empty() => (offset, epoch),
+            Start::After { offset, epoch } => {
+                if epoch != h.epoch || offset + 1 < h.first || offset > h.head {
+                    if self.send(SubscribeItem::Reset { epoch: h.epoch.clone(), head: h.head }, &head_rx, &mut shutdown, 0).await? {
+                        return Ok(());
+                    }
+                    (h.first.saturating_sub(1), h.epoch.clone())
+                } else {
+                    (offset, epoch)
+                }
+            }
+        };
+
+        loop {
+            if *shutdown.borrow() {
+                return Ok(());
+            }
+            let h = head_rx.borrow_and_update().clone();
+            if !h.epoch.is_empty() && h.epoch != epoch {
+                if epoch.is_empty() {
+                    // The session's first events: adopt its log.
+                    epoch = h.epoch.clone();
+                    pos = h.first.saturating_sub(1);
+                } else {
+                    // Lost, reset or expired and recreated: the client rebuilds its cards.
+                    if self.reset(&h, &head_rx, &mut shutdown).await? {
+                        return Ok(());
+                    }
+                    epoch = h.epoch.clone();
+                    pos = h.first.saturating_sub(1);
+                }
+                continue;
+            }
+            if h.epoch.is_empty() || h.head <= pos {
+                tokio::select! {
+                    changed = head_rx.changed() => if changed.is_err() { return Ok(()) },
+                    _ = tokio::time::sleep(self.sessions.config.heartbeat_interval) => {
+                        let item = SubscribeItem::Heartbeat { head: h.head };
+                        if self.send(item, &head_rx, &mut shutdown, pos).await? {
+                            return Ok(());
+                        }
+                    }
+                    _ = shutdown.changed() => return Ok(()),
+                    _ = self.tx.closed() => return Ok(()),
+                }
+                continue;
+            }
+            let lag = h.head - pos;
+            if lag > self.sessions.config.subscriber_lag_limit {
+                return Err(SessionError::Lagging { lag, limit: self.sessions.config.subscriber_lag_limit });
+            }
+            match self.read(&h, pos).await? {
+                LaneRead::Updates(updates) => {
+                    if updates.is_empty() {
+                        // Durable but not readable yet (cannot happen with ordered stores);
+                        // do not spin.
+                        tokio::task::yield_now().await;
+                    }
+                    for d in updates {
+                        let offset = d.offset;
+                        let item = SubscribeItem::Update { delivered: d, epoch: epoch.clone() };
+                        if self.send(item, &head_rx, &mut shutdown, pos).await? {
+                            return Ok(());
+                        }
+                        pos = offset;
+                    }
+                }
+                LaneRead::TooOld => {
+                    // Even a refold from the log's start cannot serve `pos`: it was trimmed.
+                    if self.reset(&h, &head_rx, &mut shutdown).await? {
+                        return Ok(());
+                    }
+                    pos = h.first.saturating_sub(1);
+                }
+                LaneRead::Reset => {
+                    let h = head_rx.borrow().clone();
+                    if self.reset(&h, &head_rx, &mut shutdown).await? {
+                        return Ok(());
+                    }
+                    pos = h.first.saturating_sub(1);
+                }
+            }
+        }
+    }
+
+    /// Reads the next updates: from the shared lane when it still caches `pos`, else from a
+    /// private lane that refolds the log (created on demand, dropped once caught up).
+    async fn read(&mut self, h: &Head, pos: u64) -> Result<LaneRead, SessionError> {
+        let store = &*self.sessions.store;
+        let shared = self.sessions.shared_lane(&self.entry, self.target, self.caps, h.first);
+        match shared.read(store, pos, h.head, BATCH).await? {
+            LaneRead::TooOld => {}
+            other => {
+                self.private = None;
+                return Ok(other);
+            }
+        }
+        let private = self
+            .private
+            .get_or_insert_with(|| Lane::new(self.entry.id.clone(), self.target, self.caps, h.first, PRIVATE_CACHE));
+        let read = private.read(store, pos, h.head, BATCH).await?;
+        if !matches!(read, LaneRead::Updates(_)) {
+            self.private = None;
+        }
+        Ok(read)
+    }
+
+    /// Sends a reset; `true` when the subscription should stop.
+    async fn reset(&mut self, h: &Head, head_rx: &watch::Receiver<Head>, shutdown: &mut watch::Receiver<bool>) -> Result<bool, SessionError> {
+        self.private = None;
+        let item = SubscribeItem::Reset { epoch: h.epoch.clone(), head: h.head };
+        self.send(item, head_rx, shutdown, h.first.saturating_sub(1)).await
+    }
+
+    /// Sends one item, waiting for buffer space; `true` when the subscription should stop
+    /// (client gone or shutdown). While it waits, the lag limit is enforced.
+    async fn send(
+        &self,
+        item: SubscribeItem,
+        head_rx: &watch::Receiver<Head>,
+        shutdown: &mut watch::Receiver<bool>,
+        pos: u64,
+    ) -> Result<bool, SessionError> {
+        let reserve = self.tx.reserve();
+        tokio::pin!(reserve);
+        let limit = self.sessions.config.subscriber_lag_limit;
+        let outcome = loop {
+            tokio::select! {
+                permit = &mut reserve => break match permit {
+                    Ok(permit) => {
+                        permit.send(item);
+                        Sent::Ok
+                    }
+                    Err(_) => Sent::Stop,
+                },
+                _ = shutdown.changed() => break Sent::Stop,
+                _ = tokio::time::sleep(std::time::Duration::from_millis(250)) => {
+                    let lag = head_rx.borrow().head.saturating_sub(pos);
+                    if lag > limit {
+                        break Sent::Lagging(lag);
+                    }
+                }
+            }
+        };
+        match outcome {
+            Sent::Ok => Ok(false),
+            Sent::Stop => Ok(true),
+            Sent::Lagging(lag) => Err(SessionError::Lagging { lag, limit }),
+        }
+    }
+}

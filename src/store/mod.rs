@@ -1,0 +1,121 @@
+//! The durable per-session event log: one trait, two backends (`memory`, and the default
+//! `embedded` store on redb). A distributed backend (NATS JetStream) implements the same trait.
+//!
+//! The session layer decides offsets, epochs and retention; a store persists what it is told,
+//! in order. An append happens in two steps: awaiting [`Store::append`] enqueues it (waiting
+//! for queue space: back-pressure), so appends enqueued in order are applied in order; the
+//! returned [`Durable`] resolves once it is on disk. Callers enqueue under their session lock
+//! and wait for durability after releasing it, so concurrent publishes share commits.
+
+mod embedded;
+mod memory;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+pub use embedded::EmbeddedStore;
+pub use memory::MemoryStore;
+
+use crate::domain::{SessionId, ToolEvent};
+
+/// Resolves once an enqueued append is durable.
+pub type Durable = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'static>>;
+
+/// A session log's metadata.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SessionMeta {
+    /// Fixed when the log is created; changes only if the log is lost or reset.
+    pub epoch: String,
+    /// The first retained offset (1 until retention trims).
+    pub first_offset: u64,
+    /// The latest offset (0 for an empty log).
+    pub head_offset: u64,
+    /// Milliseconds since the Unix epoch.
+    pub created_ms: u64,
+    pub updated_ms: u64,
+}
+
+/// One stored event.
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub offset: u64,
+    pub event: Arc<ToolEvent>,
+}
+
+/// What one session gets from one append.
+#[derive(Debug, Clone)]
+pub struct SessionAppend {
+    pub session: SessionId,
+    /// The metadata after the append.
+    pub meta: SessionMeta,
+    /// New events, at contiguous offsets after the previous head.
+    pub records: Vec<Record>,
+    /// Delete the events before this offset (retention), if set.
+    pub trim_before: Option<u64>,
+}
+
+/// A session log as loaded at startup or on first use.
+#[derive(Debug, Clone)]
+pub struct LoadedSession {
+    pub meta: SessionMeta,
+    pub records: Vec<Record>,
+}
+
+/// Why the store failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StoreError {
+    #[error("storage error: {0}")]
+    Storage(String),
+    #[error("the store is closed")]
+    Closed,
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+/// The log backend.
+#[tonic::async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// A short name for logs (`memory`, `embedded`).
+    fn name(&self) -> &'static str;
+
+    /// Enqueues an append of one or more sessions, applied atomically and in enqueue order.
+    /// The returned future resolves once the append is durable.
+    async fn append(&self, batch: Vec<SessionAppend>) -> Result<Durable, StoreError>;
+
+    /// A session's metadata and retained events, or `None` if it has no log.
+    async fn load(&self, session: &SessionId) -> Result<Option<LoadedSession>, StoreError>;
+
+    /// Up to `max` events with offsets greater than `after`, in order.
+    async fn read(&self, session: &SessionId, after: u64, max: usize) -> Result<Vec<Record>, StoreError>;
+
+    /// Every session's metadata (for TTL expiry).
+    async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError>;
+
+    /// Deletes a session's log (ordered with the appends).
+    async fn delete(&self, session: &SessionId) -> Result<(), StoreError>;
+
+    /// Finishes pending appends and closes the store.
+    async fn close(&self);
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// A fresh epoch: unique per log creation (time, process and a per-process counter, hashed
+/// with a random key).
+pub fn new_epoch() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
+    h.write_u32(std::process::id());
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    format!("{:016x}", h.finish())
+}
