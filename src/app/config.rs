@@ -39,12 +39,25 @@ pub struct ServeConfig {
     #[arg(long, env = "TOOLVIEW_DATA_DIR", default_value = "./toolview-data")]
     pub data_dir: PathBuf,
 
+    /// Page cache of the embedded store, in MiB.
+    #[arg(long, env = "TOOLVIEW_STORE_CACHE_MB", default_value_t = 64)]
+    pub store_cache_mb: usize,
+
+    /// Rendered updates each (session, target, capabilities) lane caches for its subscribers,
+    /// in MiB.
+    #[arg(long, env = "TOOLVIEW_LANE_CACHE_MB", default_value_t = 16)]
+    pub lane_cache_mb: usize,
+
     /// Largest accepted or sent gRPC message, in bytes.
     #[arg(long, env = "TOOLVIEW_MAX_MESSAGE_SIZE", default_value_t = 4 * 1024 * 1024)]
     pub max_message_size: usize,
 
     /// Events kept per session; older ones are trimmed (0 keeps all).
-    #[arg(long, env = "TOOLVIEW_MAX_EVENTS_PER_SESSION", default_value_t = 100_000)]
+    #[arg(
+        long,
+        env = "TOOLVIEW_MAX_EVENTS_PER_SESSION",
+        default_value_t = 100_000
+    )]
     pub max_events_per_session: u64,
 
     /// Seconds after its last event that a session is deleted (0 keeps sessions).
@@ -73,16 +86,21 @@ impl ServeConfig {
     pub fn sessions(&self) -> SessionsConfig {
         SessionsConfig {
             max_events_per_session: self.max_events_per_session,
-            session_ttl: (self.session_ttl_secs > 0).then(|| Duration::from_secs(self.session_ttl_secs)),
+            session_ttl: (self.session_ttl_secs > 0)
+                .then(|| Duration::from_secs(self.session_ttl_secs)),
             heartbeat_interval: Duration::from_millis(self.heartbeat_interval_ms.max(1)),
             subscriber_lag_limit: self.subscriber_lag_limit,
+            lane_cache_bytes: self.lane_cache_mb << 20,
             ..SessionsConfig::default()
         }
     }
 
     /// The in-memory configuration tests start servers with.
     pub fn memory() -> Self {
-        ServeConfig { store: StoreKind::Memory, ..ServeConfig::default() }
+        ServeConfig {
+            store: StoreKind::Memory,
+            ..ServeConfig::default()
+        }
     }
 }
 
@@ -92,6 +110,8 @@ impl Default for ServeConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 50051)),
             store: StoreKind::Embedded,
             data_dir: PathBuf::from("./toolview-data"),
+            store_cache_mb: 64,
+            lane_cache_mb: 16,
             max_message_size: 4 * 1024 * 1024,
             max_events_per_session: 100_000,
             session_ttl_secs: 0,

@@ -28,14 +28,21 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let store: Arc<dyn Store> = match config.store {
         StoreKind::Memory => Arc::new(MemoryStore::new()),
-        StoreKind::Embedded => Arc::new(EmbeddedStore::open(&config.data_dir)?),
+        StoreKind::Embedded => Arc::new(EmbeddedStore::open(
+            &config.data_dir,
+            config.store_cache_mb << 20,
+        )?),
     };
     let sessions = Sessions::new(store, config.sessions());
     let max = config.max_message_size;
 
     let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<PresentationServiceServer<PresentationApi>>().await;
-    health.set_serving::<SessionServiceServer<SessionApi>>().await;
+    health
+        .set_serving::<PresentationServiceServer<PresentationApi>>()
+        .await;
+    health
+        .set_serving::<SessionServiceServer<SessionApi>>()
+        .await;
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -63,7 +70,9 @@ pub async fn run(
         async move {
             shutdown.await;
             tracing::info!("shutting down");
-            health.set_not_serving::<SessionServiceServer<SessionApi>>().await;
+            health
+                .set_not_serving::<SessionServiceServer<SessionApi>>()
+                .await;
             sessions.begin_shutdown();
             let _ = fired_tx.send(());
         }

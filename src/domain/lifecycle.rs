@@ -46,7 +46,13 @@ impl Lifecycle {
 
     /// Checks an event against the state plus `pending`, recording it in `pending` only.
     pub fn check(&self, pending: &mut Pending, body: &EventBody) -> Result<(), LifecycleError> {
-        let phase = |id: &CallId| pending.calls.get(id).copied().unwrap_or_else(|| self.phase(id));
+        let phase = |id: &CallId| {
+            pending
+                .calls
+                .get(id)
+                .copied()
+                .unwrap_or_else(|| self.phase(id))
+        };
         let (id, next) = match body {
             EventBody::SessionStarted(_) => return Ok(()),
             EventBody::CallStarted(e) => {

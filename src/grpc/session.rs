@@ -30,14 +30,20 @@ fn session_id(s: String) -> Result<SessionId, Error> {
 }
 
 fn timestamp(ms: u64) -> prost_types::Timestamp {
-    prost_types::Timestamp { seconds: (ms / 1000) as i64, nanos: ((ms % 1000) * 1_000_000) as i32 }
+    prost_types::Timestamp {
+        seconds: (ms / 1000) as i64,
+        nanos: ((ms % 1000) * 1_000_000) as i32,
+    }
 }
 
 type UpdateStream = Pin<Box<dyn Stream<Item = Result<pb::SubscribeResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
 impl SessionService for SessionApi {
-    async fn publish(&self, req: Request<pb::PublishRequest>) -> Result<Response<pb::PublishResponse>, Status> {
+    async fn publish(
+        &self,
+        req: Request<pb::PublishRequest>,
+    ) -> Result<Response<pb::PublishResponse>, Status> {
         let pb::PublishRequest { events } = req.into_inner();
         let events = events_from_pb(events).map_err(Error::invalid)?;
         let span = tracing::info_span!(
@@ -45,12 +51,20 @@ impl SessionService for SessionApi {
             session_id = %events.first().map_or("", |e| e.session_id.as_str()),
             events = events.len()
         );
-        let acks = self.sessions.publish(events).instrument(span).await.map_err(Error::from)?;
+        let acks = self
+            .sessions
+            .publish(events)
+            .instrument(span)
+            .await
+            .map_err(Error::from)?;
         let acks = acks
             .into_iter()
             .map(|a| pb::PublishAck {
                 event_id: a.event_id.to_string(),
-                cursor: Some(pb::Cursor { offset: a.offset, epoch: a.epoch }),
+                cursor: Some(pb::Cursor {
+                    offset: a.offset,
+                    epoch: a.epoch,
+                }),
                 duplicate: a.duplicate,
             })
             .collect();
@@ -59,9 +73,17 @@ impl SessionService for SessionApi {
 
     type SubscribeStream = UpdateStream;
 
-    async fn subscribe(&self, req: Request<pb::SubscribeRequest>) -> Result<Response<Self::SubscribeStream>, Status> {
+    async fn subscribe(
+        &self,
+        req: Request<pb::SubscribeRequest>,
+    ) -> Result<Response<Self::SubscribeStream>, Status> {
         use pb::subscribe_request::Start as S;
-        let pb::SubscribeRequest { session_id: id, target, capabilities, start } = req.into_inner();
+        let pb::SubscribeRequest {
+            session_id: id,
+            target,
+            capabilities,
+            start,
+        } = req.into_inner();
         let id = session_id(id)?;
         let target = target_from_pb(target).map_err(Error::invalid)?;
         let caps = capabilities.map(Into::into).unwrap_or_default();
@@ -70,29 +92,49 @@ impl SessionService for SessionApi {
             S::LiveOnly(pb::StartLiveOnly {}) => Start::LiveOnly,
             S::After(pb::Cursor { offset, epoch }) => Start::After { offset, epoch },
         };
-        tracing::info_span!("subscribe", session_id = %id, ?target, ?start).in_scope(|| tracing::debug!("subscribed"));
-        let stream = self.sessions.subscribe(&id, target, caps, start).map(|item| {
-            let item = match item.map_err(|e| Status::from(Error::from(e)))? {
-                SubscribeItem::Update { delivered, epoch } => {
-                    let mut update = pb::RenderedUpdate::from(delivered.rendered.clone());
-                    update.cursor = Some(pb::Cursor { offset: delivered.offset, epoch });
-                    pb::subscribe_response::Item::Update(update)
-                }
-                SubscribeItem::Heartbeat { head } => pb::subscribe_response::Item::Heartbeat(pb::Heartbeat { head_offset: head }),
-                SubscribeItem::Reset { epoch, head } => {
-                    pb::subscribe_response::Item::Reset(pb::Reset { epoch, head_offset: head })
-                }
-            };
-            Ok(pb::SubscribeResponse { item: Some(item) })
-        });
+        tracing::info_span!("subscribe", session_id = %id, ?target, ?start)
+            .in_scope(|| tracing::debug!("subscribed"));
+        let stream = self
+            .sessions
+            .subscribe(&id, target, caps, start)
+            .map(|item| {
+                let item = match item.map_err(|e| Status::from(Error::from(e)))? {
+                    SubscribeItem::Update { delivered, epoch } => {
+                        let mut update = pb::RenderedUpdate::from(delivered.rendered.clone());
+                        update.cursor = Some(pb::Cursor {
+                            offset: delivered.offset,
+                            epoch,
+                        });
+                        pb::subscribe_response::Item::Update(update)
+                    }
+                    SubscribeItem::Heartbeat { head } => {
+                        pb::subscribe_response::Item::Heartbeat(pb::Heartbeat { head_offset: head })
+                    }
+                    SubscribeItem::Reset { epoch, head } => {
+                        pb::subscribe_response::Item::Reset(pb::Reset {
+                            epoch,
+                            head_offset: head,
+                        })
+                    }
+                };
+                Ok(pb::SubscribeResponse { item: Some(item) })
+            });
         Ok(Response::new(Box::pin(stream)))
     }
 
-    async fn get_session(&self, req: Request<pb::GetSessionRequest>) -> Result<Response<pb::GetSessionResponse>, Status> {
+    async fn get_session(
+        &self,
+        req: Request<pb::GetSessionRequest>,
+    ) -> Result<Response<pb::GetSessionResponse>, Status> {
         let pb::GetSessionRequest { session_id: id } = req.into_inner();
         let id = session_id(id)?;
         let span = tracing::info_span!("get_session", session_id = %id);
-        let info = self.sessions.info(&id).instrument(span).await.map_err(Error::from)?;
+        let info = self
+            .sessions
+            .info(&id)
+            .instrument(span)
+            .await
+            .map_err(Error::from)?;
         Ok(Response::new(pb::GetSessionResponse {
             session_id: id.to_string(),
             epoch: info.meta.epoch,

@@ -102,10 +102,15 @@ pub struct Step<'a> {
 }
 
 /// The folded state of one session.
+///
+/// Only calls still running are kept: a finished call is moved out into `last_finished` (for
+/// its own update) and then forgotten, because the lifecycle rules admit no later event for it.
+/// So a fold's memory is bounded by the calls in flight, not by the session's length.
 #[derive(Debug, Clone, Default)]
 pub struct Fold {
     cwd: Option<String>,
     calls: HashMap<CallId, CallState>,
+    last_finished: Option<CallState>,
 }
 
 impl Fold {
@@ -114,6 +119,7 @@ impl Fold {
         Fold {
             cwd: (!cwd.is_empty()).then(|| cwd.to_owned()),
             calls: HashMap::new(),
+            last_finished: None,
         }
     }
 
@@ -136,7 +142,9 @@ impl Fold {
             EventBody::SessionStarted(_) => Change::Session,
             EventBody::CallStarted(s) => Change::Started(call(&s.call_id)),
             EventBody::CallOutput(o) => Change::Output(call(&o.call_id), output_index),
-            EventBody::CallFinished(f) => Change::Finished(call(&f.call_id)),
+            EventBody::CallFinished(_) => {
+                Change::Finished(this.last_finished.as_ref().expect("just finished"))
+            }
         };
         Step {
             change,
@@ -179,10 +187,10 @@ impl Fold {
                 state.chunk_ends.len() - 1
             }
             EventBody::CallFinished(f) => {
-                let state = self
+                let mut state = self
                     .calls
-                    .entry(f.call_id.clone())
-                    .or_insert_with(|| CallState::orphan(f.call_id.clone()));
+                    .remove(&f.call_id)
+                    .unwrap_or_else(|| CallState::orphan(f.call_id.clone()));
                 let meta = parse_meta(&f.meta_json);
                 let result = ToolResult {
                     content: &f.content,
@@ -205,6 +213,7 @@ impl Fold {
                 } else {
                     CallStatus::Completed
                 };
+                self.last_finished = Some(state);
                 0
             }
         }

@@ -47,6 +47,18 @@ pub struct Rendered {
     pub body: Body,
 }
 
+impl Rendered {
+    /// Roughly how many bytes the update holds (for memory budgets).
+    pub fn approx_bytes(&self) -> usize {
+        let body = match &self.body {
+            Body::View(v) => serde_json::to_vec(v).map_or(0, |b| b.len()),
+            Body::Acp(m) | Body::AgUi(m) => m.iter().map(String::len).sum(),
+            Body::Markdown(s) | Body::Ansi(s) => s.len(),
+        };
+        body + self.call_id.as_ref().map_or(0, String::len) + 64
+    }
+}
+
 /// What renderers know about the session.
 #[derive(Debug, Clone, Copy)]
 pub struct Context<'a> {

@@ -37,63 +37,116 @@ struct LaneState {
     fold: Fold,
     /// The last folded offset.
     upto: u64,
-    cache: VecDeque<Arc<Delivered>>,
+    cache: VecDeque<(Arc<Delivered>, usize)>,
+    /// What the cache holds, roughly, in bytes.
+    bytes: usize,
 }
 
-/// A fold plus a bounded cache of rendered updates.
+impl LaneState {
+    fn new(upto: u64) -> Self {
+        LaneState {
+            fold: Fold::new(""),
+            upto,
+            cache: VecDeque::new(),
+            bytes: 0,
+        }
+    }
+}
+
+/// A fold plus a cache of rendered updates, bounded in count and in bytes.
 pub struct Lane {
     session: SessionId,
     target: Target,
     caps: Capabilities,
     capacity: usize,
+    budget: usize,
     state: Mutex<LaneState>,
 }
 
 impl Lane {
     /// A lane that starts folding at `first_offset` (the log's first retained offset).
-    pub fn new(session: SessionId, target: Target, caps: Capabilities, first_offset: u64, capacity: usize) -> Self {
+    pub fn new(
+        session: SessionId,
+        target: Target,
+        caps: Capabilities,
+        first_offset: u64,
+        capacity: usize,
+        budget: usize,
+    ) -> Self {
         Lane {
             session,
             target,
             caps,
             capacity: capacity.max(1),
-            state: Mutex::new(LaneState {
-                fold: Fold::new(""),
-                upto: first_offset.saturating_sub(1),
-                cache: VecDeque::new(),
-            }),
+            budget,
+            state: Mutex::new(LaneState::new(first_offset.saturating_sub(1))),
         }
     }
 
     /// Up to `max` updates after offset `after`, rendering (once) what is durable up to
     /// `head`.
-    pub async fn read(&self, store: &dyn Store, after: u64, head: u64, max: usize) -> Result<LaneRead, StoreError> {
+    pub async fn read(
+        &self,
+        store: &dyn Store,
+        after: u64,
+        head: u64,
+        max: usize,
+    ) -> Result<LaneRead, StoreError> {
         let mut st = self.state.lock().await;
-        let cache_first = st.cache.front().map_or(st.upto + 1, |d| d.offset);
+        let cache_first = st.cache.front().map_or(st.upto + 1, |(d, _)| d.offset);
         if after + 1 < cache_first {
             return Ok(LaneRead::TooOld);
         }
         let want = head.min(after.saturating_add(max.min(self.capacity) as u64));
         while st.upto < want {
-            let records = store.read(&self.session, st.upto, READ_CHUNK.min((want - st.upto) as usize)).await?;
+            let records = store
+                .read(
+                    &self.session,
+                    st.upto,
+                    READ_CHUNK.min((want - st.upto) as usize),
+                )
+                .await?;
             if records.is_empty() || records[0].offset != st.upto + 1 {
                 // Trimmed under us (or lost): start over from what the log keeps now.
                 let first = records.first().map_or(st.upto + 1, |r| r.offset);
-                *st = LaneState { fold: Fold::new(""), upto: first.saturating_sub(1), cache: VecDeque::new() };
+                *st = LaneState::new(first.saturating_sub(1));
                 return Ok(LaneRead::Reset);
             }
             for r in records {
                 let step = st.fold.apply(&r.event);
-                let ctx = Context { session_id: self.session.as_str(), cwd: step.cwd };
+                let ctx = Context {
+                    session_id: self.session.as_str(),
+                    cwd: step.cwd,
+                };
                 let rendered = render::render(step.change, &ctx, self.target, &self.caps);
                 st.upto = r.offset;
-                st.cache.push_back(Arc::new(Delivered { offset: r.offset, rendered }));
-                if st.cache.len() > self.capacity {
-                    st.cache.pop_front();
+                let size = rendered.approx_bytes();
+                st.bytes += size;
+                st.cache.push_back((
+                    Arc::new(Delivered {
+                        offset: r.offset,
+                        rendered,
+                    }),
+                    size,
+                ));
+                // Evict old entries, but never the ones this read is about to return.
+                while st.cache.len() > self.capacity
+                    || (st.bytes > self.budget
+                        && st.cache.front().is_some_and(|(d, _)| d.offset <= after))
+                {
+                    let (_, size) = st.cache.pop_front().expect("non-empty");
+                    st.bytes -= size;
                 }
             }
         }
-        let start = st.cache.partition_point(|d| d.offset <= after);
-        Ok(LaneRead::Updates(st.cache.iter().skip(start).take(max).cloned().collect()))
+        let start = st.cache.partition_point(|(d, _)| d.offset <= after);
+        Ok(LaneRead::Updates(
+            st.cache
+                .iter()
+                .skip(start)
+                .take(max)
+                .map(|(d, _)| d.clone())
+                .collect(),
+        ))
     }
 }

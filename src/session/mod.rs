@@ -30,8 +30,10 @@ pub struct SessionsConfig {
     pub heartbeat_interval: Duration,
     /// A subscriber more events behind than this is ended with `RESOURCE_EXHAUSTED`.
     pub subscriber_lag_limit: u64,
-    /// Rendered updates each shared lane keeps.
+    /// Rendered updates each shared lane keeps, at most…
     pub lane_cache: usize,
+    /// …and at most about this many bytes of them.
+    pub lane_cache_bytes: usize,
 }
 
 impl Default for SessionsConfig {
@@ -42,6 +44,7 @@ impl Default for SessionsConfig {
             heartbeat_interval: Duration::from_secs(15),
             subscriber_lag_limit: 50_000,
             lane_cache: 4096,
+            lane_cache_bytes: 16 * 1024 * 1024,
         }
     }
 }
@@ -104,7 +107,12 @@ struct Entry {
 
 impl Entry {
     fn new(id: SessionId) -> Self {
-        Entry { id, state: Mutex::new(State::default()), head: watch::Sender::new(Head::default()), lanes: StdMutex::default() }
+        Entry {
+            id,
+            state: Mutex::new(State::default()),
+            head: watch::Sender::new(Head::default()),
+            lanes: StdMutex::default(),
+        }
     }
 }
 
@@ -118,7 +126,12 @@ pub struct Sessions {
 
 impl Sessions {
     pub fn new(store: Arc<dyn Store>, config: SessionsConfig) -> Arc<Self> {
-        Arc::new(Sessions { store, config, entries: StdMutex::default(), shutdown: watch::Sender::new(false) })
+        Arc::new(Sessions {
+            store,
+            config,
+            entries: StdMutex::default(),
+            shutdown: watch::Sender::new(false),
+        })
     }
 
     /// The store's name, for logs.
@@ -128,7 +141,10 @@ impl Sessions {
 
     fn entry(&self, id: &SessionId) -> Arc<Entry> {
         let mut entries = self.entries.lock().expect("entries lock");
-        entries.entry(id.clone()).or_insert_with(|| Arc::new(Entry::new(id.clone()))).clone()
+        entries
+            .entry(id.clone())
+            .or_insert_with(|| Arc::new(Entry::new(id.clone())))
+            .clone()
     }
 
     /// Loads a session's state from the store on first use.
@@ -136,7 +152,10 @@ impl Sessions {
         if state.loaded {
             return Ok(());
         }
-        let mut fresh = State { loaded: true, ..State::default() };
+        let mut fresh = State {
+            loaded: true,
+            ..State::default()
+        };
         if let Some(loaded) = self.store.load(&entry.id).await? {
             for r in &loaded.records {
                 // The log only holds admitted events; this rebuilds the rules' state.
@@ -166,8 +185,10 @@ impl Sessions {
         for (i, e) in events.iter().enumerate() {
             by_session.entry(e.session_id.clone()).or_default().push(i);
         }
-        let entries: Vec<(Arc<Entry>, Vec<usize>)> =
-            by_session.into_iter().map(|(id, idx)| (self.entry(&id), idx)).collect();
+        let entries: Vec<(Arc<Entry>, Vec<usize>)> = by_session
+            .into_iter()
+            .map(|(id, idx)| (self.entry(&id), idx))
+            .collect();
         let mut guards = Vec::with_capacity(entries.len());
         for (entry, _) in &entries {
             let mut g = entry.state.lock().await;
@@ -186,7 +207,10 @@ impl Sessions {
                 if state.ids.contains_key(&e.event_id) || !seen.insert(&e.event_id) {
                     continue;
                 }
-                state.lifecycle.check(&mut p, &e.body).map_err(|error| SessionError::Lifecycle { index: i, error })?;
+                state
+                    .lifecycle
+                    .check(&mut p, &e.body)
+                    .map_err(|error| SessionError::Lifecycle { index: i, error })?;
             }
             pending.push(p);
         }
@@ -208,23 +232,37 @@ impl Sessions {
             let mut batch_ids: HashMap<&EventId, u64> = HashMap::new();
             for &i in idx {
                 let e = &events[i];
-                let known = state.ids.get(&e.event_id).or_else(|| batch_ids.get(&e.event_id)).copied();
+                let known = state
+                    .ids
+                    .get(&e.event_id)
+                    .or_else(|| batch_ids.get(&e.event_id))
+                    .copied();
                 let (offset, duplicate) = match known {
                     Some(offset) => (offset, true),
                     None => {
                         meta.head_offset += 1;
                         batch_ids.insert(&e.event_id, meta.head_offset);
-                        records.push(Record { offset: meta.head_offset, event: Arc::new(e.clone()) });
+                        records.push(Record {
+                            offset: meta.head_offset,
+                            event: Arc::new(e.clone()),
+                        });
                         (meta.head_offset, false)
                     }
                 };
-                acks[i] = Some(Ack { event_id: e.event_id.clone(), offset, epoch: meta.epoch.clone(), duplicate });
+                acks[i] = Some(Ack {
+                    event_id: e.event_id.clone(),
+                    offset,
+                    epoch: meta.epoch.clone(),
+                    duplicate,
+                });
             }
             if records.is_empty() {
                 continue;
             }
             state.lifecycle.apply(p);
-            state.ids.extend(batch_ids.into_iter().map(|(id, o)| (id.clone(), o)));
+            state
+                .ids
+                .extend(batch_ids.into_iter().map(|(id, o)| (id.clone(), o)));
             let mut trim_before = None;
             let max = self.config.max_events_per_session;
             if max > 0 && meta.head_offset - meta.first_offset + 1 > max {
@@ -235,14 +273,30 @@ impl Sessions {
                 state.ids.retain(|_, o| *o >= keep_from);
             }
             meta.updated_ms = now;
-            appends.push(SessionAppend { session: entry.id.clone(), meta: meta.clone(), records, trim_before });
-            heads.push((entry.clone(), Head { epoch: meta.epoch.clone(), first: meta.first_offset, head: meta.head_offset }));
+            appends.push(SessionAppend {
+                session: entry.id.clone(),
+                meta: meta.clone(),
+                records,
+                trim_before,
+            });
+            heads.push((
+                entry.clone(),
+                Head {
+                    epoch: meta.epoch.clone(),
+                    first: meta.first_offset,
+                    head: meta.head_offset,
+                },
+            ));
             state.meta = Some(meta);
         }
 
         // Enqueue under the locks (so offsets reach the store in order), then wait for
         // durability without them (so concurrent publishes share commits).
-        let durable = if appends.is_empty() { None } else { Some(self.store.append(appends).await) };
+        let durable = if appends.is_empty() {
+            None
+        } else {
+            Some(self.store.append(appends).await)
+        };
         drop(guards);
         if let Some(durable) = durable {
             let result = match durable {
@@ -266,7 +320,10 @@ impl Sessions {
                 });
             }
         }
-        Ok(acks.into_iter().map(|a| a.expect("every event is acknowledged")).collect())
+        Ok(acks
+            .into_iter()
+            .map(|a| a.expect("every event is acknowledged"))
+            .collect())
     }
 
     /// A session's description; `NotFound` when it has no log.
@@ -274,8 +331,14 @@ impl Sessions {
         let entry = self.entry(id);
         let mut state = entry.state.lock().await;
         self.ensure_loaded(&entry, &mut state).await?;
-        let meta = state.meta.clone().ok_or_else(|| SessionError::NotFound(id.clone()))?;
-        Ok(SessionInfo { meta, calls: state.lifecycle.calls() as u64 })
+        let meta = state
+            .meta
+            .clone()
+            .ok_or_else(|| SessionError::NotFound(id.clone()))?;
+        Ok(SessionInfo {
+            meta,
+            calls: state.lifecycle.calls() as u64,
+        })
     }
 
     /// Stops subscriptions (they end cleanly) and refuses new publishes; then closes the store
@@ -291,7 +354,9 @@ impl Sessions {
 
     /// Deletes sessions idle for longer than the TTL; returns how many.
     pub async fn expire(&self) -> Result<usize, SessionError> {
-        let Some(ttl) = self.config.session_ttl else { return Ok(0) };
+        let Some(ttl) = self.config.session_ttl else {
+            return Ok(0);
+        };
         let cutoff = now_ms().saturating_sub(ttl.as_millis() as u64);
         let mut n = 0;
         for (id, meta) in self.store.sessions().await? {
@@ -305,7 +370,10 @@ impl Sessions {
                 continue;
             }
             self.store.delete(&id).await?;
-            *state = State { loaded: true, ..State::default() };
+            *state = State {
+                loaded: true,
+                ..State::default()
+            };
             entry.head.send_replace(Head::default());
             entry.lanes.lock().expect("lanes lock").clear();
             n += 1;
@@ -321,7 +389,8 @@ impl From<SessionError> for crate::error::Error {
             SessionError::Lifecycle { .. } => Error::Lifecycle(e.to_string()),
             SessionError::NotFound(_) => Error::NotFound(e.to_string()),
             SessionError::Lagging { .. } => Error::Lagging(e.to_string()),
-            SessionError::ShuttingDown | SessionError::Store(StoreError::Storage(_) | StoreError::Closed) => {
+            SessionError::ShuttingDown
+            | SessionError::Store(StoreError::Storage(_) | StoreError::Closed) => {
                 Error::Unavailable(e.to_string())
             }
             SessionError::Store(StoreError::Corrupt(_)) => Error::Internal(e.to_string()),

@@ -18,25 +18,37 @@ use crate::render::{Capabilities, Target};
 const BATCH: usize = 64;
 /// Items buffered per subscriber; beyond this the subscriber waits (and falls back to the log).
 const BUFFER: usize = 64;
-/// Cache of a private catch-up lane.
+/// Cache of a private catch-up lane, in updates and bytes.
 const PRIVATE_CACHE: usize = 256;
+const PRIVATE_CACHE_BYTES: usize = 4 * 1024 * 1024;
 
 /// Where a subscription starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Start {
     FromBeginning,
     /// Resume after this cursor.
-    After { offset: u64, epoch: String },
+    After {
+        offset: u64,
+        epoch: String,
+    },
     LiveOnly,
 }
 
 /// One stream item.
 #[derive(Debug, Clone)]
 pub enum SubscribeItem {
-    Update { delivered: Arc<Delivered>, epoch: String },
-    Heartbeat { head: u64 },
+    Update {
+        delivered: Arc<Delivered>,
+        epoch: String,
+    },
+    Heartbeat {
+        head: u64,
+    },
     /// The start point was unusable: updates continue from the start of what is kept.
-    Reset { epoch: String, head: u64 },
+    Reset {
+        epoch: String,
+        head: u64,
+    },
 }
 
 /// The stream of a subscription: items, then the error that ended it, if any.
@@ -54,7 +66,9 @@ impl Stream for Subscription {
             Poll::Pending => return Poll::Pending,
             Poll::Ready(None) => {}
         }
-        let Some(end) = self.end.as_mut() else { return Poll::Ready(None) };
+        let Some(end) = self.end.as_mut() else {
+            return Poll::Ready(None);
+        };
         match Pin::new(end).poll(cx) {
             Poll::Ready(result) => {
                 self.end = None;
@@ -75,7 +89,13 @@ enum Sent {
 
 impl Sessions {
     /// Subscribes to a session (which need not exist yet).
-    pub fn subscribe(self: &Arc<Self>, session: &SessionId, target: Target, caps: Capabilities, start: Start) -> Subscription {
+    pub fn subscribe(
+        self: &Arc<Self>,
+        session: &SessionId,
+        target: Target,
+        caps: Capabilities,
+        start: Start,
+    ) -> Subscription {
         let (tx, items) = mpsc::channel(BUFFER);
         let (end_tx, end) = oneshot::channel();
         let task = Task {
@@ -91,14 +111,33 @@ impl Sessions {
                 let _ = end_tx.send(e);
             }
         });
-        Subscription { items, end: Some(end) }
+        Subscription {
+            items,
+            end: Some(end),
+        }
     }
 
-    fn shared_lane(&self, entry: &Entry, target: Target, caps: Capabilities, first: u64) -> Arc<Lane> {
+    fn shared_lane(
+        &self,
+        entry: &Entry,
+        target: Target,
+        caps: Capabilities,
+        first: u64,
+    ) -> Arc<Lane> {
         let mut lanes = entry.lanes.lock().expect("lanes lock");
         lanes
             .entry((target, caps))
-            .or_insert_with(|| Arc::new(Lane::new(entry.id.clone(), target, caps, first, self.config.lane_cache)))
+            .or_insert_with(|| {
+                let c = &self.config;
+                Arc::new(Lane::new(
+                    entry.id.clone(),
+                    target,
+                    caps,
+                    first,
+                    c.lane_cache,
+                    c.lane_cache_bytes,
+                ))
+            })
             .clone()
     }
 }
@@ -130,7 +169,18 @@ impl Task {
             Start::After { offset, epoch } if h.epoch.is_empty() => (offset, epoch),
             Start::After { offset, epoch } => {
                 if epoch != h.epoch || offset + 1 < h.first || offset > h.head {
-                    if self.send(SubscribeItem::Reset { epoch: h.epoch.clone(), head: h.head }, &head_rx, &mut shutdown, 0).await? {
+                    if self
+                        .send(
+                            SubscribeItem::Reset {
+                                epoch: h.epoch.clone(),
+                                head: h.head,
+                            },
+                            &head_rx,
+                            &mut shutdown,
+                            0,
+                        )
+                        .await?
+                    {
                         return Ok(());
                     }
                     (h.first.saturating_sub(1), h.epoch.clone())
@@ -174,10 +224,8 @@ impl Task {
                 }
                 continue;
             }
-            let lag = h.head - pos;
-            if lag > self.sessions.config.subscriber_lag_limit {
-                return Err(SessionError::Lagging { lag, limit: self.sessions.config.subscriber_lag_limit });
-            }
+            // No lag check here: a subscriber that is reading may be as far behind as it likes
+            // (it catches up from the log); only one that stops reading is ended, in `send`.
             match self.read(&h, pos).await? {
                 LaneRead::Updates(updates) => {
                     if updates.is_empty() {
@@ -187,7 +235,10 @@ impl Task {
                     }
                     for d in updates {
                         let offset = d.offset;
-                        let item = SubscribeItem::Update { delivered: d, epoch: epoch.clone() };
+                        let item = SubscribeItem::Update {
+                            delivered: d,
+                            epoch: epoch.clone(),
+                        };
                         if self.send(item, &head_rx, &mut shutdown, pos).await? {
                             return Ok(());
                         }
@@ -216,7 +267,9 @@ impl Task {
     /// private lane that refolds the log (created on demand, dropped once caught up).
     async fn read(&mut self, h: &Head, pos: u64) -> Result<LaneRead, SessionError> {
         let store = &*self.sessions.store;
-        let shared = self.sessions.shared_lane(&self.entry, self.target, self.caps, h.first);
+        let shared = self
+            .sessions
+            .shared_lane(&self.entry, self.target, self.caps, h.first);
         match shared.read(store, pos, h.head, BATCH).await? {
             LaneRead::TooOld => {}
             other => {
@@ -224,9 +277,16 @@ impl Task {
                 return Ok(other);
             }
         }
-        let private = self
-            .private
-            .get_or_insert_with(|| Lane::new(self.entry.id.clone(), self.target, self.caps, h.first, PRIVATE_CACHE));
+        let private = self.private.get_or_insert_with(|| {
+            Lane::new(
+                self.entry.id.clone(),
+                self.target,
+                self.caps,
+                h.first,
+                PRIVATE_CACHE,
+                PRIVATE_CACHE_BYTES,
+            )
+        });
         let read = private.read(store, pos, h.head, BATCH).await?;
         if !matches!(read, LaneRead::Updates(_)) {
             self.private = None;
@@ -235,10 +295,19 @@ impl Task {
     }
 
     /// Sends a reset; `true` when the subscription should stop.
-    async fn reset(&mut self, h: &Head, head_rx: &watch::Receiver<Head>, shutdown: &mut watch::Receiver<bool>) -> Result<bool, SessionError> {
+    async fn reset(
+        &mut self,
+        h: &Head,
+        head_rx: &watch::Receiver<Head>,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<bool, SessionError> {
         self.private = None;
-        let item = SubscribeItem::Reset { epoch: h.epoch.clone(), head: h.head };
-        self.send(item, head_rx, shutdown, h.first.saturating_sub(1)).await
+        let item = SubscribeItem::Reset {
+            epoch: h.epoch.clone(),
+            head: h.head,
+        };
+        self.send(item, head_rx, shutdown, h.first.saturating_sub(1))
+            .await
     }
 
     /// Sends one item, waiting for buffer space; `true` when the subscription should stop

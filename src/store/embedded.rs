@@ -18,9 +18,6 @@ const EVENTS: TableDefinition<(&str, u64), &[u8]> = TableDefinition::new("events
 /// session id → its metadata's JSON.
 const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sessions_v1");
 
-/// redb's page cache.
-const CACHE_BYTES: usize = 64 * 1024 * 1024;
-
 /// The most requests folded into one commit.
 const MAX_GROUP: usize = 1024;
 
@@ -46,12 +43,12 @@ fn storage(e: impl std::fmt::Display) -> StoreError {
 }
 
 impl EmbeddedStore {
-    /// Opens (or creates) `toolview.redb` in `dir`.
-    pub fn open(dir: &Path) -> Result<Self, StoreError> {
+    /// Opens (or creates) `toolview.redb` in `dir`, with a page cache of `cache_bytes`.
+    pub fn open(dir: &Path, cache_bytes: usize) -> Result<Self, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| storage(format!("{}: {e}", dir.display())))?;
         // A bounded page cache keeps the server's memory predictable.
         let db = Database::builder()
-            .set_cache_size(CACHE_BYTES)
+            .set_cache_size(cache_bytes)
             .create(dir.join("toolview.redb"))
             .map_err(storage)?;
         let db = Arc::new(db);
@@ -67,15 +64,30 @@ impl EmbeddedStore {
             .name("toolview-writer".into())
             .spawn(move || writer_loop(&writer_db, rx))
             .map_err(storage)?;
-        Ok(EmbeddedStore { db, writer: Mutex::new(Some(tx)), thread: Mutex::new(Some(thread)) })
+        Ok(EmbeddedStore {
+            db,
+            writer: Mutex::new(Some(tx)),
+            thread: Mutex::new(Some(thread)),
+        })
     }
 
     /// Queues work for the writer (waiting for queue space); the receiver tells when it is
     /// committed.
-    async fn submit(&self, work: Work) -> Result<oneshot::Receiver<Result<(), StoreError>>, StoreError> {
-        let sender = self.writer.lock().expect("writer lock").clone().ok_or(StoreError::Closed)?;
+    async fn submit(
+        &self,
+        work: Work,
+    ) -> Result<oneshot::Receiver<Result<(), StoreError>>, StoreError> {
+        let sender = self
+            .writer
+            .lock()
+            .expect("writer lock")
+            .clone()
+            .ok_or(StoreError::Closed)?;
         let (done, wait) = oneshot::channel();
-        sender.send(Request { work, done }).await.map_err(|_| StoreError::Closed)?;
+        sender
+            .send(Request { work, done })
+            .await
+            .map_err(|_| StoreError::Closed)?;
         Ok(wait)
     }
 
@@ -84,7 +96,9 @@ impl EmbeddedStore {
         f: impl FnOnce(&Database) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let db = self.db.clone();
-        tokio::task::spawn_blocking(move || f(&db)).await.map_err(storage)?
+        tokio::task::spawn_blocking(move || f(&db))
+            .await
+            .map_err(storage)?
     }
 }
 
@@ -125,22 +139,28 @@ fn commit(db: &Database, group: &[Request]) -> Result<(), StoreError> {
                 Work::Append(batch) => batch,
                 Work::Delete(session) => {
                     let sid = session.as_str();
-                    events.retain_in((sid, 0)..=(sid, u64::MAX), |_, _| false).map_err(storage)?;
+                    events
+                        .retain_in((sid, 0)..=(sid, u64::MAX), |_, _| false)
+                        .map_err(storage)?;
                     sessions.remove(sid).map_err(storage)?;
                     continue;
                 }
             };
             for append in append {
-            let sid = append.session.as_str();
-            for r in &append.records {
-                let bytes = serde_json::to_vec(&*r.event).map_err(storage)?;
-                events.insert((sid, r.offset), bytes.as_slice()).map_err(storage)?;
-            }
-            if let Some(before) = append.trim_before {
-                events.retain_in((sid, 0)..(sid, before), |_, _| false).map_err(storage)?;
-            }
-            let meta = serde_json::to_vec(&append.meta).map_err(storage)?;
-            sessions.insert(sid, meta.as_slice()).map_err(storage)?;
+                let sid = append.session.as_str();
+                for r in &append.records {
+                    let bytes = serde_json::to_vec(&*r.event).map_err(storage)?;
+                    events
+                        .insert((sid, r.offset), bytes.as_slice())
+                        .map_err(storage)?;
+                }
+                if let Some(before) = append.trim_before {
+                    events
+                        .retain_in((sid, 0)..(sid, before), |_, _| false)
+                        .map_err(storage)?;
+                }
+                let meta = serde_json::to_vec(&append.meta).map_err(storage)?;
+                sessions.insert(sid, meta.as_slice()).map_err(storage)?;
             }
         }
     }
@@ -148,9 +168,12 @@ fn commit(db: &Database, group: &[Request]) -> Result<(), StoreError> {
 }
 
 fn decode_event(offset: u64, bytes: &[u8]) -> Result<Record, StoreError> {
-    let event: ToolEvent =
-        serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt(format!("event at offset {offset}: {e}")))?;
-    Ok(Record { offset, event: Arc::new(event) })
+    let event: ToolEvent = serde_json::from_slice(bytes)
+        .map_err(|e| StoreError::Corrupt(format!("event at offset {offset}: {e}")))?;
+    Ok(Record {
+        offset,
+        event: Arc::new(event),
+    })
 }
 
 fn decode_meta(bytes: &[u8]) -> Result<SessionMeta, StoreError> {
@@ -161,7 +184,10 @@ fn read_range(db: &Database, sid: &str, after: u64, max: usize) -> Result<Vec<Re
     let tx = db.begin_read().map_err(storage)?;
     let events = tx.open_table(EVENTS).map_err(storage)?;
     let mut out = Vec::new();
-    for item in events.range((sid, after.saturating_add(1))..=(sid, u64::MAX)).map_err(storage)? {
+    for item in events
+        .range((sid, after.saturating_add(1))..=(sid, u64::MAX))
+        .map_err(storage)?
+    {
         if out.len() >= max {
             break;
         }
@@ -179,7 +205,9 @@ impl Store for EmbeddedStore {
 
     async fn append(&self, batch: Vec<SessionAppend>) -> Result<Durable, StoreError> {
         let wait = self.submit(Work::Append(batch)).await?;
-        Ok(Box::pin(async move { wait.await.unwrap_or(Err(StoreError::Closed)) }))
+        Ok(Box::pin(async move {
+            wait.await.unwrap_or(Err(StoreError::Closed))
+        }))
     }
 
     async fn load(&self, session: &SessionId) -> Result<Option<LoadedSession>, StoreError> {
@@ -187,7 +215,9 @@ impl Store for EmbeddedStore {
         self.blocking(move |db| {
             let tx = db.begin_read().map_err(storage)?;
             let sessions = tx.open_table(SESSIONS).map_err(storage)?;
-            let Some(meta) = sessions.get(sid.as_str()).map_err(storage)? else { return Ok(None) };
+            let Some(meta) = sessions.get(sid.as_str()).map_err(storage)? else {
+                return Ok(None);
+            };
             let meta = decode_meta(meta.value())?;
             let records = read_range(db, &sid, 0, usize::MAX)?;
             Ok(Some(LoadedSession { meta, records }))
@@ -195,9 +225,15 @@ impl Store for EmbeddedStore {
         .await
     }
 
-    async fn read(&self, session: &SessionId, after: u64, max: usize) -> Result<Vec<Record>, StoreError> {
+    async fn read(
+        &self,
+        session: &SessionId,
+        after: u64,
+        max: usize,
+    ) -> Result<Vec<Record>, StoreError> {
         let sid = session.to_string();
-        self.blocking(move |db| read_range(db, &sid, after, max)).await
+        self.blocking(move |db| read_range(db, &sid, after, max))
+            .await
     }
 
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
@@ -207,7 +243,8 @@ impl Store for EmbeddedStore {
             let mut out = Vec::new();
             for item in sessions.iter().map_err(storage)? {
                 let (k, v) = item.map_err(storage)?;
-                let id = SessionId::new(k.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                let id =
+                    SessionId::new(k.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
                 out.push((id, decode_meta(v.value())?));
             }
             Ok(out)

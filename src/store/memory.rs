@@ -48,21 +48,38 @@ impl Store for MemoryStore {
     async fn load(&self, session: &SessionId) -> Result<Option<LoadedSession>, StoreError> {
         let logs = self.logs.lock().expect("memory store lock");
         Ok(logs.get(session).and_then(|log| {
-            log.meta.clone().map(|meta| LoadedSession { meta, records: log.events.values().cloned().collect() })
+            log.meta.clone().map(|meta| LoadedSession {
+                meta,
+                records: log.events.values().cloned().collect(),
+            })
         }))
     }
 
-    async fn read(&self, session: &SessionId, after: u64, max: usize) -> Result<Vec<Record>, StoreError> {
+    async fn read(
+        &self,
+        session: &SessionId,
+        after: u64,
+        max: usize,
+    ) -> Result<Vec<Record>, StoreError> {
         let logs = self.logs.lock().expect("memory store lock");
         Ok(logs
             .get(session)
-            .map(|log| log.events.range(after.saturating_add(1)..).take(max).map(|(_, r)| r.clone()).collect())
+            .map(|log| {
+                log.events
+                    .range(after.saturating_add(1)..)
+                    .take(max)
+                    .map(|(_, r)| r.clone())
+                    .collect()
+            })
             .unwrap_or_default())
     }
 
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
         let logs = self.logs.lock().expect("memory store lock");
-        Ok(logs.iter().filter_map(|(id, log)| log.meta.clone().map(|m| (id.clone(), m))).collect())
+        Ok(logs
+            .iter()
+            .filter_map(|(id, log)| log.meta.clone().map(|m| (id.clone(), m)))
+            .collect())
     }
 
     async fn delete(&self, session: &SessionId) -> Result<(), StoreError> {

@@ -87,7 +87,12 @@ pub trait Store: Send + Sync + 'static {
     async fn load(&self, session: &SessionId) -> Result<Option<LoadedSession>, StoreError>;
 
     /// Up to `max` events with offsets greater than `after`, in order.
-    async fn read(&self, session: &SessionId, after: u64, max: usize) -> Result<Vec<Record>, StoreError>;
+    async fn read(
+        &self,
+        session: &SessionId,
+        after: u64,
+        max: usize,
+    ) -> Result<Vec<Record>, StoreError>;
 
     /// Every session's metadata (for TTL expiry).
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError>;
@@ -114,7 +119,12 @@ pub fn new_epoch() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
     h.write_u32(std::process::id());
     h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
     format!("{:016x}", h.finish())

@@ -72,6 +72,7 @@ pub fn same_json(got: &Value, want: &Value) -> Result<(), String> {
 
 pub mod acp;
 pub mod server;
+pub mod sessions;
 
 /// ACP equality rules of the vectors: `kind: "other"` equals no kind, a `null` `oldText` in a
 /// diff item equals none, and an absent key equals an empty array.
