@@ -315,8 +315,14 @@ async fn sigterm_ends_streams_finishes_publishes_and_closes_the_store() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = ServerProcess::spawn(dir.path(), &[]);
     let mut c = client(&server.url).await;
-    publish(&mut c, vec![start_call("s", "e0", "c0", "job_list", "{}")]).await.unwrap();
-    let mut stream = subscribe(&mut c, request("s", pb::Target::Ansi, false, from_beginning())).await;
+    publish(&mut c, vec![start_call("s", "e0", "c0", "job_list", "{}")])
+        .await
+        .unwrap();
+    let mut stream = subscribe(
+        &mut c,
+        request("s", pb::Target::Ansi, false, from_beginning()),
+    )
+    .await;
     updates_until(&mut stream, 1).await;
 
     // A publisher keeps going while the server is asked to stop.
@@ -334,12 +340,18 @@ async fn sigterm_ends_streams_finishes_publishes_and_closes_the_store() {
         unreachable!()
     });
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let status = Command::new("kill").args(["-TERM", &server.pid().to_string()]).status().unwrap();
+    let status = Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .unwrap();
     assert!(status.success());
 
     // The open stream ends cleanly (OK), and the process exits successfully.
     loop {
-        match tokio::time::timeout(PATIENCE, stream.message()).await.expect("the stream did not end") {
+        match tokio::time::timeout(PATIENCE, stream.message())
+            .await
+            .expect("the stream did not end")
+        {
             Ok(Some(_)) => continue,
             Ok(None) => break,
             Err(status) => panic!("the stream ended with an error: {status:?}"),
@@ -359,8 +371,19 @@ async fn sigterm_ends_streams_finishes_publishes_and_closes_the_store() {
     // Every acknowledged publish is there after a restart.
     let server = ServerProcess::spawn(dir.path(), &[]);
     let mut c = client(&server.url).await;
-    let head = c.get_session(pb::GetSessionRequest { session_id: "s".into() }).await.unwrap().into_inner().head_offset;
-    let mut stream = subscribe(&mut c, request("s", pb::Target::View, false, from_beginning())).await;
+    let head = c
+        .get_session(pb::GetSessionRequest {
+            session_id: "s".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .head_offset;
+    let mut stream = subscribe(
+        &mut c,
+        request("s", pb::Target::View, false, from_beginning()),
+    )
+    .await;
     let updates = updates_until(&mut stream, head).await;
     for (id, offset) in acked {
         assert_eq!(updates[offset as usize - 1].call_id, id);

