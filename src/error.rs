@@ -18,6 +18,9 @@ pub enum Error {
     /// A subscriber fell too far behind; it resumes from its last cursor.
     #[error("lagging: {0}")]
     Lagging(String),
+    /// A message over the size limit.
+    #[error("too large: {0}")]
+    TooLarge(String),
     /// Shutting down, or the store cannot be used.
     #[error("unavailable: {0}")]
     Unavailable(String),

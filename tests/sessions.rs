@@ -451,3 +451,48 @@ async fn a_hundred_subscribers_receive_identical_streams() {
     }
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn heartbeats_while_idle_and_the_message_size_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = ServeConfig {
+        heartbeat_interval_ms: 50,
+        max_message_size: 64 * 1024,
+        ..embedded(dir.path())
+    };
+    let server = Server::start_with(config).await;
+    let mut c = client(&server.url).await;
+    publish(&mut c, vec![start_call("s", "e1", "c1", "job_list", "{}")])
+        .await
+        .unwrap();
+    let mut s = subscribe(
+        &mut c,
+        request("s", pb::Target::Ansi, false, from_beginning()),
+    )
+    .await;
+    updates_until(&mut s, 1).await;
+    // Idle now: the next item is a heartbeat carrying the head.
+    let item = tokio::time::timeout(PATIENCE, s.message())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    match item.item {
+        Some(Item::Heartbeat(h)) => assert_eq!(h.head_offset, 1),
+        other => panic!("expected a heartbeat, got {other:?}"),
+    }
+
+    // A request over the limit is refused, and nothing is appended.
+    let big = output("s", "e2", "c1", &"x".repeat(100 * 1024));
+    let err = publish(&mut c, vec![big]).await.unwrap_err();
+    assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
+    let info = c
+        .get_session(pb::GetSessionRequest {
+            session_id: "s".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(info.head_offset, 1);
+    server.shutdown().await;
+}

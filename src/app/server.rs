@@ -52,11 +52,14 @@ pub async fn run(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
 
-    let presentation = PresentationServiceServer::new(PresentationApi)
-        .max_decoding_message_size(max)
+    // tonic's decoding limit is only a memory guard; the configured limit is enforced by the
+    // handlers, which answer RESOURCE_EXHAUSTED as the API promises.
+    let guard = max.saturating_mul(2);
+    let presentation = PresentationServiceServer::new(PresentationApi::new(max))
+        .max_decoding_message_size(guard)
         .max_encoding_message_size(max);
-    let session_api = SessionServiceServer::new(SessionApi::new(sessions.clone()))
-        .max_decoding_message_size(max)
+    let session_api = SessionServiceServer::new(SessionApi::new(sessions.clone(), max))
+        .max_decoding_message_size(guard)
         .max_encoding_message_size(max);
 
     let expiry = tokio::spawn(expire_sessions(sessions.clone()));

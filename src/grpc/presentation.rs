@@ -4,14 +4,23 @@ use tonic::{Request, Response, Status};
 
 use super::convert::{PresentInput, RenderInput};
 use super::pb::{self, presentation_service_server::PresentationService};
+use super::status::check_size;
 use crate::domain::Lifecycle;
 use crate::error::Error;
 use crate::present;
 use crate::render;
 
 /// The `PresentationService` implementation.
-#[derive(Debug, Clone, Default)]
-pub struct PresentationApi;
+#[derive(Debug, Clone)]
+pub struct PresentationApi {
+    max_message_size: usize,
+}
+
+impl PresentationApi {
+    pub fn new(max_message_size: usize) -> Self {
+        PresentationApi { max_message_size }
+    }
+}
 
 #[tonic::async_trait]
 impl PresentationService for PresentationApi {
@@ -19,6 +28,7 @@ impl PresentationService for PresentationApi {
         &self,
         req: Request<pb::PresentRequest>,
     ) -> Result<Response<pb::PresentResponse>, Status> {
+        check_size(req.get_ref(), self.max_message_size)?;
         let input = PresentInput::try_from(req.into_inner()).map_err(Error::invalid)?;
         let (call, result) = present::present(
             &input.tool_name,
@@ -36,6 +46,7 @@ impl PresentationService for PresentationApi {
         &self,
         req: Request<pb::RenderRequest>,
     ) -> Result<Response<pb::RenderResponse>, Status> {
+        check_size(req.get_ref(), self.max_message_size)?;
         let input = RenderInput::try_from(req.into_inner()).map_err(Error::invalid)?;
         // The same lifecycle rules as Publish, so Render shows what a session would.
         let mut lifecycle = Lifecycle::default();

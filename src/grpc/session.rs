@@ -9,6 +9,7 @@ use tracing::Instrument;
 
 use super::convert::{events_from_pb, target_from_pb};
 use super::pb::{self, session_service_server::SessionService};
+use super::status::check_size;
 use crate::domain::SessionId;
 use crate::error::Error;
 use crate::session::{Sessions, Start, SubscribeItem};
@@ -17,11 +18,15 @@ use crate::session::{Sessions, Start, SubscribeItem};
 #[derive(Clone)]
 pub struct SessionApi {
     sessions: Arc<Sessions>,
+    max_message_size: usize,
 }
 
 impl SessionApi {
-    pub fn new(sessions: Arc<Sessions>) -> Self {
-        SessionApi { sessions }
+    pub fn new(sessions: Arc<Sessions>, max_message_size: usize) -> Self {
+        SessionApi {
+            sessions,
+            max_message_size,
+        }
     }
 }
 
@@ -44,6 +49,7 @@ impl SessionService for SessionApi {
         &self,
         req: Request<pb::PublishRequest>,
     ) -> Result<Response<pb::PublishResponse>, Status> {
+        check_size(req.get_ref(), self.max_message_size)?;
         let pb::PublishRequest { events } = req.into_inner();
         let events = events_from_pb(events).map_err(Error::invalid)?;
         let span = tracing::info_span!(
