@@ -4,8 +4,7 @@ use std::collections::BTreeSet;
 
 use super::Context;
 use super::card::{
-    Capabilities, capped_streamed, diff_line_pairs, flatten, prepared_call, prepared_result,
-    read_lines_text, search_text, web_text,
+    Capabilities, Snapshot, diff_line_pairs, flatten, read_lines_text, search_text, web_text,
 };
 use super::fold::{CallStatus, Change};
 use crate::domain::{FileDiff, TerminalExit, ToolCallView, ToolResultView};
@@ -18,14 +17,10 @@ const GREEN: &str = "\x1b[32m";
 const YELLOW: &str = "\x1b[33m";
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
-    let (state, upto) = match change {
-        Change::Session => return String::new(),
-        Change::Started(s) | Change::Finished(s) => (s, None),
-        Change::Output(s, i) => (s, Some(i)),
+    let Some(snap) = Snapshot::of(change, ctx.cwd, caps.max_output_bytes) else {
+        return String::new();
     };
-    let cap = caps.max_output_bytes;
-    let call = prepared_call(state, ctx.cwd, cap);
-    let result = prepared_result(state, ctx.cwd, cap);
+    let (state, call, result, streamed) = (snap.state, &snap.call, &snap.result, &snap.streamed);
     let (color, mark) = match state.status {
         CallStatus::InProgress => (YELLOW, '○'),
         CallStatus::Completed => (GREEN, '●'),
@@ -45,7 +40,6 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     header.push_str(RESET);
     let mut lines = vec![header];
 
-    let streamed = capped_streamed(state, upto, cap);
     let title = result
         .as_ref()
         .and_then(ToolResultView::title)

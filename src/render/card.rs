@@ -354,6 +354,41 @@ pub fn prepared_result(state: &CallState, cwd: Option<&str>, cap: u64) -> Option
     })
 }
 
+/// A call as the snapshot targets (VIEW, Markdown, ANSI) show it after one change.
+pub struct Snapshot<'a> {
+    pub state: &'a CallState,
+    pub call: Option<ToolCallView>,
+    pub result: Option<ToolResultView>,
+    /// The streamed text up to this change, capped.
+    pub streamed: Cow<'a, str>,
+}
+
+impl<'a> Snapshot<'a> {
+    /// The snapshot after a call change; `None` for a session change.
+    pub fn of(change: super::Change<'a>, cwd: Option<&str>, cap: u64) -> Option<Self> {
+        let (state, upto) = match change {
+            super::Change::Session => return None,
+            super::Change::Started(s) | super::Change::Finished(s) => (s, None),
+            super::Change::Output(s, i) => (s, Some(i)),
+        };
+        Some(Snapshot {
+            state,
+            call: prepared_call(state, cwd, cap),
+            result: prepared_result(state, cwd, cap),
+            streamed: capped_streamed(state, upto, cap),
+        })
+    }
+
+    /// The title shown: the result's replacement title, else the call's, else the call id.
+    pub fn title(&self) -> &str {
+        self.result
+            .as_ref()
+            .and_then(ToolResultView::title)
+            .or(self.call.as_ref().map(ToolCallView::title))
+            .unwrap_or(self.state.call_id.as_str())
+    }
+}
+
 // ---- degradation (VIEW, and the AG-UI envelopes) ----------------------------------------------
 
 /// A call card the subscriber cannot show becomes generic.

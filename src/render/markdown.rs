@@ -2,38 +2,28 @@
 
 use super::Context;
 use super::card::{
-    Capabilities, capped_streamed, exit_note, prepared_call, prepared_result, read_lines_text,
-    search_text, unified, web_text,
+    Capabilities, Snapshot, exit_note, read_lines_text, search_text, unified, web_text,
 };
 use super::fold::{CallStatus, Change};
 use crate::domain::{ContentBlock, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
 use crate::present::text::fence;
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
-    let (state, upto) = match change {
-        Change::Session => return String::new(),
-        Change::Started(s) | Change::Finished(s) => (s, None),
-        Change::Output(s, i) => (s, Some(i)),
+    let Some(snap) = Snapshot::of(change, ctx.cwd, caps.max_output_bytes) else {
+        return String::new();
     };
-    let cap = caps.max_output_bytes;
-    let call = prepared_call(state, ctx.cwd, cap);
-    let result = prepared_result(state, ctx.cwd, cap);
-    let title = result
-        .as_ref()
-        .and_then(ToolResultView::title)
-        .or(call.as_ref().map(ToolCallView::title))
-        .unwrap_or(state.call_id.as_str());
-    let status = match state.status {
+    let (call, result, streamed) = (&snap.call, &snap.result, &snap.streamed);
+    let title = snap.title();
+    let status = match snap.state.status {
         CallStatus::InProgress => "In Progress",
         CallStatus::Completed => "Completed",
         CallStatus::Failed => "Failed",
     };
-    let streamed = capped_streamed(state, upto, cap);
-    let body = match (&result, &call) {
+    let body = match (result, call) {
         (Some(r), _) => result_body(r, call.as_ref()),
-        (None, Some(c)) => call_body(c, &streamed),
+        (None, Some(c)) => call_body(c, streamed),
         // An orphan's live output.
-        (None, None) => fence("console", &streamed),
+        (None, None) => fence("console", streamed),
     };
     let mut out = format!("**Tool Call: {title}**\nStatus: {status}");
     if !body.is_empty() {

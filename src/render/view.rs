@@ -3,9 +3,7 @@
 use serde::Serialize;
 
 use super::Context;
-use super::card::{
-    Capabilities, capped_streamed, degrade_call, degrade_result, prepared_call, prepared_result,
-};
+use super::card::{Capabilities, Snapshot, degrade_call, degrade_result};
 use super::fold::{CallStatus, Change};
 use crate::domain::{ToolCallView, ToolResultView};
 
@@ -38,22 +36,18 @@ pub struct CardSnapshot {
 }
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> ViewUpdate {
-    let (state, upto) = match change {
-        Change::Session => {
-            return ViewUpdate::Session {
-                cwd: ctx.cwd.map(str::to_owned),
-            };
-        }
-        Change::Started(s) | Change::Finished(s) => (s, None),
-        Change::Output(s, i) => (s, Some(i)),
+    let Some(snap) = Snapshot::of(change, ctx.cwd, caps.max_output_bytes) else {
+        return ViewUpdate::Session {
+            cwd: ctx.cwd.map(str::to_owned),
+        };
     };
-    let cap = caps.max_output_bytes;
+    let state = snap.state;
     ViewUpdate::Card(Box::new(CardSnapshot {
         call_id: state.call_id.to_string(),
         tool_name: state.tool_name.clone(),
         status: state.status,
-        call: prepared_call(state, ctx.cwd, cap).map(|v| degrade_call(v, caps)),
-        result: prepared_result(state, ctx.cwd, cap).map(|v| degrade_result(v, state, caps)),
-        streamed: capped_streamed(state, upto, cap).into_owned(),
+        call: snap.call.map(|v| degrade_call(v, caps)),
+        result: snap.result.map(|v| degrade_result(v, state, caps)),
+        streamed: snap.streamed.into_owned(),
     }))
 }
