@@ -85,9 +85,9 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         (Some(ToolCallView::Generic(g)), None) => {
             titled(&mut lines);
             push_dim(&mut lines, &flatten(&g.content));
-            push_dim(&mut lines, &streamed);
+            push_dim(&mut lines, streamed);
         }
-        (None, None) => push_dim(&mut lines, &streamed),
+        (None, None) => push_dim(&mut lines, streamed),
     }
     lines.join("\n")
 }
