@@ -10,6 +10,20 @@ use toolview::app::{
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    let result = dispatch(cli);
+    // A closed pipe (`toolview tail … | head`) is a normal way for a reader to stop.
+    match result {
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(config) => {
             init_tracing(config.log_format);
@@ -21,6 +35,34 @@ fn main() -> anyhow::Result<()> {
                 app::run(listener, config, shutdown_signal()).await
             })
         }
+        Command::Tail {
+            session,
+            server,
+            target,
+            terminal,
+            from_beginning,
+        } => client_runtime()?.block_on(toolview::grpc::cli::tail(
+            &server,
+            &session,
+            target.into(),
+            terminal,
+            from_beginning,
+            &mut std::io::stdout(),
+        )),
+        Command::Publish { session, server } => {
+            client_runtime()?.block_on(toolview::grpc::cli::publish(
+                &server,
+                &session,
+                std::io::stdin().lock(),
+                &mut std::io::stdout(),
+            ))
+        }
+        Command::Render { target, terminal } => toolview::grpc::cli::render_offline(
+            target.into(),
+            terminal,
+            std::io::stdin().lock(),
+            &mut std::io::stdout().lock(),
+        ),
         Command::Present { tool, args, result } => app::cli::present_command(
             &tool,
             &args,
@@ -28,6 +70,13 @@ fn main() -> anyhow::Result<()> {
             &mut std::io::stdout().lock(),
         ),
     }
+}
+
+/// A small runtime for the client commands.
+fn client_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
 }
 
 fn init_tracing(format: LogFormat) {

@@ -1,6 +1,9 @@
-//! The `toolview` binary's offline commands.
+//! The `toolview` binary's commands: present, render (offline), publish and tail.
 
-use std::process::Command;
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
@@ -68,4 +71,126 @@ fn present_rejects_a_malformed_result_clearly() {
     ]);
     assert!(!ok);
     assert!(err.contains("--result"), "{err}");
+}
+
+fn sample_jsonl() -> String {
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/sample-session.jsonl"
+    ))
+    .unwrap()
+}
+
+fn toolview_with_stdin(args: &[&str], stdin: &str) -> (bool, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolview"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn render_offline_every_target() {
+    let events = sample_jsonl();
+    let (ok, acp, err) = toolview_with_stdin(&["render", "--target", "acp", "--terminal"], &events);
+    assert!(ok, "{err}");
+    let messages: Vec<&str> = acp.lines().collect();
+    // 13 events: the session start renders nothing, each call start one tool_call, the rest one update.
+    assert_eq!(messages.len(), 12);
+    for m in &messages {
+        support::acp::validate(m).unwrap();
+    }
+    let (ok, md, _) = toolview_with_stdin(&["render", "--target", "markdown"], &events);
+    assert!(ok);
+    assert!(
+        md.contains("**Tool Call: npm test**\nStatus: Completed"),
+        "{md}"
+    );
+    assert!(md.contains("exit code 2"), "{md}");
+    let (ok, view, _) = toolview_with_stdin(&["render", "--target", "view"], &events);
+    assert!(ok);
+    assert_eq!(view.lines().count(), 13);
+    let last: Value = serde_json::from_str(view.lines().last().unwrap()).unwrap();
+    assert_eq!(last["view"]["card"]["status"], "CALL_STATUS_COMPLETED");
+
+    let (ok, _, err) = toolview_with_stdin(
+        &["render", "--target", "ansi"],
+        "{\"sessionId\":\"s\",\"eventId\":\"e\"}\nnot json\n",
+    );
+    assert!(!ok);
+    assert!(err.contains("line 2"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publish_then_tail_against_a_server() {
+    let server = support::server::Server::start().await;
+    let url = server.url.clone();
+    let (ok, acks, err) = tokio::task::spawn_blocking({
+        let url = url.clone();
+        move || {
+            toolview_with_stdin(
+                &["publish", "--session", "cli", "--server", &url],
+                &sample_jsonl(),
+            )
+        }
+    })
+    .await
+    .unwrap();
+    assert!(ok, "{err}");
+    let acks: Vec<Value> = acks
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(acks.len(), 13);
+    assert_eq!(acks[12]["cursor"]["offset"], "13");
+
+    // tail prints the replay, then waits for more; stop it once the last call is shown.
+    let lines = tokio::task::spawn_blocking(move || {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolview"))
+            .args([
+                "tail",
+                "--session",
+                "cli",
+                "--server",
+                &url,
+                "--target",
+                "markdown",
+                "--from-beginning",
+            ])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut seen = Vec::new();
+        for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+            let line = line.unwrap();
+            let done = line.contains("Fetched https://vitest.dev/guide/ (HTTP 200)");
+            seen.push(line);
+            if done {
+                break;
+            }
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        seen
+    })
+    .await
+    .unwrap();
+    let text = lines.join("\n");
+    assert!(text.contains("**Tool Call: Edit src/app.ts**"), "{text}");
+    assert!(text.contains("exit code 2"), "{text}");
+    server.shutdown().await;
 }

@@ -33,6 +33,73 @@ pub enum Command {
         #[arg(long)]
         result: Option<String>,
     },
+    /// Follow a session live, rendered for a terminal (ANSI) or another target.
+    Tail {
+        /// The session id.
+        #[arg(long)]
+        session: String,
+        /// The server's URL.
+        #[arg(
+            long,
+            env = "TOOLVIEW_SERVER",
+            default_value = "http://127.0.0.1:50051"
+        )]
+        server: String,
+        /// The rendering target.
+        #[arg(long, value_enum, default_value = "ansi")]
+        target: TargetArg,
+        /// Render as for a client that shows terminals.
+        #[arg(long)]
+        terminal: bool,
+        /// Replay the session from its start instead of only new events.
+        #[arg(long)]
+        from_beginning: bool,
+    },
+    /// Publish `ToolEvent` JSON lines from stdin (protobuf JSON mapping) and print the acks.
+    Publish {
+        /// The session the events go to (it replaces each event's `sessionId`).
+        #[arg(long)]
+        session: String,
+        /// The server's URL.
+        #[arg(
+            long,
+            env = "TOOLVIEW_SERVER",
+            default_value = "http://127.0.0.1:50051"
+        )]
+        server: String,
+    },
+    /// Render `ToolEvent` JSON lines from stdin offline, with no server.
+    Render {
+        /// The rendering target.
+        #[arg(long, value_enum)]
+        target: TargetArg,
+        /// Render as for a client that shows terminals.
+        #[arg(long)]
+        terminal: bool,
+    },
+}
+
+/// A rendering target on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TargetArg {
+    Ansi,
+    Markdown,
+    Acp,
+    AgUi,
+    View,
+}
+
+impl From<TargetArg> for crate::render::Target {
+    fn from(t: TargetArg) -> Self {
+        use crate::render::Target;
+        match t {
+            TargetArg::Ansi => Target::Ansi,
+            TargetArg::Markdown => Target::Markdown,
+            TargetArg::Acp => Target::Acp,
+            TargetArg::AgUi => Target::AgUi,
+            TargetArg::View => Target::View,
+        }
+    }
 }
 
 /// `--result` JSON.

@@ -1,7 +1,9 @@
 //! The gRPC edge: generated code, conversions, status mapping, and thin service impls. This is
 //! the only module that names generated types.
 
+pub mod cli;
 pub mod convert;
+pub mod json;
 mod presentation;
 mod session;
 mod status;

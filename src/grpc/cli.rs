@@ -1,0 +1,161 @@
+//! The gRPC side of the command line: `tail` (a live subscriber), `publish` (a harness in a
+//! shell pipeline) and the offline `render`. Events are JSON lines in the protobuf JSON
+//! mapping of `ToolEvent`.
+
+use std::io::{BufRead, Write};
+
+use anyhow::{Context as _, bail};
+
+use super::convert::events_from_pb;
+use super::json::{event_from_json, to_json};
+use super::pb::{
+    self, session_service_client::SessionServiceClient, subscribe_request::Start,
+    subscribe_response::Item,
+};
+use crate::domain::Lifecycle;
+use crate::render::{self, Capabilities, Target};
+
+/// Reads `ToolEvent` JSON lines (blank lines skipped), naming the line of a bad one.
+pub fn read_events(
+    input: impl BufRead,
+    session: Option<&str>,
+) -> anyhow::Result<Vec<pb::ToolEvent>> {
+    let mut events = Vec::new();
+    for (n, line) in input.lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut event =
+            event_from_json(&line).map_err(|e| anyhow::anyhow!("line {}: {e}", n + 1))?;
+        if let Some(s) = session {
+            event.session_id = s.to_owned();
+        }
+        events.push(event);
+    }
+    Ok(events)
+}
+
+fn target_to_pb(t: Target) -> pb::Target {
+    match t {
+        Target::View => pb::Target::View,
+        Target::Acp => pb::Target::Acp,
+        Target::AgUi => pb::Target::AgUi,
+        Target::Markdown => pb::Target::Markdown,
+        Target::Ansi => pb::Target::Ansi,
+    }
+}
+
+/// Prints one update: text targets as their text, JSON targets one message per line, VIEW as
+/// the update's protobuf JSON. Session updates of text targets print nothing.
+pub fn print_update(update: &pb::RenderedUpdate, out: &mut impl Write) -> std::io::Result<()> {
+    use pb::rendered_update::Body;
+    match &update.body {
+        Some(Body::Markdown(s) | Body::Ansi(s)) if s.is_empty() => Ok(()),
+        Some(Body::Markdown(s) | Body::Ansi(s)) => writeln!(out, "{s}\n"),
+        Some(Body::Acp(m) | Body::AgUi(m)) => m.json.iter().try_for_each(|j| writeln!(out, "{j}")),
+        Some(Body::View(_)) | None => {
+            writeln!(out, "{}", to_json(update, "toolview.v1.RenderedUpdate"))
+        }
+    }
+}
+
+/// `toolview publish`: sends the events as one batch and prints one ack per line.
+pub async fn publish(
+    server: &str,
+    session: &str,
+    input: impl BufRead,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let events = read_events(input, Some(session))?;
+    let mut client = SessionServiceClient::connect(server.to_owned())
+        .await
+        .with_context(|| format!("connecting to {server}"))?;
+    let acks = client
+        .publish(pb::PublishRequest { events })
+        .await
+        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?;
+    for ack in acks.into_inner().acks {
+        writeln!(out, "{}", to_json(&ack, "toolview.v1.PublishAck"))?;
+    }
+    Ok(())
+}
+
+/// `toolview tail`: prints a session's updates as they arrive, until the stream ends.
+pub async fn tail(
+    server: &str,
+    session: &str,
+    target: Target,
+    terminal: bool,
+    from_beginning: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let mut client = SessionServiceClient::connect(server.to_owned())
+        .await
+        .with_context(|| format!("connecting to {server}"))?;
+    let start = if from_beginning {
+        Start::FromBeginning(pb::StartFromBeginning {})
+    } else {
+        Start::LiveOnly(pb::StartLiveOnly {})
+    };
+    let caps = pb::Capabilities {
+        terminal,
+        diff: true,
+        read: true,
+        search: true,
+        web: true,
+        max_output_bytes: 0,
+    };
+    let request = pb::SubscribeRequest {
+        session_id: session.to_owned(),
+        target: target_to_pb(target) as i32,
+        capabilities: Some(caps),
+        start: Some(start),
+    };
+    let mut stream = client
+        .subscribe(request)
+        .await
+        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
+        .into_inner();
+    while let Some(msg) = stream
+        .message()
+        .await
+        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
+    {
+        match msg.item {
+            Some(Item::Update(u)) => print_update(&u, out)?,
+            Some(Item::Reset(r)) => eprintln!("[reset: epoch {}, head {}]", r.epoch, r.head_offset),
+            Some(Item::Heartbeat(_)) | None => {}
+        }
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// `toolview render`: folds and renders events offline, exactly as a subscriber would get them.
+pub fn render_offline(
+    target: Target,
+    terminal: bool,
+    input: impl BufRead,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let events = events_from_pb(read_events(input, None)?).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut lifecycle = Lifecycle::default();
+    for (i, e) in events.iter().enumerate() {
+        if let Err(err) = lifecycle.admit(&e.body) {
+            bail!("events[{i}]: {err}");
+        }
+    }
+    let caps = Capabilities {
+        terminal,
+        diff: true,
+        read: true,
+        search: true,
+        web: true,
+        max_output_bytes: 0,
+    };
+    for rendered in render::render_all("", &events, target, &caps) {
+        print_update(&pb::RenderedUpdate::from(rendered), out)?;
+    }
+    Ok(())
+}
