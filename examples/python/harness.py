@@ -1,0 +1,83 @@
+"""A Python agent harness publishing a realistic session to toolview.
+
+    python harness.py --server 127.0.0.1:50051 --session py-demo
+
+It reads a file, edits it (with before/after meta so toolview shows real hunks), runs a test
+command that streams output and fails with exit code 2, greps, and fetches a page.
+"""
+
+import argparse
+import json
+
+import grpc
+
+from toolview_stubs import events_pb2, session_service_pb2, session_service_pb2_grpc, views_pb2
+
+
+def text(t):
+    return views_pb2.ContentBlock(text=views_pb2.TextContent(text=t))
+
+
+class Harness:
+    def __init__(self, stub, session):
+        self.stub, self.session, self.n = stub, session, 0
+
+    def publish(self, **event):
+        self.n += 1
+        ev = events_pb2.ToolEvent(session_id=self.session, event_id=f"py-{self.n}", **event)
+        ack = self.stub.Publish(session_service_pb2.PublishRequest(events=[ev])).acks[0]
+        print(f"acked {ack.event_id} at offset {ack.cursor.offset}")
+
+    def start(self, call_id, tool, args):
+        self.publish(call_started=events_pb2.ToolCallStarted(call_id=call_id, tool_name=tool, arguments_json=json.dumps(args)))
+
+    def output(self, call_id, data):
+        self.publish(call_output=events_pb2.ToolCallOutput(call_id=call_id, data=data))
+
+    def finish(self, call_id, result, meta=None, is_error=False):
+        self.publish(
+            call_finished=events_pb2.ToolCallFinished(
+                call_id=call_id, content=[text(result)], is_error=is_error, meta_json=json.dumps(meta) if meta else ""
+            )
+        )
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--server", default="127.0.0.1:50051")
+    parser.add_argument("--session", default="py-demo")
+    a = parser.parse_args()
+    with grpc.insecure_channel(a.server) as channel:
+        h = Harness(session_service_pb2_grpc.SessionServiceStub(channel), a.session)
+        h.publish(session_started=events_pb2.SessionStarted(cwd="/work/proj"))
+
+        lines = ["export const port = 8080", "// TODO: read from env"]
+        h.start("read-1", "read", {"file_path": "/work/proj/src/app.ts"})
+        body = "\n".join(f"{i}: {l}" for i, l in enumerate(lines, 1))
+        h.finish(
+            "read-1",
+            f"<path>/work/proj/src/app.ts</path>\n<type>file</type>\n<content>\n{body}\n</content>",
+            {"path": "/work/proj/src/app.ts", "offset": 1, "totalLines": 2, "lang": "ts",
+             "lines": [{"number": i, "text": l} for i, l in enumerate(lines, 1)]},
+        )
+
+        before = "\n".join(lines) + "\n"
+        after = before.replace("8080", "Number(process.env.PORT)")
+        h.start("edit-1", "edit", {"file_path": "src/app.ts", "old_string": "8080", "new_string": "Number(process.env.PORT)"})
+        h.finish("edit-1", "The file was updated.", {"before": before, "after": after})
+
+        h.start("bash-1", "bash", {"command": "npm test", "description": "Run the tests"})
+        h.output("bash-1", "> vitest run\n")
+        h.output("bash-1", " FAIL  src/app.test.ts\n")
+        h.finish("bash-1", "> vitest run\n FAIL  src/app.test.ts\nTests  1 failed\n[exit code: 2]")
+
+        h.start("grep-1", "grep", {"pattern": "TODO", "path": "src"})
+        h.finish("grep-1", "Found 1 match", {"shape": "matches", "truncated": False, "total": 1,
+                 "files": [{"path": "src/app.ts", "matches": [{"lineNumber": 2, "line": "// TODO: read from env"}]}]})
+
+        h.start("fetch-1", "web_fetch", {"url": "https://vitest.dev/guide/"})
+        h.finish("fetch-1", "# Getting Started", {"url": "https://vitest.dev/guide/", "statusCode": 200, "truncated": False})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+//! Harnesses and subscribers in other languages, with nothing but the proto: the Python
+//! (grpcio) and Node.js (@grpc/grpc-js) examples against a real server. The tools are
+//! installed by `scripts/test.sh` (`tests/.venv`, `examples/node/node_modules`).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use support::server::Server;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(program: &Path, args: &[&str]) -> String {
+    assert!(
+        program.exists() || program.is_relative(),
+        "{} is missing: run scripts/test.sh",
+        program.display()
+    );
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{program:?} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// What the Markdown subscriber must have printed for the examples' session.
+fn assert_received(markdown: &str) {
+    let offsets: Vec<u64> = markdown
+        .lines()
+        .filter_map(|l| l.strip_prefix("--- offset "))
+        .map(|n| n.parse().unwrap())
+        .collect();
+    // The session start renders no Markdown; every call update does, in order.
+    assert_eq!(offsets, (2..=13).collect::<Vec<_>>(), "{markdown}");
+    for expected in [
+        "**Tool Call: Read src/app.ts**\nStatus: Completed\n\n```ts\nexport const port = 8080\n// TODO: read from env\n```",
+        "-export const port = 8080\n+export const port = Number(process.env.PORT)",
+        "**Tool Call: npm test**\nStatus: In Progress",
+        "```console\n$ npm test\n> vitest run\n FAIL  src/app.test.ts\nTests  1 failed\n```\n\nexit code 2",
+        "`src/app.ts`\n```\n2: // TODO: read from env\n```",
+        "Fetched https://vitest.dev/guide/ (HTTP 200)",
+    ] {
+        assert!(
+            markdown.contains(expected),
+            "missing {expected:?} in:\n{markdown}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_harness_and_subscriber() {
+    let python = root().join("tests/.venv/bin/python");
+    assert!(
+        python.exists(),
+        "tests/.venv is missing: run scripts/test.sh"
+    );
+    let server = Server::start().await;
+    let addr = server.url.trim_start_matches("http://").to_owned();
+    let markdown = tokio::task::spawn_blocking(move || {
+        let acks = run(
+            &python,
+            &[
+                "examples/python/harness.py",
+                "--server",
+                &addr,
+                "--session",
+                "py",
+            ],
+        );
+        assert_eq!(acks.lines().count(), 13, "{acks}");
+        run(
+            &python,
+            &[
+                "examples/python/subscriber.py",
+                "--server",
+                &addr,
+                "--session",
+                "py",
+                "--count",
+                "13",
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    assert_received(&markdown);
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn node_harness_and_subscriber() {
+    assert!(
+        root()
+            .join("examples/node/node_modules/@grpc/grpc-js")
+            .exists(),
+        "run scripts/test.sh (npm ci --prefix examples/node)"
+    );
+    let server = Server::start().await;
+    let addr = server.url.trim_start_matches("http://").to_owned();
+    let markdown = tokio::task::spawn_blocking(move || {
+        let node = Path::new("node");
+        let acks = run(
+            node,
+            &[
+                "examples/node/harness.js",
+                "--server",
+                &addr,
+                "--session",
+                "node",
+            ],
+        );
+        assert_eq!(acks.lines().count(), 13, "{acks}");
+        run(
+            node,
+            &[
+                "examples/node/subscriber.js",
+                "--server",
+                &addr,
+                "--session",
+                "node",
+                "--count",
+                "13",
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    assert_received(&markdown);
+    server.shutdown().await;
+}
