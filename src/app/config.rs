@@ -76,6 +76,15 @@ pub struct ServeConfig {
     #[arg(long, env = "TOOLVIEW_SHUTDOWN_GRACE_MS", default_value_t = 10_000)]
     pub shutdown_grace_ms: u64,
 
+    /// Origins allowed to call over gRPC-Web from a browser (CORS); repeat or comma-separate.
+    /// The viewer served at `/` is same-origin and needs none.
+    #[arg(
+        long = "cors-origin",
+        env = "TOOLVIEW_CORS_ORIGINS",
+        value_delimiter = ','
+    )]
+    pub cors_origins: Vec<String>,
+
     /// Log format.
     #[arg(long, env = "TOOLVIEW_LOG_FORMAT", value_enum, default_value = "human")]
     pub log_format: LogFormat,
@@ -118,6 +127,7 @@ impl Default for ServeConfig {
             heartbeat_interval_ms: 15_000,
             subscriber_lag_limit: 50_000,
             shutdown_grace_ms: 10_000,
+            cors_origins: Vec::new(),
             log_format: LogFormat::Human,
         }
     }

@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod config;
 pub mod server;
+pub mod web;
 
 pub use config::ServeConfig;
 pub use server::run;

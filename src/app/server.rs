@@ -82,13 +82,23 @@ pub async fn run(
     };
 
     tracing::info!(addr = %listener.local_addr()?, store = sessions.store_name(), "serving");
-    let server = Server::builder()
-        .trace_fn(|req| tracing::info_span!("rpc", path = %req.uri().path()))
+    // gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, with the viewer at `/`.
+    // gRPC-Web is translated for the gRPC routes only: tonic-web refuses other HTTP/1 requests,
+    // and the viewer's page is plain HTTP/1.
+    let grpc = tonic::service::Routes::default()
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(presentation)
         .add_service(session_api)
+        .into_axum_router()
+        .layer(tonic_web::GrpcWebLayer::new());
+    let routes = tonic::service::Routes::from(super::web::routes().merge(grpc));
+    let server = Server::builder()
+        .accept_http1(true)
+        .trace_fn(|req| tracing::info_span!("rpc", path = %req.uri().path()))
+        .layer(super::web::cors(&config.cors_origins))
+        .add_routes(routes)
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), stopping);
     let grace = Duration::from_millis(config.shutdown_grace_ms);
     tokio::select! {

@@ -1,0 +1,159 @@
+//! The web viewer in a real browser: headless Chromium (Debian's, driven by playwright-core)
+//! opens `/` on a real server, subscribes over gRPC-Web, and renders the cards live while the
+//! test publishes. The screenshot is kept as a test artifact in `target/test-artifacts/`.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use support::server::Server;
+use support::sessions::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_viewer_renders_a_live_session() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("tests/js/viewer_browser.cjs");
+    assert!(
+        root.join("tests/js/node_modules/playwright-core").exists(),
+        "run scripts/test.sh (npm ci in tests/js)"
+    );
+    assert!(
+        PathBuf::from("/usr/bin/chromium").exists(),
+        "Chromium is missing: .ci/run installs it (apt-get install chromium)"
+    );
+    let artifacts = root.join("target/test-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let shot = artifacts.join("viewer.png");
+
+    let server = Server::start().await;
+    let mut c = client(&server.url).await;
+    let events = sample_session_for_viewer("web");
+    let (first, rest) = events.split_at(3);
+    publish(&mut c, first.to_vec()).await.unwrap();
+
+    let mut browser = Command::new("node")
+        .arg(&script)
+        .args([&server.url, "web", shot.to_str().unwrap(), "f1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("node runs");
+    let mut stdin = browser.stdin.take().unwrap();
+    let stdout = browser.stdout.take().unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let ready = tokio::time::timeout(PATIENCE, rx.recv())
+        .await
+        .expect("the browser did not start")
+        .unwrap_or_default();
+    assert_eq!(ready, "ready");
+
+    // The rest arrives while the page is open: live updates, streamed output included.
+    for e in rest {
+        publish(&mut c, vec![e.clone()]).await.unwrap();
+    }
+    writeln!(stdin, "published").unwrap();
+    drop(stdin);
+    let mut last = String::new();
+    while let Ok(Some(line)) = tokio::time::timeout(PATIENCE, rx.recv()).await {
+        last = line;
+    }
+    let status = tokio::task::spawn_blocking(move || browser.wait().unwrap())
+        .await
+        .unwrap();
+    assert!(status.success(), "the browser script failed");
+    let summary: Value =
+        serde_json::from_str(&last).unwrap_or_else(|_| panic!("no summary: {last}"));
+    let cards = summary["cards"].as_array().unwrap();
+    let card = |call: &str| {
+        cards
+            .iter()
+            .find(|c| c["call"] == call)
+            .unwrap_or_else(|| panic!("no card {call}: {summary}"))
+    };
+
+    assert_eq!(summary["header"], "Session web — /work/proj");
+    assert_eq!(cards.len(), 5);
+    let read = card("r1");
+    assert_eq!(
+        (read["card"].as_str(), read["status"].as_str()),
+        (Some("read"), Some("completed"))
+    );
+    assert_eq!(read["lines"][0], "1 const a = 1");
+    let edit = card("w1");
+    assert_eq!(edit["card"], "diff");
+    assert_eq!(edit["title"], "Edit src/a.ts");
+    assert_eq!(edit["removed"][0], "- const a = 1");
+    assert_eq!(edit["added"][0], "+ const a = 2");
+    let bash = card("b1");
+    assert_eq!(
+        (bash["card"].as_str(), bash["status"].as_str()),
+        (Some("terminal"), Some("completed"))
+    );
+    assert_eq!(bash["command"], "$ npm test");
+    assert_eq!(bash["cwd"], "/work/proj");
+    assert_eq!(bash["exit"], "2");
+    assert_eq!(bash["output"], "running\n1 failing");
+    let grep = card("g1");
+    assert_eq!(grep["card"], "search");
+    assert!(grep["text"].as_str().unwrap().contains("// TODO"));
+    let fetch = card("f1");
+    assert_eq!(fetch["card"], "web");
+    assert!(fetch["text"].as_str().unwrap().contains("HTTP 200"));
+    assert!(
+        std::fs::metadata(&shot).unwrap().len() > 10_000,
+        "the screenshot is saved"
+    );
+    println!("viewer screenshot: {}", shot.display());
+    server.shutdown().await;
+}
+
+/// The sample session without the todo call (five cards).
+fn sample_session_for_viewer(s: &str) -> Vec<toolview::grpc::pb::ToolEvent> {
+    let mut events = sample_session(s);
+    events.truncate(13);
+    events
+}
+
+/// A CORS preflight from a configured origin is allowed; from another origin it is not.
+#[tokio::test]
+async fn grpc_web_cors_for_configured_origins() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let config = toolview::app::ServeConfig {
+        cors_origins: vec!["http://allowed.test".into()],
+        ..toolview::app::ServeConfig::memory()
+    };
+    let server = Server::start_with(config).await;
+    let addr = server.url.trim_start_matches("http://").to_owned();
+    let preflight = |origin: &'static str| {
+        let addr = addr.clone();
+        async move {
+            let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+            let req = format!(
+                "OPTIONS /toolview.v1.SessionService/GetSession HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\n\
+                 Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type,x-grpc-web\r\n\
+                 Connection: close\r\n\r\n"
+            );
+            s.write_all(req.as_bytes()).await.unwrap();
+            let mut resp = String::new();
+            s.read_to_string(&mut resp).await.unwrap();
+            resp.to_ascii_lowercase()
+        }
+    };
+    let allowed = preflight("http://allowed.test").await;
+    assert!(
+        allowed.contains("access-control-allow-origin: http://allowed.test"),
+        "{allowed}"
+    );
+    assert!(allowed.contains("x-grpc-web"), "{allowed}");
+    let other = preflight("http://elsewhere.test").await;
+    assert!(!other.contains("access-control-allow-origin"), "{other}");
+    server.shutdown().await;
+}

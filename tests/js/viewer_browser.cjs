@@ -1,0 +1,62 @@
+// Drives the toolview viewer in headless Chromium (Debian's, via playwright-core).
+//
+//   node viewer_browser.cjs <base-url> <session> <screenshot.png> <last-call-id>
+//
+// Prints "ready" once the first card is shown (the Rust test then publishes the rest of the
+// session live), waits for the final state, saves a screenshot, and prints a JSON summary of
+// the rendered DOM as its last line.
+const { chromium } = require('playwright-core');
+const readline = require('readline');
+
+const [base, session, shot, lastCall] = process.argv.slice(2);
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 1500 } });
+    page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+    await page.goto(`${base}/?session=${encodeURIComponent(session)}`);
+    await page.waitForSelector('section.card', { timeout: 30000 });
+    console.log('ready');
+    // Wait until the test says everything is published, then for the last card to finish.
+    const rl = readline.createInterface({ input: process.stdin });
+    for await (const line of rl) if (line.trim() === 'published') break;
+    rl.close();
+    process.stdin.destroy();
+    await page.waitForSelector(`section[data-call="${lastCall}"][data-status="completed"]`, { timeout: 30000 });
+    await page.screenshot({ path: shot, fullPage: true });
+    const summary = await page.evaluate(() => ({
+      header: document.getElementById('session').textContent,
+      state: document.getElementById('state').textContent,
+      cards: [...document.querySelectorAll('section.card')].map((c) => ({
+        call: c.dataset.call,
+        card: c.dataset.card,
+        status: c.dataset.status,
+        title: c.querySelector('.title')?.textContent,
+        exit: c.querySelector('[data-exit]')?.dataset.exit ?? null,
+        command: c.querySelector('.terminal .cmd')?.textContent ?? null,
+        cwd: c.querySelector('.terminal .cwd')?.textContent ?? null,
+        output: c.querySelector('.terminal .output')?.textContent ?? null,
+        added: [...c.querySelectorAll('.diff .add')].map((e) => e.textContent.trim()),
+        removed: [...c.querySelectorAll('.diff .del')].map((e) => e.textContent.trim()),
+        lines: [...c.querySelectorAll('pre.read > span')].map((e) => e.textContent.trim()),
+        text: c.textContent,
+      })),
+    }));
+    console.log(JSON.stringify(summary));
+  } finally {
+    await browser.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e.stack || String(e));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,200 @@
+// The toolview browser viewer: subscribes to one session (from the URL, `?session=ID`) over
+// gRPC-Web and renders its VIEW card snapshots live. Each update replaces its call's card.
+
+import { createClient } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { SessionService } from "./gen/toolview/v1/session_service_pb";
+import { CallStatus, Target, type CardSnapshot } from "./gen/toolview/v1/rendering_pb";
+import type { ContentBlock, FileDiff, ToolCallView, ToolResultView } from "./gen/toolview/v1/views_pb";
+
+type Child = Node | string | null | undefined | false;
+
+/** A tiny element builder: el("div", {class: "x"}, child, …). */
+function el(tag: string, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElement {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const c of children) if (c) e.append(c);
+  return e;
+}
+
+function texts(content: ContentBlock[]): Child[] {
+  return content.map((b) => {
+    switch (b.block.case) {
+      case "text":
+        return el("pre", { class: "text" }, b.block.value.text);
+      case "reasoning":
+        return null;
+      case "image":
+        return el("div", { class: "muted" }, `[image ${b.block.value.uri || b.block.value.mimeType}]`);
+      case "resourceLink":
+        return el("a", { href: b.block.value.uri }, b.block.value.name || b.block.value.uri);
+      default:
+        return null;
+    }
+  });
+}
+
+/** Lines of a line diff (LCS), as [prefix, text]. */
+function lineDiff(oldText: string | undefined, newText: string): [string, string][] {
+  const a = oldText ? oldText.split("\n") : [];
+  const b = newText ? newText.split("\n") : [];
+  const n = a.length, m = b.length;
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  const out: [string, string][] = [];
+  let i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) { out.push([" ", a[i]]); i++; j++; }
+    else if (i < n && (j >= m || lcs[i + 1][j] >= lcs[i][j + 1])) out.push(["-", a[i++]]);
+    else out.push(["+", b[j++]]);
+  }
+  return out;
+}
+
+function diffs(list: FileDiff[]): HTMLElement {
+  return el("div", { class: "diffs" }, ...list.map((d) =>
+    el("div", { class: "file" },
+      el("div", { class: "path" }, d.oldText === undefined ? `${d.path} (new)` : d.path),
+      el("pre", { class: "diff" }, ...lineDiff(d.oldText, d.newText).map(([p, t]) =>
+        el("span", { class: p === "+" ? "add" : p === "-" ? "del" : "ctx" }, `${p} ${t}\n`))))));
+}
+
+function exitPill(result: ToolResultView | undefined): Child {
+  if (result?.card.case !== "terminal") return null;
+  const exit = result.card.value.exit;
+  if (exit.case === "exitCode")
+    return el("span", { class: `pill ${exit.value === 0 ? "ok" : "bad"}`, "data-exit": String(exit.value) }, `exit ${exit.value}`);
+  if (exit.case === "signal") return el("span", { class: "pill bad", "data-exit": exit.value }, exit.value);
+  return null;
+}
+
+function callBody(call: ToolCallView | undefined, card: CardSnapshot): Child[] {
+  switch (call?.card.case) {
+    case "terminal": {
+      const t = call.card.value;
+      const r = card.result?.card.case === "terminal" ? card.result.card.value : undefined;
+      return [
+        t.description && el("div", { class: "muted" }, t.description),
+        el("div", { class: "terminal" },
+          el("div", { class: "cmd" }, `$ ${t.title}`),
+          t.cwd && el("div", { class: "cwd" }, t.cwd),
+          el("pre", { class: "output" }, r?.output ?? card.streamed)),
+      ];
+    }
+    case "diff":
+      return card.result ? [] : [diffs(call.card.value.diffs)];
+    case "generic": {
+      const g = call.card.value;
+      return card.result ? [] : [...texts(g.content), card.streamed && el("pre", { class: "output" }, card.streamed)];
+    }
+    default:
+      return card.streamed ? [el("pre", { class: "output" }, card.streamed)] : [];
+  }
+}
+
+function resultBody(result: ToolResultView | undefined): Child[] {
+  switch (result?.card.case) {
+    case "generic":
+      return texts(result.card.value.content);
+    case "diff":
+      return [diffs(result.card.value.diffs)];
+    case "read": {
+      const r = result.card.value;
+      return [el("div", { class: "path" }, r.path), el("pre", { class: "read" }, ...r.lines.map((l) =>
+        el("span", {}, el("span", { class: "ln" }, String(l.number)), ` ${l.text}\n`)))];
+    }
+    case "search": {
+      const s = result.card.value;
+      const note = s.truncated ? el("div", { class: "muted" }, `showing part of ${s.total}`) : null;
+      if (s.shape.case === "matches")
+        return [...s.shape.value.files.map((f) => el("div", { class: "file" }, el("div", { class: "path" }, f.path),
+          el("pre", { class: "read" }, ...f.matches.map((m) => el("span", {}, el("span", { class: "ln" }, String(m.lineNumber)), ` ${m.line}\n`))))), note];
+      if (s.shape.case === "paths") return [el("ul", {}, ...s.shape.value.paths.map((p) => el("li", {}, p))), note];
+      return [];
+    }
+    case "web": {
+      const w = result.card.value;
+      if (w.kind.case === "fetch")
+        return [el("div", {}, `Fetched ${w.kind.value.url} `, el("span", { class: "pill ok" }, `HTTP ${w.kind.value.statusCode}`))];
+      if (w.kind.case === "search")
+        return [w.kind.value.answer && el("p", {}, w.kind.value.answer),
+          el("ul", {}, ...w.kind.value.sources.map((s) => el("li", {}, el("a", { href: s.url }, s.title ?? s.url), s.snippet ? ` — ${s.snippet}` : "")))];
+      return [];
+    }
+    default:
+      return [];
+  }
+}
+
+const STATUS: Record<number, [string, string]> = {
+  [CallStatus.IN_PROGRESS]: ["running", "In progress"],
+  [CallStatus.COMPLETED]: ["completed", "Completed"],
+  [CallStatus.FAILED]: ["failed", "Failed"],
+};
+
+function render(card: CardSnapshot): HTMLElement {
+  const call = card.call;
+  const kind = card.result?.card.case ?? call?.card.case ?? "generic";
+  const title = card.result?.card.value?.title ?? call?.card.value?.title ?? card.callId;
+  const [cls, label] = STATUS[card.status] ?? ["running", "?"];
+  const exit = card.result?.card.case === "terminal" ? card.result.card.value.exit : undefined;
+  const unclean = exit?.case === "signal" || (exit?.case === "exitCode" && exit.value !== 0);
+  return el("section", { class: `card ${cls}${unclean ? " unclean" : ""}`, "data-call": card.callId, "data-card": kind, "data-status": cls },
+    el("header", {},
+      el("span", { class: "tool" }, card.toolName || "orphan"),
+      el("span", { class: "title" }, title),
+      exitPill(card.result),
+      el("span", { class: `pill status ${cls}` }, label)),
+    ...callBody(call, card),
+    ...resultBody(card.result));
+}
+
+async function main() {
+  const params = new URLSearchParams(location.search);
+  const session = params.get("session") ?? "";
+  const header = document.getElementById("session")!;
+  const cards = document.getElementById("cards")!;
+  const state = document.getElementById("state")!;
+  if (!session) {
+    header.textContent = "Open this page with ?session=<id>";
+    return;
+  }
+  header.textContent = `Session ${session}`;
+  const client = createClient(SessionService, createGrpcWebTransport({ baseUrl: location.origin }));
+  const byCall = new Map<string, HTMLElement>();
+  state.textContent = "connecting";
+  for await (const res of client.subscribe({
+    sessionId: session,
+    target: Target.VIEW,
+    capabilities: { terminal: true, diff: true, read: true, search: true, web: true },
+    start: { case: "fromBeginning", value: {} },
+  })) {
+    state.textContent = "live";
+    if (res.item.case === "reset") {
+      byCall.clear();
+      cards.replaceChildren();
+      continue;
+    }
+    if (res.item.case !== "update") continue;
+    const update = res.item.value;
+    document.body.dataset.offset = String(update.cursor?.offset ?? "");
+    if (update.body.case !== "view") continue;
+    const view = update.body.value.update;
+    if (view.case === "session") {
+      header.textContent = `Session ${session}${view.value.cwd ? ` — ${view.value.cwd}` : ""}`;
+    } else if (view.case === "card") {
+      const next = render(view.value);
+      const prev = byCall.get(view.value.callId);
+      if (prev) prev.replaceWith(next);
+      else cards.append(next);
+      byCall.set(view.value.callId, next);
+    }
+  }
+  state.textContent = "ended";
+}
+
+main().catch((e) => {
+  document.getElementById("state")!.textContent = `error: ${e}`;
+});
