@@ -2,6 +2,7 @@
 //! resets, heartbeats, back-pressure and the lag limit. Each subscription is one task that
 //! ends when the client goes away, the server shuts down, or the subscriber lags too far.
 
+use std::future::Future as _;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
@@ -79,8 +80,7 @@ impl Stream for Subscription {
     }
 }
 
-use std::future::Future as _;
-
+/// What became of one send.
 enum Sent {
     Ok,
     Stop,
