@@ -6,7 +6,7 @@ mod lane;
 mod subscribe;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex as StdMutex};
+use std::sync::{Arc, Mutex as StdMutex, Weak};
 use std::time::Duration;
 
 use tokio::sync::{Mutex, watch};
@@ -102,7 +102,8 @@ struct Entry {
     id: SessionId,
     state: Mutex<State>,
     head: watch::Sender<Head>,
-    lanes: StdMutex<HashMap<(Target, Capabilities), Arc<Lane>>>,
+    /// Shared lanes, held by their subscribers (see `Sessions::shared_lane`).
+    lanes: StdMutex<HashMap<(Target, Capabilities), Weak<Lane>>>,
 }
 
 impl Entry {
@@ -395,5 +396,71 @@ impl From<SessionError> for crate::error::Error {
             }
             SessionError::Store(StoreError::Corrupt(_)) => Error::Internal(e.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio_stream::StreamExt;
+
+    use super::*;
+    use crate::domain::{CallId, CallStarted, EventBody};
+    use crate::store::MemoryStore;
+
+    fn started(n: u32) -> ToolEvent {
+        ToolEvent {
+            session_id: SessionId::new("s").unwrap(),
+            event_id: EventId::new(format!("e{n}")).unwrap(),
+            body: EventBody::CallStarted(CallStarted {
+                call_id: CallId::new(format!("c{n}")).unwrap(),
+                tool_name: "job_list".into(),
+                arguments_json: "{}".into(),
+                view: None,
+            }),
+        }
+    }
+
+    fn live_lanes(sessions: &Sessions) -> usize {
+        let entry = sessions.entry(&SessionId::new("s").unwrap());
+        let lanes = entry.lanes.lock().unwrap();
+        lanes.values().filter(|l| l.strong_count() > 0).count()
+    }
+
+    /// A lane (its fold and cache) lives only while a subscriber holds it.
+    #[tokio::test]
+    async fn lanes_go_away_with_their_last_subscriber() {
+        let sessions = Sessions::new(Arc::new(MemoryStore::new()), SessionsConfig::default());
+        sessions.publish(vec![started(1)]).await.unwrap();
+        let mut a = sessions.subscribe(
+            &SessionId::new("s").unwrap(),
+            Target::Acp,
+            Capabilities::default(),
+            Start::FromBeginning,
+        );
+        let mut b = sessions.subscribe(
+            &SessionId::new("s").unwrap(),
+            Target::Acp,
+            Capabilities::default(),
+            Start::FromBeginning,
+        );
+        assert!(matches!(
+            a.next().await,
+            Some(Ok(SubscribeItem::Update { .. }))
+        ));
+        assert!(matches!(
+            b.next().await,
+            Some(Ok(SubscribeItem::Update { .. }))
+        ));
+        assert_eq!(live_lanes(&sessions), 1, "both subscribers share one lane");
+        drop(a);
+        drop(b);
+        // The subscription tasks notice the closed streams and end.
+        for _ in 0..200 {
+            if live_lanes(&sessions) == 0 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("the lane outlived its subscribers");
     }
 }

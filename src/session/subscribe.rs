@@ -4,7 +4,7 @@
 
 use std::future::Future as _;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::task::{Context as TaskContext, Poll};
 
 use tokio::sync::{mpsc, oneshot, watch};
@@ -104,6 +104,7 @@ impl Sessions {
             target,
             caps,
             tx,
+            shared: None,
             private: None,
         };
         tokio::spawn(async move {
@@ -117,6 +118,9 @@ impl Sessions {
         }
     }
 
+    /// The shared lane for (target, capabilities), created on first use. The session keeps
+    /// only weak references: a lane lives while subscribers hold it, so a session nobody
+    /// watches keeps no fold and no cache.
     fn shared_lane(
         &self,
         entry: &Entry,
@@ -125,20 +129,21 @@ impl Sessions {
         first: u64,
     ) -> Arc<Lane> {
         let mut lanes = entry.lanes.lock().expect("lanes lock");
-        lanes
-            .entry((target, caps))
-            .or_insert_with(|| {
-                let c = &self.config;
-                Arc::new(Lane::new(
-                    entry.id.clone(),
-                    target,
-                    caps,
-                    first,
-                    c.lane_cache,
-                    c.lane_cache_bytes,
-                ))
-            })
-            .clone()
+        if let Some(lane) = lanes.get(&(target, caps)).and_then(Weak::upgrade) {
+            return lane;
+        }
+        let c = &self.config;
+        let lane = Arc::new(Lane::new(
+            entry.id.clone(),
+            target,
+            caps,
+            first,
+            c.lane_cache,
+            c.lane_cache_bytes,
+        ));
+        lanes.retain(|_, l| l.strong_count() > 0);
+        lanes.insert((target, caps), Arc::downgrade(&lane));
+        lane
     }
 }
 
@@ -148,6 +153,8 @@ struct Task {
     target: Target,
     caps: Capabilities,
     tx: mpsc::Sender<SubscribeItem>,
+    /// The shared lane this subscriber reads (held, so it stays alive while in use).
+    shared: Option<Arc<Lane>>,
     /// A catch-up lane while this subscriber is behind the shared lane's cache.
     private: Option<Lane>,
 }
@@ -267,9 +274,16 @@ impl Task {
     /// private lane that refolds the log (created on demand, dropped once caught up).
     async fn read(&mut self, h: &Head, pos: u64) -> Result<LaneRead, SessionError> {
         let store = &*self.sessions.store;
-        let shared = self
-            .sessions
-            .shared_lane(&self.entry, self.target, self.caps, h.first);
+        let shared = match &self.shared {
+            Some(lane) => lane.clone(),
+            None => {
+                let lane = self
+                    .sessions
+                    .shared_lane(&self.entry, self.target, self.caps, h.first);
+                self.shared = Some(lane.clone());
+                lane
+            }
+        };
         match shared.read(store, pos, h.head, BATCH).await? {
             LaneRead::TooOld => {}
             other => {
@@ -301,6 +315,7 @@ impl Task {
         head_rx: &watch::Receiver<Head>,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Result<bool, SessionError> {
+        self.shared = None;
         self.private = None;
         let item = SubscribeItem::Reset {
             epoch: h.epoch.clone(),
