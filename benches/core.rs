@@ -157,14 +157,7 @@ fn targets(c: &mut Criterion) {
         ("ansi", Target::Ansi),
     ] {
         for terminal in [false, true] {
-            let caps = Capabilities {
-                terminal,
-                diff: true,
-                read: true,
-                search: true,
-                web: true,
-                max_output_bytes: 0,
-            };
+            let caps = Capabilities::all(terminal);
             let id = BenchmarkId::new(name, if terminal { "terminal" } else { "plain" });
             g.bench_function(id, |b| {
                 b.iter(|| render_all("", black_box(&events), target, &caps))

@@ -42,7 +42,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             terminal,
             from_beginning,
         } => client_runtime()?.block_on(toolview::grpc::cli::tail(
-            &server,
+            &server.url,
             &session,
             target.into(),
             terminal,
@@ -51,7 +51,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         )),
         Command::Publish { session, server } => {
             client_runtime()?.block_on(toolview::grpc::cli::publish(
-                &server,
+                &server.url,
                 &session,
                 std::io::stdin().lock(),
                 &mut std::io::stdout(),

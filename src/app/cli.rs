@@ -38,13 +38,8 @@ pub enum Command {
         /// The session id.
         #[arg(long)]
         session: String,
-        /// The server's URL.
-        #[arg(
-            long,
-            env = "TOOLVIEW_SERVER",
-            default_value = "http://127.0.0.1:50051"
-        )]
-        server: String,
+        #[command(flatten)]
+        server: ServerArg,
         /// The rendering target.
         #[arg(long, value_enum, default_value = "ansi")]
         target: TargetArg,
@@ -60,13 +55,8 @@ pub enum Command {
         /// The session the events go to (it replaces each event's `sessionId`).
         #[arg(long)]
         session: String,
-        /// The server's URL.
-        #[arg(
-            long,
-            env = "TOOLVIEW_SERVER",
-            default_value = "http://127.0.0.1:50051"
-        )]
-        server: String,
+        #[command(flatten)]
+        server: ServerArg,
     },
     /// Render `ToolEvent` JSON lines from stdin offline, with no server.
     Render {
@@ -77,6 +67,18 @@ pub enum Command {
         #[arg(long)]
         terminal: bool,
     },
+}
+
+/// Where the client commands connect.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServerArg {
+    /// The server's URL.
+    #[arg(
+        long = "server",
+        env = "TOOLVIEW_SERVER",
+        default_value = "http://127.0.0.1:50051"
+    )]
+    pub url: String,
 }
 
 /// A rendering target on the command line.

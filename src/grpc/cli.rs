@@ -98,14 +98,7 @@ pub async fn tail(
     } else {
         Start::LiveOnly(pb::StartLiveOnly {})
     };
-    let caps = pb::Capabilities {
-        terminal,
-        diff: true,
-        read: true,
-        search: true,
-        web: true,
-        max_output_bytes: 0,
-    };
+    let caps = pb::Capabilities::from(Capabilities::all(terminal));
     let request = pb::SubscribeRequest {
         session_id: session.to_owned(),
         target: target_to_pb(target) as i32,
@@ -146,14 +139,7 @@ pub fn render_offline(
             bail!("events[{i}]: {err}");
         }
     }
-    let caps = Capabilities {
-        terminal,
-        diff: true,
-        read: true,
-        search: true,
-        web: true,
-        max_output_bytes: 0,
-    };
+    let caps = Capabilities::all(terminal);
     for rendered in render::render_all("", &events, target, &caps) {
         print_update(&pb::RenderedUpdate::from(rendered), out)?;
     }

@@ -23,6 +23,21 @@ pub struct Capabilities {
     pub max_output_bytes: u64,
 }
 
+impl Capabilities {
+    /// Every card shown, with or without terminals, no output cap: what a full-featured UI
+    /// (or a human at a terminal) declares.
+    pub fn all(terminal: bool) -> Self {
+        Capabilities {
+            terminal,
+            diff: true,
+            read: true,
+            search: true,
+            web: true,
+            max_output_bytes: 0,
+        }
+    }
+}
+
 // ---- the output cap ---------------------------------------------------------------------------
 
 /// Keeps the first and last `cap/2` bytes of a text longer than `cap` (cuts moved inward to

@@ -45,6 +45,27 @@ impl From<pb::Capabilities> for Capabilities {
     }
 }
 
+impl From<Capabilities> for pb::Capabilities {
+    fn from(c: Capabilities) -> Self {
+        let Capabilities {
+            terminal,
+            diff,
+            read,
+            search,
+            web,
+            max_output_bytes,
+        } = c;
+        pb::Capabilities {
+            terminal,
+            diff,
+            read,
+            search,
+            web,
+            max_output_bytes,
+        }
+    }
+}
+
 fn status_to_pb(s: CallStatus) -> i32 {
     (match s {
         CallStatus::InProgress => pb::CallStatus::InProgress,
