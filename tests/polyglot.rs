@@ -14,11 +14,6 @@ fn root() -> PathBuf {
 }
 
 fn run(program: &Path, args: &[&str]) -> String {
-    assert!(
-        program.exists() || program.is_relative(),
-        "{} is missing: run scripts/test.sh",
-        program.display()
-    );
     let out = Command::new(program)
         .args(args)
         .current_dir(root())
@@ -56,6 +51,40 @@ fn assert_received(markdown: &str) {
     }
 }
 
+/// Runs a harness example, then its subscriber, against a fresh server; returns what the
+/// subscriber printed.
+async fn harness_then_subscriber(program: PathBuf, dir: &'static str, ext: &'static str) -> String {
+    let server = Server::start().await;
+    let addr = server.url.trim_start_matches("http://").to_owned();
+    let markdown = tokio::task::spawn_blocking(move || {
+        let (harness, subscriber) = (
+            format!("{dir}/harness.{ext}"),
+            format!("{dir}/subscriber.{ext}"),
+        );
+        let acks = run(
+            &program,
+            &[&harness, "--server", &addr, "--session", "demo"],
+        );
+        assert_eq!(acks.lines().count(), 13, "{acks}");
+        run(
+            &program,
+            &[
+                &subscriber,
+                "--server",
+                &addr,
+                "--session",
+                "demo",
+                "--count",
+                "13",
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    server.shutdown().await;
+    markdown
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_harness_and_subscriber() {
     let python = root().join("tests/.venv/bin/python");
@@ -63,77 +92,15 @@ async fn python_harness_and_subscriber() {
         python.exists(),
         "tests/.venv is missing: run scripts/test.sh"
     );
-    let server = Server::start().await;
-    let addr = server.url.trim_start_matches("http://").to_owned();
-    let markdown = tokio::task::spawn_blocking(move || {
-        let acks = run(
-            &python,
-            &[
-                "examples/python/harness.py",
-                "--server",
-                &addr,
-                "--session",
-                "py",
-            ],
-        );
-        assert_eq!(acks.lines().count(), 13, "{acks}");
-        run(
-            &python,
-            &[
-                "examples/python/subscriber.py",
-                "--server",
-                &addr,
-                "--session",
-                "py",
-                "--count",
-                "13",
-            ],
-        )
-    })
-    .await
-    .unwrap();
-    assert_received(&markdown);
-    server.shutdown().await;
+    assert_received(&harness_then_subscriber(python, "examples/python", "py").await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn node_harness_and_subscriber() {
+    let modules = root().join("examples/node/node_modules/@grpc/grpc-js");
     assert!(
-        root()
-            .join("examples/node/node_modules/@grpc/grpc-js")
-            .exists(),
+        modules.exists(),
         "run scripts/test.sh (npm ci --prefix examples/node)"
     );
-    let server = Server::start().await;
-    let addr = server.url.trim_start_matches("http://").to_owned();
-    let markdown = tokio::task::spawn_blocking(move || {
-        let node = Path::new("node");
-        let acks = run(
-            node,
-            &[
-                "examples/node/harness.js",
-                "--server",
-                &addr,
-                "--session",
-                "node",
-            ],
-        );
-        assert_eq!(acks.lines().count(), 13, "{acks}");
-        run(
-            node,
-            &[
-                "examples/node/subscriber.js",
-                "--server",
-                &addr,
-                "--session",
-                "node",
-                "--count",
-                "13",
-            ],
-        )
-    })
-    .await
-    .unwrap();
-    assert_received(&markdown);
-    server.shutdown().await;
+    assert_received(&harness_then_subscriber(PathBuf::from("node"), "examples/node", "js").await);
 }
