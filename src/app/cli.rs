@@ -58,6 +58,8 @@ pub enum Command {
         #[command(flatten)]
         server: ServerArg,
     },
+    /// Run the load generator against fresh local servers and print one table of figures.
+    Bench(crate::bench::BenchConfig),
     /// Render `ToolEvent` JSON lines from stdin offline, with no server.
     Render {
         /// The rendering target.

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::Server;
+use tonic::transport::server::TcpIncoming;
 
 use super::ServeConfig;
 use super::config::StoreKind;
@@ -94,12 +94,15 @@ pub async fn run(
         .into_axum_router()
         .layer(tonic_web::GrpcWebLayer::new());
     let routes = tonic::service::Routes::from(super::web::routes().merge(grpc));
+    // Without TCP_NODELAY, a small message written after another (a stream's first update
+    // after its headers) waits for the peer's delayed ACK: tens of milliseconds.
+    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
     let server = Server::builder()
         .accept_http1(true)
         .trace_fn(|req| tracing::info_span!("rpc", path = %req.uri().path()))
         .layer(super::web::cors(&config.cors_origins))
         .add_routes(routes)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), stopping);
+        .serve_with_incoming_shutdown(incoming, stopping);
     let grace = Duration::from_millis(config.shutdown_grace_ms);
     tokio::select! {
         result = server => result?,

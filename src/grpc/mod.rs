@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod convert;
 pub mod json;
+pub mod load;
 mod presentation;
 mod session;
 mod status;

@@ -2,9 +2,15 @@
 //! (target, capabilities) pair; every subscriber with that pair reads the same `Arc`s.
 //! Subscribers too far behind a shared lane's bounded cache read from a private lane that
 //! refolds the log from its start, then rejoin the shared one.
+//!
+//! When a publish wakes a thousand subscribers of one lane, the first renders under the fold's
+//! lock; the others copy `Arc`s out of the cache under a short read lock, and only those that
+//! come while rendering is under way queue for the fold's lock (and then find the cache full).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+
+use std::sync::RwLock;
 
 use tokio::sync::Mutex;
 
@@ -33,21 +39,20 @@ pub enum LaneRead {
     Reset,
 }
 
-struct LaneState {
-    fold: Fold,
-    /// The last folded offset.
+/// What a lane has rendered.
+struct Cache {
+    /// The last rendered offset.
     upto: u64,
-    cache: VecDeque<(Arc<Delivered>, usize)>,
-    /// What the cache holds, roughly, in bytes.
+    entries: VecDeque<(Arc<Delivered>, usize)>,
+    /// What the entries hold, roughly, in bytes.
     bytes: usize,
 }
 
-impl LaneState {
+impl Cache {
     fn new(upto: u64) -> Self {
-        LaneState {
-            fold: Fold::new(""),
+        Cache {
             upto,
-            cache: VecDeque::new(),
+            entries: VecDeque::new(),
             bytes: 0,
         }
     }
@@ -60,7 +65,9 @@ pub struct Lane {
     caps: Capabilities,
     capacity: usize,
     budget: usize,
-    state: Mutex<LaneState>,
+    /// Held by the one reader that renders; the fold is only touched under it.
+    fold: Mutex<Fold>,
+    cache: RwLock<Cache>,
 }
 
 impl Lane {
@@ -79,7 +86,8 @@ impl Lane {
             caps,
             capacity: capacity.max(1),
             budget,
-            state: Mutex::new(LaneState::new(first_offset.saturating_sub(1))),
+            fold: Mutex::new(Fold::new("")),
+            cache: RwLock::new(Cache::new(first_offset.saturating_sub(1))),
         }
     }
 
@@ -92,61 +100,106 @@ impl Lane {
         head: u64,
         max: usize,
     ) -> Result<LaneRead, StoreError> {
-        let mut st = self.state.lock().await;
-        let cache_first = st.cache.front().map_or(st.upto + 1, |(d, _)| d.offset);
-        if after + 1 < cache_first {
-            return Ok(LaneRead::TooOld);
+        let max = max.min(self.capacity);
+        if let Some(read) = self.cached(after, head, max) {
+            return Ok(read);
         }
-        let want = head.min(after.saturating_add(max.min(self.capacity) as u64));
-        while st.upto < want {
-            let records = store
-                .read(
-                    &self.session,
-                    st.upto,
-                    READ_CHUNK.min((want - st.upto) as usize),
-                )
-                .await?;
-            if records.is_empty() || records[0].offset != st.upto + 1 {
-                // Trimmed under us (or lost): start over from what the log keeps now.
-                let first = records.first().map_or(st.upto + 1, |r| r.offset);
-                *st = LaneState::new(first.saturating_sub(1));
-                return Ok(LaneRead::Reset);
-            }
-            for r in records {
-                let step = st.fold.apply(&r.event);
-                let ctx = Context {
-                    session_id: self.session.as_str(),
-                    cwd: step.cwd,
-                };
-                let rendered = render::render(step.change, &ctx, self.target, &self.caps);
-                st.upto = r.offset;
-                let size = rendered.approx_bytes();
-                st.bytes += size;
-                st.cache.push_back((
-                    Arc::new(Delivered {
-                        offset: r.offset,
-                        rendered,
-                    }),
-                    size,
-                ));
-                // Evict old entries, but never the ones this read is about to return.
-                while st.cache.len() > self.capacity
-                    || (st.bytes > self.budget
-                        && st.cache.front().is_some_and(|(d, _)| d.offset <= after))
-                {
-                    let (_, size) = st.cache.pop_front().expect("non-empty");
-                    st.bytes -= size;
-                }
-            }
+        let mut fold = self.fold.lock().await;
+        // Whoever held the lock before may have rendered what this read wants.
+        if let Some(read) = self.cached(after, head, max) {
+            return Ok(read);
         }
-        let start = st.cache.partition_point(|(d, _)| d.offset <= after);
-        Ok(LaneRead::Updates(
-            st.cache
+        if self.render(&mut fold, store, after, head, max).await? {
+            return Ok(LaneRead::Reset);
+        }
+        // Still under the fold's lock, so nobody has reset the cache since: it holds `want`.
+        Ok(self
+            .cached(after, head, max)
+            .unwrap_or(LaneRead::Updates(Vec::new())))
+    }
+
+    /// Serves a read from what is rendered, if it can be: `None` when rendering is needed.
+    fn cached(&self, after: u64, head: u64, max: usize) -> Option<LaneRead> {
+        let c = self.cache.read().expect("lane cache lock");
+        let first = c.entries.front().map_or(c.upto + 1, |(d, _)| d.offset);
+        if after + 1 < first {
+            return Some(LaneRead::TooOld);
+        }
+        let want = head.min(after.saturating_add(max as u64));
+        if c.upto < want {
+            return None;
+        }
+        let start = c.entries.partition_point(|(d, _)| d.offset <= after);
+        Some(LaneRead::Updates(
+            c.entries
                 .iter()
                 .skip(start)
                 .take(max)
                 .map(|(d, _)| d.clone())
                 .collect(),
         ))
+    }
+
+    /// Folds and renders what a read after `after` needs, rendering outside the cache lock.
+    /// `true` when the log no longer continues where the lane stopped (it restarted).
+    async fn render(
+        &self,
+        fold: &mut Fold,
+        store: &dyn Store,
+        after: u64,
+        head: u64,
+        max: usize,
+    ) -> Result<bool, StoreError> {
+        let want = head.min(after.saturating_add(max as u64));
+        loop {
+            // Only the renderer moves `upto`, and this is the renderer.
+            let upto = self.cache.read().expect("lane cache lock").upto;
+            if upto >= want {
+                return Ok(false);
+            }
+            let records = store
+                .read(&self.session, upto, READ_CHUNK.min((want - upto) as usize))
+                .await?;
+            if records.is_empty() || records[0].offset != upto + 1 {
+                // Trimmed under us (or lost): start over from what the log keeps now.
+                let first = records.first().map_or(upto + 1, |r| r.offset);
+                *fold = Fold::new("");
+                *self.cache.write().expect("lane cache lock") = Cache::new(first.saturating_sub(1));
+                return Ok(true);
+            }
+            let rendered: Vec<_> = records
+                .iter()
+                .map(|r| {
+                    let step = fold.apply(&r.event);
+                    let ctx = Context {
+                        session_id: self.session.as_str(),
+                        cwd: step.cwd,
+                    };
+                    let rendered = render::render(step.change, &ctx, self.target, &self.caps);
+                    let size = rendered.approx_bytes();
+                    (
+                        Arc::new(Delivered {
+                            offset: r.offset,
+                            rendered,
+                        }),
+                        size,
+                    )
+                })
+                .collect();
+            let mut c = self.cache.write().expect("lane cache lock");
+            for (d, size) in rendered {
+                c.upto = d.offset;
+                c.bytes += size;
+                c.entries.push_back((d, size));
+                // Evict old entries, but never the ones this read is about to return.
+                while c.entries.len() > self.capacity
+                    || (c.bytes > self.budget
+                        && c.entries.front().is_some_and(|(d, _)| d.offset <= after))
+                {
+                    let (_, size) = c.entries.pop_front().expect("non-empty");
+                    c.bytes -= size;
+                }
+            }
+        }
     }
 }

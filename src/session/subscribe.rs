@@ -2,12 +2,14 @@
 //! resets, heartbeats, back-pressure and the lag limit. Each subscription is one task that
 //! ends when the client goes away, the server shuts down, or the subscriber lags too far.
 
+use std::collections::VecDeque;
 use std::future::Future as _;
 use std::pin::Pin;
 use std::sync::{Arc, Weak};
 use std::task::{Context as TaskContext, Poll};
 
 use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
 use tokio_stream::Stream;
 
 use super::lane::{Delivered, Lane, LaneRead};
@@ -17,8 +19,10 @@ use crate::render::{Capabilities, Target};
 
 /// Updates read from a lane per step.
 const BATCH: usize = 64;
-/// Items buffered per subscriber; beyond this the subscriber waits (and falls back to the log).
-const BUFFER: usize = 64;
+/// Batches (each up to `BATCH` items) buffered per subscriber; beyond this the subscriber
+/// waits (and falls back to the log). Handing over batches, not items, costs one wake-up of
+/// the response stream per lane read instead of one per update.
+const BUFFER: usize = 2;
 /// Cache of a private catch-up lane, in updates and bytes.
 const PRIVATE_CACHE: usize = 256;
 const PRIVATE_CACHE_BYTES: usize = 4 * 1024 * 1024;
@@ -54,7 +58,9 @@ pub enum SubscribeItem {
 
 /// The stream of a subscription: items, then the error that ended it, if any.
 pub struct Subscription {
-    items: mpsc::Receiver<SubscribeItem>,
+    items: mpsc::Receiver<Vec<SubscribeItem>>,
+    /// The rest of the batch being yielded.
+    ready: VecDeque<SubscribeItem>,
     end: Option<oneshot::Receiver<SessionError>>,
 }
 
@@ -62,10 +68,15 @@ impl Stream for Subscription {
     type Item = Result<SubscribeItem, SessionError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
-        match self.items.poll_recv(cx) {
-            Poll::Ready(Some(item)) => return Poll::Ready(Some(Ok(item))),
-            Poll::Pending => return Poll::Pending,
-            Poll::Ready(None) => {}
+        loop {
+            if let Some(item) = self.ready.pop_front() {
+                return Poll::Ready(Some(Ok(item)));
+            }
+            match self.items.poll_recv(cx) {
+                Poll::Ready(Some(batch)) => self.ready = batch.into(),
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(None) => break,
+            }
         }
         let Some(end) = self.end.as_mut() else {
             return Poll::Ready(None);
@@ -106,6 +117,7 @@ impl Sessions {
             tx,
             shared: None,
             private: None,
+            last_sent: Instant::now(),
         };
         tokio::spawn(async move {
             if let Err(e) = task.run(start).await {
@@ -114,6 +126,7 @@ impl Sessions {
         });
         Subscription {
             items,
+            ready: VecDeque::new(),
             end: Some(end),
         }
     }
@@ -152,11 +165,13 @@ struct Task {
     entry: Arc<Entry>,
     target: Target,
     caps: Capabilities,
-    tx: mpsc::Sender<SubscribeItem>,
+    tx: mpsc::Sender<Vec<SubscribeItem>>,
     /// The shared lane this subscriber reads (held, so it stays alive while in use).
     shared: Option<Arc<Lane>>,
     /// A catch-up lane while this subscriber is behind the shared lane's cache.
     private: Option<Lane>,
+    /// When the last item went out: heartbeats are for streams idle this long.
+    last_sent: Instant,
 }
 
 impl Task {
@@ -178,10 +193,10 @@ impl Task {
                 if epoch != h.epoch || offset + 1 < h.first || offset > h.head {
                     if self
                         .send(
-                            SubscribeItem::Reset {
+                            vec![SubscribeItem::Reset {
                                 epoch: h.epoch.clone(),
                                 head: h.head,
-                            },
+                            }],
                             &head_rx,
                             &mut shutdown,
                             0,
@@ -197,6 +212,11 @@ impl Task {
             }
         };
 
+        // One timer for the life of the subscription (not one per wait): it is re-armed only
+        // when it fires.
+        let interval = self.sessions.config.heartbeat_interval;
+        let heartbeat = tokio::time::sleep(interval);
+        tokio::pin!(heartbeat);
         loop {
             if *shutdown.borrow() {
                 return Ok(());
@@ -220,10 +240,16 @@ impl Task {
             if h.epoch.is_empty() || h.head <= pos {
                 tokio::select! {
                     changed = head_rx.changed() => if changed.is_err() { return Ok(()) },
-                    _ = tokio::time::sleep(self.sessions.config.heartbeat_interval) => {
-                        let item = SubscribeItem::Heartbeat { head: h.head };
-                        if self.send(item, &head_rx, &mut shutdown, pos).await? {
-                            return Ok(());
+                    () = &mut heartbeat => {
+                        let due = self.last_sent + interval;
+                        if Instant::now() >= due {
+                            let item = SubscribeItem::Heartbeat { head: h.head };
+                            if self.send(vec![item], &head_rx, &mut shutdown, pos).await? {
+                                return Ok(());
+                            }
+                            heartbeat.as_mut().reset(Instant::now() + interval);
+                        } else {
+                            heartbeat.as_mut().reset(due);
                         }
                     }
                     _ = shutdown.changed() => return Ok(()),
@@ -235,22 +261,23 @@ impl Task {
             // (it catches up from the log); only one that stops reading is ended, in `send`.
             match self.read(&h, pos).await? {
                 LaneRead::Updates(updates) => {
-                    if updates.is_empty() {
+                    let Some(last) = updates.last().map(|d| d.offset) else {
                         // Durable but not readable yet (cannot happen with ordered stores);
                         // do not spin.
                         tokio::task::yield_now().await;
-                    }
-                    for d in updates {
-                        let offset = d.offset;
-                        let item = SubscribeItem::Update {
-                            delivered: d,
+                        continue;
+                    };
+                    let batch = updates
+                        .into_iter()
+                        .map(|delivered| SubscribeItem::Update {
+                            delivered,
                             epoch: epoch.clone(),
-                        };
-                        if self.send(item, &head_rx, &mut shutdown, pos).await? {
-                            return Ok(());
-                        }
-                        pos = offset;
+                        })
+                        .collect();
+                    if self.send(batch, &head_rx, &mut shutdown, pos).await? {
+                        return Ok(());
                     }
+                    pos = last;
                 }
                 LaneRead::TooOld => {
                     // Even a refold from the log's start cannot serve `pos`: it was trimmed.
@@ -321,19 +348,26 @@ impl Task {
             epoch: h.epoch.clone(),
             head: h.head,
         };
-        self.send(item, head_rx, shutdown, h.first.saturating_sub(1))
+        self.send(vec![item], head_rx, shutdown, h.first.saturating_sub(1))
             .await
     }
 
-    /// Sends one item, waiting for buffer space; `true` when the subscription should stop
+    /// Sends a batch, waiting for buffer space; `true` when the subscription should stop
     /// (client gone or shutdown). While it waits, the lag limit is enforced.
     async fn send(
-        &self,
-        item: SubscribeItem,
+        &mut self,
+        items: Vec<SubscribeItem>,
         head_rx: &watch::Receiver<Head>,
         shutdown: &mut watch::Receiver<bool>,
         pos: u64,
     ) -> Result<bool, SessionError> {
+        self.last_sent = Instant::now();
+        // The common case, with room in the buffer, needs no timer.
+        let items = match self.tx.try_send(items) {
+            Ok(()) => return Ok(false),
+            Err(mpsc::error::TrySendError::Closed(_)) => return Ok(true),
+            Err(mpsc::error::TrySendError::Full(items)) => items,
+        };
         let reserve = self.tx.reserve();
         tokio::pin!(reserve);
         let limit = self.sessions.config.subscriber_lag_limit;
@@ -341,7 +375,7 @@ impl Task {
             tokio::select! {
                 permit = &mut reserve => break match permit {
                     Ok(permit) => {
-                        permit.send(item);
+                        permit.send(items);
                         Sent::Ok
                     }
                     Err(_) => Sent::Stop,

@@ -115,10 +115,16 @@ fn writer_loop(db: &Database, mut rx: mpsc::Receiver<Request>) {
                 Err(_) => break,
             }
         }
+        let t0 = std::time::Instant::now();
         let result = match &failed {
             Some(e) => Err(e.clone()),
             None => commit(db, &group),
         };
+        tracing::debug!(
+            requests = group.len(),
+            us = t0.elapsed().as_micros(),
+            "commit"
+        );
         if let Err(e) = &result {
             tracing::error!(error = %e, "store commit failed; refusing further writes");
             failed = Some(e.clone());

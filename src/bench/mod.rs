@@ -1,0 +1,544 @@
+//! `toolview bench`: the load generator. It starts the servers under test as child processes
+//! (this binary's `serve` with each store, and a real `nats-server` as the fan-out peer), drives
+//! them over loopback from this process, and prints one Markdown table. Every scenario is
+//! bounded in count and time; see `docs/performance.md` for the method and the figures.
+
+pub mod measure;
+mod nats;
+mod process;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+
+use crate::grpc::load::{self, Window};
+use crate::render::{self, Capabilities, Context, Fold, Target};
+use measure::{Fanout, FanoutPlan, Sampled};
+use process::Server;
+
+/// `toolview bench` options. The defaults are the scenarios; `--quick` shrinks them
+/// all for a smoke run.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchConfig {
+    /// Bytes of output text per published event (and of the baseline RPC's request field).
+    #[arg(long, default_value_t = 256)]
+    pub payload: usize,
+    /// Concurrent publishers, one connection and session each.
+    #[arg(long, value_delimiter = ',', default_value = "1,16,64")]
+    pub publishers: Vec<usize>,
+    /// Events per `Publish` in the extra batched rows (64 publishers, or the most given);
+    /// 0 leaves those rows out.
+    #[arg(long, default_value_t = 8)]
+    pub publish_batch: usize,
+    /// Warm-up before each closed-loop measurement, in milliseconds.
+    #[arg(long, default_value_t = 500)]
+    pub warmup_ms: u64,
+    /// Length of each closed-loop measurement, in milliseconds.
+    #[arg(long, default_value_t = 2_000)]
+    pub duration_ms: u64,
+    /// Subscribers of the fan-out session (one connection each).
+    #[arg(long, default_value_t = 1_000)]
+    pub fanout_subscribers: usize,
+    /// Output events published per second during fan-out; one run (and one NATS run) per
+    /// rate. The first is the goal's load; a lower one shows latency with CPU to spare.
+    #[arg(long, value_delimiter = ',', default_value = "250,100")]
+    pub fanout_rates: Vec<u64>,
+    /// Events per `Publish` (and per NATS flush) during fan-out.
+    #[arg(long, default_value_t = 5)]
+    pub fanout_batch: usize,
+    /// Length of the fan-out run, in milliseconds.
+    #[arg(long, default_value_t = 5_000)]
+    pub fanout_ms: u64,
+    /// Events in the replayed session.
+    #[arg(long, default_value_t = 100_000)]
+    pub replay_events: u64,
+    /// Idle subscribers whose memory is measured.
+    #[arg(long, default_value_t = 10_000)]
+    pub idle_subscribers: usize,
+    /// Idle subscribers per connection, one measurement (and fresh server) per value.
+    #[arg(long, value_delimiter = ',', default_value = "1,100")]
+    pub idle_per_connection: Vec<usize>,
+    /// The `nats-server` binary for the fan-out peer; without one, that row says so.
+    #[arg(long, env = "TOOLVIEW_NATS_SERVER", default_value = "nats-server")]
+    pub nats_server: PathBuf,
+    /// Which scenarios to run.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "publish,fanout,replay,idle,render"
+    )]
+    pub scenarios: Vec<Scenario>,
+    /// Small counts everywhere: checks that every scenario runs, measures nothing useful.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+impl BenchConfig {
+    fn shrink(&mut self) {
+        self.publishers = vec![1, 4];
+        self.warmup_ms = 50;
+        self.duration_ms = 200;
+        self.fanout_subscribers = 20;
+        self.fanout_rates = vec![200];
+        self.fanout_ms = 250;
+        self.replay_events = 2_000;
+        self.idle_subscribers = 100;
+        self.idle_per_connection = vec![1, 10];
+    }
+
+    fn window(&self) -> Window {
+        Window {
+            warmup: Duration::from_millis(self.warmup_ms),
+            duration: Duration::from_millis(self.duration_ms),
+        }
+    }
+}
+
+/// A group of rows of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scenario {
+    /// Publish throughput and ack latency per store, beside the bare unary RPC.
+    Publish,
+    /// One session to many subscribers, beside NATS core.
+    Fanout,
+    /// A new subscriber replays a long session.
+    Replay,
+    /// Server memory per idle subscriber.
+    Idle,
+    /// ACP rendering on one core, in process.
+    Render,
+}
+
+/// One line of the table.
+struct Row {
+    scenario: String,
+    result: String,
+    latency: Option<(f64, f64)>,
+    goal: &'static str,
+    verdict: String,
+}
+
+impl Row {
+    fn new(scenario: String, result: String) -> Self {
+        Row {
+            scenario,
+            result,
+            latency: None,
+            goal: "",
+            verdict: String::new(),
+        }
+    }
+}
+
+/// Runs every scenario and prints the table to `out` (progress goes to stderr).
+pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Result<()> {
+    if config.quick {
+        config.shrink();
+    }
+    // Thousands of connections, each an fd here and one in the server (which inherits this).
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
+    let started = Instant::now();
+    let mut rows = Vec::new();
+    for scenario in config.scenarios.clone() {
+        match scenario {
+            Scenario::Publish => publish_rows(&config, &mut rows).await?,
+            Scenario::Fanout => fanout_rows(&config, &mut rows).await?,
+            Scenario::Replay => replay_row(&config, &mut rows).await?,
+            Scenario::Idle => idle_rows(&config, &mut rows).await?,
+            Scenario::Render => rows.push(render_row(&config)),
+        }
+    }
+
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    writeln!(
+        out,
+        "toolview bench: {cores} cores, loopback, {} B output per event, {} build, {:.0} s{}\n",
+        config.payload,
+        if cfg!(debug_assertions) {
+            "DEBUG"
+        } else {
+            "release"
+        },
+        started.elapsed().as_secs_f64(),
+        if config.quick {
+            ", --quick (not a measurement)"
+        } else {
+            ""
+        },
+    )?;
+    print_table(&rows, out)?;
+    Ok(())
+}
+
+fn progress(what: &str) {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    let t = START.get_or_init(Instant::now).elapsed().as_secs_f64();
+    eprintln!("bench [{t:6.1} s]: {what}");
+}
+
+async fn publish_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let window = config.window();
+    let mut baselines = Vec::new();
+    for store in ["memory", "embedded"] {
+        let server = Server::toolview(store)?;
+        for &n in &config.publishers {
+            if store == "memory" {
+                progress(&format!("bare unary RPC, {}", plural(n, "caller")));
+                let mut s = load::unary_baseline(&server.url, n, window, config.payload).await?;
+                let mut row = Row::new(
+                    format!(
+                        "bare unary RPC (`Render`, no events), {}",
+                        plural(n, "caller")
+                    ),
+                    format!("{} RPC/s", thousands(s.rate())),
+                );
+                row.latency = Some(s.percentiles());
+                row.verdict = errors(&s);
+                rows.push(row);
+                baselines.push((n, s.rate()));
+            }
+            progress(&format!(
+                "publish, {store} store, {}",
+                plural(n, "publisher")
+            ));
+            let mut s = load::publish_load(
+                &server.url,
+                &format!("{store}-{n}"),
+                n,
+                1,
+                window,
+                config.payload,
+            )
+            .await?;
+            let base = baselines.iter().find(|(m, _)| *m == n).map_or(0.0, |b| b.1);
+            let ratio = if base > 0.0 { s.rate() / base } else { 0.0 };
+            let mut row = Row::new(
+                format!("publish, {store} store, {}", plural(n, "publisher")),
+                format!("{} ev/s", thousands(s.rate())),
+            );
+            row.latency = Some(s.percentiles());
+            row.verdict = format!("{:.0}% of bare RPC{}", ratio * 100.0, errors(&s));
+            if store == "memory" {
+                row.goal = "≥ 70% of bare RPC";
+                row.verdict = mark(ratio >= 0.70, row.verdict);
+            } else if n == 64 {
+                row.goal = "≥ 20,000 ev/s";
+                row.verdict = mark(s.rate() >= 20_000.0, row.verdict);
+            }
+            rows.push(row);
+        }
+        let (n, batch) = (
+            config.publishers.iter().copied().max().unwrap_or(1),
+            config.publish_batch,
+        );
+        if batch > 0 {
+            progress(&format!(
+                "publish, {store} store, {n} publishers, {batch} events each"
+            ));
+            let mut s = load::publish_load(
+                &server.url,
+                &format!("{store}-{n}-b{batch}"),
+                n,
+                batch,
+                window,
+                config.payload,
+            )
+            .await?;
+            let mut row = Row::new(
+                format!("publish, {store} store, {n} publishers, {batch} events per `Publish`"),
+                format!("{} ev/s", thousands(s.rate())),
+            );
+            row.latency = Some(s.percentiles());
+            row.verdict = errors(&s);
+            if store == "embedded" {
+                row.goal = "≥ 20,000 ev/s";
+                row.verdict = mark(s.rate() >= 20_000.0, row.verdict);
+            }
+            rows.push(row);
+        }
+    }
+    Ok(())
+}
+
+async fn fanout_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    for (i, &rate) in config.fanout_rates.iter().enumerate() {
+        fanout_rate_rows(config, rate, i == 0, rows).await?;
+    }
+    Ok(())
+}
+
+async fn fanout_rate_rows(
+    config: &BenchConfig,
+    rate: u64,
+    goal: bool,
+    rows: &mut Vec<Row>,
+) -> anyhow::Result<()> {
+    let (subs, batch) = (config.fanout_subscribers, config.fanout_batch);
+    let duration = Duration::from_millis(config.fanout_ms);
+    let plan = FanoutPlan {
+        subscribers: subs,
+        rate,
+        duration,
+        batch,
+    };
+    progress(&format!(
+        "fan-out, {subs} subscribers, {rate} events/s for {duration:?}"
+    ));
+    let ours = {
+        let server = Server::toolview("embedded")?;
+        let cpu = || server.cpu_time();
+        load::fanout(&server.url, "fanout", plan, config.payload, &cpu).await?
+    };
+    let message = "x".repeat(ours.message_bytes.max(1));
+    let peer = match Server::nats(&config.nats_server) {
+        Ok(nats) => {
+            progress(&format!("fan-out peer: NATS core, {subs} subscribers"));
+            let cpu = || nats.cpu_time();
+            Some(
+                nats::fanout(&nats.url, plan, message.as_bytes(), &cpu)
+                    .await
+                    .context("NATS fan-out")?,
+            )
+        }
+        Err(e) => {
+            progress(&format!("no NATS peer: {e:#}"));
+            None
+        }
+    };
+    let scenario = |who: &str, f: &Fanout| {
+        format!(
+            "fan-out via {who}: {subs} subscribers, {rate} ev/s in batches of {batch}, {} B messages",
+            f.message_bytes
+        )
+    };
+    let mut ours_row = fanout_row(scenario("toolview (ACP, terminal on)", &ours), ours.clone());
+    let ok =
+        ours.delivered.rate() >= 200_000.0 && ours_row.latency.is_some_and(|(_, p99)| p99 <= 50.0);
+    let mark = |met: bool, detail: String| if goal { mark(met, detail) } else { detail };
+    if goal {
+        ours_row.goal = "≥ 200,000/s, p99 ≤ 50 ms, ≥ ½ NATS";
+    }
+    match peer {
+        Some(peer) => {
+            let ratio = ours.delivered.rate() / peer.delivered.rate().max(1.0);
+            let p50s = (
+                ours_row.latency.map_or(0.0, |l| l.0),
+                percentile_of(&peer, 0.5),
+            );
+            ours_row.verdict = mark(
+                ok && ratio >= 0.5,
+                format!(
+                    "{:.0}% of NATS's rate, p50 {:.0}% of NATS's{}",
+                    ratio * 100.0,
+                    p50s.0 / p50s.1.max(0.001) * 100.0,
+                    ours_row.verdict
+                ),
+            );
+            rows.push(ours_row);
+            rows.push(fanout_row(scenario("NATS core (peer)", &peer), peer));
+        }
+        None => {
+            ours_row.verdict = mark(ok, format!("no NATS peer{}", ours_row.verdict));
+            rows.push(ours_row);
+        }
+    }
+    Ok(())
+}
+
+fn percentile_of(f: &Fanout, p: f64) -> f64 {
+    let mut v = f.delivered.latencies_us.clone();
+    v.sort_unstable();
+    measure::percentile(&v, p)
+}
+
+fn fanout_row(scenario: String, mut f: Fanout) -> Row {
+    let missing = f.expected.saturating_sub(f.delivered.ops);
+    let mut row = Row::new(
+        scenario,
+        format!("{} deliveries/s", thousands(f.delivered.rate())),
+    );
+    row.latency = Some(f.delivered.percentiles());
+    let per = |cpu: Duration| cpu.as_secs_f64() * 1e6 / f.delivered.ops.max(1) as f64;
+    row.result = format!(
+        "{} (CPU per delivery: server {:.1} µs, clients {:.1} µs)",
+        row.result,
+        per(f.server_cpu),
+        per(f.client_cpu)
+    );
+    if missing > 0 {
+        row.verdict = format!(", {missing} of {} not delivered", f.expected);
+    }
+    row
+}
+
+async fn replay_row(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let n = config.replay_events;
+    let server = Server::toolview("embedded")?;
+    progress(&format!("replay: publishing {n} events"));
+    load::fill(&server.url, "replay", n, config.payload, 1_000).await?;
+    progress("replay: one new subscriber from the beginning");
+    let (took, updates) = load::replay(&server.url, "replay", n).await?;
+    let mut row = Row::new(
+        format!(
+            "replay of a {} event session to a new subscriber (embedded, ACP, terminal on)",
+            thousands(n as f64)
+        ),
+        format!(
+            "{:.2} s ({} ev/s)",
+            took.as_secs_f64(),
+            thousands(measure::rate(updates, took))
+        ),
+    );
+    row.goal = "≤ 2 s";
+    row.verdict = mark(took <= Duration::from_secs(2), format!("{updates} updates"));
+    rows.push(row);
+    Ok(())
+}
+
+async fn idle_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let n = config.idle_subscribers;
+    for &per in &config.idle_per_connection {
+        let server = Server::toolview("embedded")?;
+        load::fill(&server.url, "idle", 1, config.payload, 1).await?;
+        // Let the freshly started server settle before the baseline reading.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let before = server.rss_kib()?;
+        progress(&format!(
+            "memory: {n} idle subscribers, {per} per connection"
+        ));
+        let idle = load::idle_subscribers(&server.url, "idle", n, per).await?;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let after = server.rss_kib()?;
+        drop(idle);
+        let each = after.saturating_sub(before) as f64 / n.max(1) as f64;
+        let mut row = Row::new(
+            format!(
+                "server memory, {} idle subscribers, {per} per connection",
+                thousands(n as f64)
+            ),
+            format!("{each:.1} KiB per subscriber"),
+        );
+        row.goal = "≤ 64 KiB each";
+        row.verdict = mark(
+            each <= 64.0,
+            format!(
+                "RSS {:.1} → {:.1} MiB",
+                before as f64 / 1024.0,
+                after as f64 / 1024.0
+            ),
+        );
+        rows.push(row);
+    }
+    Ok(())
+}
+
+/// Fold + render of the fan-out session's events to ACP (terminal on), on this thread.
+fn render_row(config: &BenchConfig) -> Row {
+    progress("ACP renders on one core");
+    let events = load::script_events(10_000, config.payload);
+    let caps = Capabilities::all(true);
+    let budget = Duration::from_millis(if config.quick { 100 } else { 1_000 });
+    let mut count = 0u64;
+    let t0 = Instant::now();
+    while t0.elapsed() < budget {
+        let mut fold = Fold::new("");
+        for event in &events {
+            let step = fold.apply(event);
+            let ctx = Context {
+                session_id: "render",
+                cwd: step.cwd,
+            };
+            std::hint::black_box(render::render(step.change, &ctx, Target::Acp, &caps));
+        }
+        count += events.len() as u64;
+    }
+    let r = measure::rate(count, t0.elapsed());
+    let mut row = Row::new(
+        "ACP renders, one core (fold + render in process, terminal on)".into(),
+        format!("{} renders/s", thousands(r)),
+    );
+    row.goal = "≥ 200,000/s";
+    row.verdict = mark(r >= 200_000.0, String::new());
+    row
+}
+
+fn errors(s: &Sampled) -> String {
+    if s.errors > 0 {
+        format!(", {} errors", s.errors)
+    } else {
+        String::new()
+    }
+}
+
+fn mark(met: bool, detail: String) -> String {
+    let detail = detail.trim_start_matches(", ");
+    match (met, detail.is_empty()) {
+        (true, true) => "met".into(),
+        (true, false) => format!("met: {detail}"),
+        (false, true) => "MISSED".into(),
+        (false, false) => format!("MISSED: {detail}"),
+    }
+}
+
+/// `1 caller`, `16 callers`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// `1234567.8` → `1,234,568`.
+fn thousands(x: f64) -> String {
+    let digits = format!("{:.0}", x.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn print_table(rows: &[Row], out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "| scenario | result | p50 ms | p99 ms | goal | verdict |"
+    )?;
+    writeln!(out, "|---|---:|---:|---:|---|---|")?;
+    for r in rows {
+        let (p50, p99) = r.latency.map_or((String::new(), String::new()), |(a, b)| {
+            (format!("{a:.2}"), format!("{b:.2}"))
+        });
+        writeln!(
+            out,
+            "| {} | {} | {p50} | {p99} | {} | {} |",
+            r.scenario, r.result, r.goal, r.verdict
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0.0), "0");
+        assert_eq!(thousands(999.4), "999");
+        assert_eq!(thousands(1000.0), "1,000");
+        assert_eq!(thousands(1234567.8), "1,234,568");
+    }
+
+    #[test]
+    fn verdicts() {
+        assert_eq!(mark(true, String::new()), "met");
+        assert_eq!(mark(false, ", 3 errors".into()), "MISSED: 3 errors");
+    }
+}

@@ -1,0 +1,142 @@
+//! Servers under test, each a child process of its own so that its memory is its own: the
+//! real `toolview serve` (this very binary) and a real `nats-server`.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use anyhow::{Context as _, bail};
+
+/// A server child process, killed (and its data directory removed) on drop.
+pub struct Server {
+    child: Child,
+    /// Where clients connect: `http://…` for toolview, `nats://…` for NATS.
+    pub url: String,
+    data_dir: Option<PathBuf>,
+}
+
+impl Server {
+    /// Starts `toolview serve` on a free loopback port with `store` (`memory` or `embedded`,
+    /// the latter in a fresh directory) and otherwise the shipped defaults.
+    pub fn toolview(store: &str) -> anyhow::Result<Server> {
+        let exe = std::env::current_exe().context("locating the toolview binary")?;
+        let dir = std::env::temp_dir().join(format!(
+            "toolview-bench-{}-{store}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        let mut child = Command::new(exe)
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--store",
+                store,
+                "--data-dir",
+            ])
+            .arg(&dir)
+            .env(
+                "TOOLVIEW_LOG",
+                std::env::var("TOOLVIEW_LOG").unwrap_or_else(|_| "warn".into()),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .context("starting toolview serve")?;
+        let stdout = child.stdout.take().expect("piped");
+        let addr = first_line_after(stdout, "toolview listening on ");
+        let mut server = Server {
+            child,
+            url: String::new(),
+            data_dir: Some(dir),
+        };
+        server.url = format!("http://{}", addr.context("toolview serve did not start")?);
+        Ok(server)
+    }
+
+    /// Starts `nats-server` (core NATS, no JetStream) on a free loopback port.
+    pub fn nats(bin: &Path) -> anyhow::Result<Server> {
+        let mut child = Command::new(bin)
+            .args(["-a", "127.0.0.1", "-p", "-1"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("starting {}", bin.display()))?;
+        let stderr = child.stderr.take().expect("piped");
+        let addr = first_line_after(stderr, "Listening for client connections on ");
+        let mut server = Server {
+            child,
+            url: String::new(),
+            data_dir: None,
+        };
+        server.url = format!("nats://{}", addr.context("nats-server did not start")?);
+        Ok(server)
+    }
+
+    /// The process's resident set size, in KiB.
+    pub fn rss_kib(&self) -> anyhow::Result<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .context("reading the server's /proc status (RSS is measured on Linux only)")?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .context("no VmRSS in /proc status")
+    }
+}
+
+impl Server {
+    /// CPU time (user + system) the process has used so far.
+    pub fn cpu_time(&self) -> std::time::Duration {
+        cpu_time(self.child.id())
+    }
+}
+
+/// CPU time of process `pid` from `/proc/<pid>/stat` (zero where that is not readable).
+pub fn cpu_time(pid: u32) -> std::time::Duration {
+    // Linux reports utime and stime in USER_HZ ticks, which is 100 on every architecture.
+    const TICKS_PER_SEC: u64 = 100;
+    let ticks = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            // Fields after the command name (which may hold spaces), from field 3 (state):
+            // utime is field 14, stime field 15.
+            let rest = &s[s.rfind(')')? + 1..];
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+        })
+        .unwrap_or(0);
+    std::time::Duration::from_millis(ticks * 1000 / TICKS_PER_SEC)
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(dir) = &self.data_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Reads lines until one contains `marker` and returns what follows it; the rest of the
+/// output is drained on a thread so the child never blocks on a full pipe.
+fn first_line_after(output: impl Read + Send + 'static, marker: &str) -> anyhow::Result<String> {
+    let mut reader = BufReader::new(output);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 {
+            bail!("the process exited before printing {marker:?}");
+        }
+        if let Some(i) = line.find(marker) {
+            let found = line[i + marker.len()..].trim().to_owned();
+            std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+            return Ok(found);
+        }
+    }
+}

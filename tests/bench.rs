@@ -1,0 +1,54 @@
+//! `toolview bench --quick`: every scenario of the load generator runs against real servers
+//! (this binary's `serve` as child processes, and a real nats-server when one is installed)
+//! and the table has a row for each. Figures are not asserted: they are measurements, and a
+//! quick run measures nothing useful.
+
+use std::process::Command;
+
+#[test]
+fn every_scenario_runs_and_prints_its_row() {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolview"));
+    cmd.args(["bench", "--quick"]);
+    // The test tools' venv holds a nats-server (scripts/test.sh installs it).
+    let nats = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/.venv/bin/nats-server");
+    let have_nats = std::path::Path::new(nats).exists();
+    if have_nats {
+        cmd.env("TOOLVIEW_NATS_SERVER", nats);
+    }
+    let out = cmd.output().expect("run toolview bench");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "bench failed:\n{stdout}\n{stderr}");
+    println!("{stdout}");
+
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("| ")).collect();
+    let expect = [
+        "bare unary RPC (`Render`, no events), 1 caller",
+        "publish, memory store, 1 publisher",
+        "publish, memory store, 4 publishers",
+        "publish, embedded store, 4 publishers, 8 events per `Publish`",
+        "fan-out via toolview (ACP, terminal on): 20 subscribers",
+        "replay of a 2,000 event session",
+        "server memory, 100 idle subscribers, 1 per connection",
+        "server memory, 100 idle subscribers, 10 per connection",
+        "ACP renders, one core",
+    ];
+    for scenario in expect {
+        assert!(
+            rows.iter().any(|r| r.starts_with(&format!("| {scenario}"))),
+            "no row for {scenario:?} in:\n{stdout}"
+        );
+    }
+    if have_nats {
+        assert!(
+            rows.iter()
+                .any(|r| r.starts_with("| fan-out via NATS core (peer): 20 subscribers")),
+            "no NATS row in:\n{stdout}"
+        );
+    }
+    // Every delivery arrived, in both fan-outs, and no request failed.
+    for row in &rows {
+        assert!(!row.contains("not delivered"), "{row}");
+        assert!(!row.contains("errors"), "{row}");
+    }
+}
