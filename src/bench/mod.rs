@@ -32,11 +32,15 @@ pub struct BenchConfig {
     /// 0 leaves those rows out.
     #[arg(long, default_value_t = 8)]
     pub publish_batch: usize,
+    /// Runs of each closed-loop (publish and baseline) measurement; the row shows the run with
+    /// the median rate.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: usize,
     /// Warm-up before each closed-loop measurement, in milliseconds.
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 300)]
     pub warmup_ms: u64,
     /// Length of each closed-loop measurement, in milliseconds.
-    #[arg(long, default_value_t = 2_000)]
+    #[arg(long, default_value_t = 1_000)]
     pub duration_ms: u64,
     /// Subscribers of the fan-out session (one connection each).
     #[arg(long, default_value_t = 1_000)]
@@ -79,6 +83,7 @@ pub struct BenchConfig {
 impl BenchConfig {
     fn shrink(&mut self) {
         self.publishers = vec![1, 4];
+        self.repeat = 1;
         self.warmup_ms = 50;
         self.duration_ms = 200;
         self.fanout_subscribers = 20;
@@ -155,7 +160,8 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     writeln!(
         out,
-        "toolview bench: {cores} cores, loopback, {} B output per event, {} build, {:.0} s{}\n",
+        "toolview bench: {cores} cores, loopback, {} B output per event, {} build, {:.0} s; \
+         publish and baseline rows: the median of {} runs{}\n",
         config.payload,
         if cfg!(debug_assertions) {
             "DEBUG"
@@ -163,6 +169,7 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
             "release"
         },
         started.elapsed().as_secs_f64(),
+        config.repeat.max(1),
         if config.quick {
             ", --quick (not a measurement)"
         } else {
@@ -180,14 +187,35 @@ fn progress(what: &str) {
 }
 
 async fn publish_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<()> {
-    let window = config.window();
+    let (window, repeat) = (config.window(), config.repeat.max(1));
     let mut baselines = Vec::new();
     for store in ["memory", "embedded"] {
         let server = Server::toolview(store)?;
         for &n in &config.publishers {
+            // Baseline and publish alternate, so drift on a noisy machine hits both alike.
+            let (mut base_runs, mut runs) = (Vec::new(), Vec::new());
+            for r in 0..repeat {
+                if store == "memory" {
+                    progress(&format!(
+                        "bare unary RPC, {} (run {})",
+                        plural(n, "caller"),
+                        r + 1
+                    ));
+                    base_runs
+                        .push(load::unary_baseline(&server.url, n, window, config.payload).await?);
+                }
+                progress(&format!(
+                    "publish, {store} store, {} (run {})",
+                    plural(n, "publisher"),
+                    r + 1
+                ));
+                let run = format!("{store}-{n}-r{r}");
+                runs.push(
+                    load::publish_load(&server.url, &run, n, 1, window, config.payload).await?,
+                );
+            }
             if store == "memory" {
-                progress(&format!("bare unary RPC, {}", plural(n, "caller")));
-                let mut s = load::unary_baseline(&server.url, n, window, config.payload).await?;
+                let mut s = median(base_runs);
                 let mut row = Row::new(
                     format!(
                         "bare unary RPC (`Render`, no events), {}",
@@ -200,19 +228,7 @@ async fn publish_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Resu
                 rows.push(row);
                 baselines.push((n, s.rate()));
             }
-            progress(&format!(
-                "publish, {store} store, {}",
-                plural(n, "publisher")
-            ));
-            let mut s = load::publish_load(
-                &server.url,
-                &format!("{store}-{n}"),
-                n,
-                1,
-                window,
-                config.payload,
-            )
-            .await?;
+            let mut s = median(runs);
             let base = baselines.iter().find(|(m, _)| *m == n).map_or(0.0, |b| b.1);
             let ratio = if base > 0.0 { s.rate() / base } else { 0.0 };
             let mut row = Row::new(
@@ -235,18 +251,18 @@ async fn publish_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Resu
             config.publish_batch,
         );
         if batch > 0 {
-            progress(&format!(
-                "publish, {store} store, {n} publishers, {batch} events each"
-            ));
-            let mut s = load::publish_load(
-                &server.url,
-                &format!("{store}-{n}-b{batch}"),
-                n,
-                batch,
-                window,
-                config.payload,
-            )
-            .await?;
+            let mut runs = Vec::new();
+            for r in 0..repeat {
+                progress(&format!(
+                    "publish, {store} store, {n} publishers, {batch} events each (run {})",
+                    r + 1
+                ));
+                let run = format!("{store}-{n}-b{batch}-r{r}");
+                runs.push(
+                    load::publish_load(&server.url, &run, n, batch, window, config.payload).await?,
+                );
+            }
+            let mut s = median(runs);
             let mut row = Row::new(
                 format!("publish, {store} store, {n} publishers, {batch} events per `Publish`"),
                 format!("{} ev/s", thousands(s.rate())),
@@ -261,6 +277,13 @@ async fn publish_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Resu
         }
     }
     Ok(())
+}
+
+/// The run with the median rate.
+fn median(mut runs: Vec<Sampled>) -> Sampled {
+    runs.sort_by(|a, b| a.rate().total_cmp(&b.rate()));
+    let mid = runs.len() / 2;
+    runs.swap_remove(mid)
 }
 
 async fn fanout_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<()> {
