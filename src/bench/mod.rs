@@ -161,7 +161,7 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
     writeln!(
         out,
         "toolview bench: {cores} cores, loopback, {} B output per event, {} build, {:.0} s; \
-         publish and baseline rows: the median of {} runs{}\n",
+         publish and baseline rows: the median of {}{}\n",
         config.payload,
         if cfg!(debug_assertions) {
             "DEBUG"
@@ -169,7 +169,7 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
             "release"
         },
         started.elapsed().as_secs_f64(),
-        config.repeat.max(1),
+        plural(config.repeat.max(1), "run"),
         if config.quick {
             ", --quick (not a measurement)"
         } else {
