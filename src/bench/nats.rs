@@ -22,17 +22,12 @@ pub async fn fanout(
     message: &[u8],
     server_cpu: CpuProbe<'_>,
 ) -> anyhow::Result<Fanout> {
-    let FanoutPlan {
-        subscribers,
-        duration,
-        batch,
-        ..
-    } = plan;
+    let (subscribers, batch) = (plan.subscribers, plan.batch);
     let outputs = plan.events();
     let last = outputs; // sequence numbers 1..=outputs
     let origin = Instant::now();
     let sent: Arc<Vec<AtomicU64>> = Arc::new((0..=last).map(|_| AtomicU64::new(0)).collect());
-    let give_up = Instant::now() + duration * 3 + Duration::from_secs(30);
+    let give_up = Instant::now() + plan.duration * 3 + Duration::from_secs(30);
 
     let mut tasks = JoinSet::new();
     for _ in 0..subscribers {

@@ -147,39 +147,17 @@ pub async fn publish_load(
         publish_checked(&mut client, script.next_events(2), 1).await?;
         clients.push((client, script));
     }
-    let (start, end) = window.split();
-    let mut tasks = JoinSet::new();
-    for (mut client, mut script) in clients {
-        tasks.spawn(async move {
-            let mut s = Sampled::default();
-            loop {
-                let events = script.next_events(batch);
-                let t0 = Instant::now();
-                let ok = client.publish(pb::PublishRequest { events }).await.is_ok();
-                let t1 = Instant::now();
-                if t1 >= end {
-                    break;
-                }
-                if t1 >= start {
-                    if ok {
-                        s.ops += batch as u64;
-                        s.latencies_us.push(micros(t1 - t0));
-                    } else {
-                        s.errors += 1;
-                    }
-                }
-            }
-            s
-        });
-    }
-    let mut total = Sampled {
-        elapsed: window.duration,
-        ..Sampled::default()
-    };
-    while let Some(s) = tasks.join_next().await {
-        total.merge(s?);
-    }
-    Ok(total)
+    closed_loop(
+        clients,
+        window,
+        batch as u64,
+        move |(mut client, mut script)| async move {
+            let events = script.next_events(batch);
+            let ok = client.publish(pb::PublishRequest { events }).await.is_ok();
+            ((client, script), ok)
+        },
+    )
+    .await
 }
 
 /// The baseline: closed-loop `Render` calls with no events and a `session_cwd` of `payload`
@@ -193,30 +171,55 @@ pub async fn unary_baseline(
     let cwd = output_text(payload);
     let mut clients = Vec::with_capacity(callers);
     for _ in 0..callers {
-        clients.push(PresentationServiceClient::new(connect(url).await?));
+        clients.push((
+            PresentationServiceClient::new(connect(url).await?),
+            cwd.clone(),
+        ));
     }
+    closed_loop(clients, window, 1, |(mut client, cwd)| async move {
+        let request = pb::RenderRequest {
+            session_cwd: cwd.clone(),
+            target: pb::Target::Acp as i32,
+            capabilities: None,
+            events: Vec::new(),
+        };
+        let ok = client.render(request).await.is_ok();
+        ((client, cwd), ok)
+    })
+    .await
+}
+
+/// Runs one closed loop per client: `op` takes the client's state, makes one call and gives
+/// the state back with whether the call succeeded. Calls that end inside the window count
+/// `weight` operations and one latency each.
+async fn closed_loop<C, F, Fut>(
+    clients: Vec<C>,
+    window: Window,
+    weight: u64,
+    op: F,
+) -> anyhow::Result<Sampled>
+where
+    C: Send + 'static,
+    F: Fn(C) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = (C, bool)> + Send,
+{
     let (start, end) = window.split();
     let mut tasks = JoinSet::new();
-    for mut client in clients {
-        let cwd = cwd.clone();
+    for mut state in clients {
+        let op = op.clone();
         tasks.spawn(async move {
             let mut s = Sampled::default();
             loop {
-                let request = pb::RenderRequest {
-                    session_cwd: cwd.clone(),
-                    target: pb::Target::Acp as i32,
-                    capabilities: None,
-                    events: Vec::new(),
-                };
                 let t0 = Instant::now();
-                let ok = client.render(request).await.is_ok();
+                let (next, ok) = op(state).await;
+                state = next;
                 let t1 = Instant::now();
                 if t1 >= end {
                     break;
                 }
                 if t1 >= start {
                     if ok {
-                        s.ops += 1;
+                        s.ops += weight;
                         s.latencies_us.push(micros(t1 - t0));
                     } else {
                         s.errors += 1;
@@ -304,12 +307,7 @@ pub async fn fanout(
     payload: usize,
     server_cpu: CpuProbe<'_>,
 ) -> anyhow::Result<Fanout> {
-    let FanoutPlan {
-        subscribers,
-        duration,
-        batch,
-        ..
-    } = plan;
+    let (subscribers, batch) = (plan.subscribers, plan.batch);
     let mut publisher = SessionServiceClient::new(connect(url).await?);
     let mut script = SessionScript::new(session, output_text(payload));
     publish_checked(&mut publisher, script.next_events(2), 1).await?;
@@ -321,7 +319,7 @@ pub async fn fanout(
     let sent: Arc<Vec<AtomicU64>> = Arc::new((0..=last).map(|_| AtomicU64::new(0)).collect());
     let ready = Arc::new((AtomicUsize::new(0), Notify::new()));
     // Generous: a run that falls this far behind is reported with what arrived.
-    let give_up = Instant::now() + duration * 3 + Duration::from_secs(30);
+    let give_up = Instant::now() + plan.duration * 3 + Duration::from_secs(30);
 
     let mut tasks = JoinSet::new();
     for i in 0..subscribers {
