@@ -24,7 +24,11 @@ pub enum Error {
     /// Shutting down, or the store cannot be used.
     #[error("unavailable: {0}")]
     Unavailable(String),
-    /// A bug or corrupt data; the detail is logged, not sent.
+    /// Stored data that cannot be read back (a failed checksum, an unreadable record): the
+    /// session's log is damaged; other sessions are not affected.
+    #[error("data loss: {0}")]
+    DataLoss(String),
+    /// A bug; the detail is logged, not sent.
     #[error("internal: {0}")]
     Internal(String),
 }

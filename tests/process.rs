@@ -4,70 +4,13 @@
 mod support;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 
+use support::process::{ServerProcess, rss_kib};
 use support::sessions::*;
 use tonic::Code;
 use toolview::grpc::pb::{self, subscribe_response::Item};
-
-/// A `toolview serve` process, killed (SIGKILL) when dropped, so a failing test leaves none.
-struct ServerProcess {
-    child: Child,
-    url: String,
-}
-
-impl ServerProcess {
-    fn spawn(dir: &std::path::Path, extra: &[&str]) -> Self {
-        let (child, url) = spawn_server(dir, extra);
-        ServerProcess { child, url }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// SIGKILL, and wait for the process to be gone.
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// `toolview serve` on a free loopback port; returns the child and its URL.
-fn spawn_server(dir: &std::path::Path, extra: &[&str]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolview"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(dir)
-        .args(extra)
-        .env("TOOLVIEW_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the toolview binary starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("toolview listening on ")
-        .unwrap_or_else(|| panic!("unexpected: {line:?}"));
-    (child, format!("http://{addr}"))
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_acked_event_survives_a_crash_exactly_once() {

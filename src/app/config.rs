@@ -6,6 +6,15 @@ use clap::{Args, ValueEnum};
 
 use crate::session::SessionsConfig;
 
+/// gRPC's customary message limit; large enough for any tool event a harness sends.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 << 20;
+/// The output cap ceiling is at most this fraction of the message limit: JSON escaping can make
+/// one byte of tool output six on the wire (`\u0001`), and a card carries more than its output,
+/// so a subscriber's updates fit a message by construction.
+pub const OUTPUT_SHARE_OF_MESSAGE: usize = 8;
+/// Room in a message for what wraps a rendered update (cursor, call id, framing).
+pub const UPDATE_ENVELOPE_BYTES: usize = 16 << 10;
+
 /// Where session logs live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StoreKind {
@@ -48,9 +57,16 @@ pub struct ServeConfig {
     #[arg(long, env = "TOOLVIEW_LANE_CACHE_MB", default_value_t = 16)]
     pub lane_cache_mb: usize,
 
-    /// Largest accepted or sent gRPC message, in bytes.
-    #[arg(long, env = "TOOLVIEW_MAX_MESSAGE_SIZE", default_value_t = 4 * 1024 * 1024)]
+    /// Largest accepted or sent gRPC message, in bytes. A larger request gets
+    /// RESOURCE_EXHAUSTED; no response is ever larger (see --max-output-bytes).
+    #[arg(long, env = "TOOLVIEW_MAX_MESSAGE_SIZE", default_value_t = DEFAULT_MAX_MESSAGE_SIZE)]
     pub max_message_size: usize,
+
+    /// Largest output cap, in bytes: a subscriber asking for no cap or a larger one gets this;
+    /// smaller caps are rounded down to a power of two (at least 1 KiB). At most, and by
+    /// default, an eighth of --max-message-size (512 KiB).
+    #[arg(long, env = "TOOLVIEW_MAX_OUTPUT_BYTES")]
+    pub max_output_bytes: Option<u64>,
 
     /// Events kept per session; older ones are trimmed (0 keeps all).
     #[arg(
@@ -100,8 +116,41 @@ impl ServeConfig {
             heartbeat_interval: Duration::from_millis(self.heartbeat_interval_ms.max(1)),
             subscriber_lag_limit: self.subscriber_lag_limit,
             lane_cache_bytes: self.lane_cache_mb << 20,
+            max_update_bytes: self.max_update_bytes(),
+            max_output_bytes: self.max_output_bytes(),
             ..SessionsConfig::default()
         }
+    }
+
+    /// The largest rendered update: a message less its envelope.
+    pub fn max_update_bytes(&self) -> usize {
+        self.max_message_size.saturating_sub(UPDATE_ENVELOPE_BYTES)
+    }
+
+    /// The output cap ceiling: as configured, else an eighth of the message limit.
+    pub fn max_output_bytes(&self) -> u64 {
+        self.max_output_bytes
+            .unwrap_or((self.max_message_size / OUTPUT_SHARE_OF_MESSAGE) as u64)
+    }
+
+    /// Checks what flags cannot express alone.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        let most = (self.max_message_size / OUTPUT_SHARE_OF_MESSAGE) as u64;
+        if let Some(n) = self.max_output_bytes
+            && (n == 0 || n > most)
+        {
+            anyhow::bail!(
+                "--max-output-bytes {n} must be between 1 and an eighth of --max-message-size ({most})"
+            );
+        }
+        if self.max_message_size < 2 * UPDATE_ENVELOPE_BYTES {
+            anyhow::bail!(
+                "--max-message-size {} must be at least {}",
+                self.max_message_size,
+                2 * UPDATE_ENVELOPE_BYTES
+            );
+        }
+        Ok(())
     }
 
     /// The in-memory configuration tests start servers with.
@@ -121,7 +170,8 @@ impl Default for ServeConfig {
             data_dir: PathBuf::from("./toolview-data"),
             store_cache_mb: 64,
             lane_cache_mb: 16,
-            max_message_size: 4 * 1024 * 1024,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            max_output_bytes: None,
             max_events_per_session: 100_000,
             session_ttl_secs: 0,
             heartbeat_interval_ms: 15_000,

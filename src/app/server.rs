@@ -26,6 +26,7 @@ pub async fn run(
     config: ServeConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    config.validate()?;
     let store: Arc<dyn Store> = match config.store {
         StoreKind::Memory => Arc::new(MemoryStore::new()),
         StoreKind::Embedded => Arc::new(EmbeddedStore::open(
@@ -55,9 +56,13 @@ pub async fn run(
     // tonic's decoding limit is only a memory guard; the configured limit is enforced by the
     // handlers, which answer RESOURCE_EXHAUSTED as the API promises.
     let guard = max.saturating_mul(2);
-    let presentation = PresentationServiceServer::new(PresentationApi::new(max))
-        .max_decoding_message_size(guard)
-        .max_encoding_message_size(max);
+    let presentation = PresentationServiceServer::new(PresentationApi::new(
+        max,
+        config.max_update_bytes(),
+        config.max_output_bytes(),
+    ))
+    .max_decoding_message_size(guard)
+    .max_encoding_message_size(max);
     let session_api = SessionServiceServer::new(SessionApi::new(sessions.clone(), max))
         .max_decoding_message_size(guard)
         .max_encoding_message_size(max);

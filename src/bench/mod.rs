@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use crate::grpc::load::{self, Window};
-use crate::render::{self, Capabilities, Context, Fold, Target};
+use crate::render::{Capabilities, Renderer, Target};
 use measure::{Fanout, FanoutPlan, Sampled};
 use process::Server;
 
@@ -467,14 +467,9 @@ fn render_row(config: &BenchConfig) -> Row {
     let mut count = 0u64;
     let t0 = Instant::now();
     while t0.elapsed() < budget {
-        let mut fold = Fold::new("");
+        let mut renderer = Renderer::new("", Target::Acp, caps, usize::MAX);
         for event in &events {
-            let step = fold.apply(event);
-            let ctx = Context {
-                session_id: "render",
-                cwd: step.cwd,
-            };
-            std::hint::black_box(render::render(step.change, &ctx, Target::Acp, &caps));
+            std::hint::black_box(renderer.step(event));
         }
         count += events.len() as u64;
     }

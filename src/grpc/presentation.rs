@@ -14,11 +14,19 @@ use crate::render;
 #[derive(Debug, Clone)]
 pub struct PresentationApi {
     max_message_size: usize,
+    max_update_bytes: usize,
+    max_output_bytes: u64,
 }
 
 impl PresentationApi {
-    pub fn new(max_message_size: usize) -> Self {
-        PresentationApi { max_message_size }
+    /// Requests and responses stay within `max_message_size`, each rendered update within
+    /// `max_update_bytes`, rendered output within the output cap ceiling `max_output_bytes`.
+    pub fn new(max_message_size: usize, max_update_bytes: usize, max_output_bytes: u64) -> Self {
+        PresentationApi {
+            max_message_size,
+            max_update_bytes,
+            max_output_bytes,
+        }
     }
 }
 
@@ -30,12 +38,17 @@ impl PresentationService for PresentationApi {
     ) -> Result<Response<pb::PresentResponse>, Status> {
         check_size(req.get_ref(), self.max_message_size)?;
         let input = PresentInput::try_from(req.into_inner()).map_err(Error::invalid)?;
-        let (call, result) = present::present(
-            &input.tool_name,
-            &input.arguments_json,
-            input.call_view,
-            input.result.as_ref(),
-        );
+        // Off the async workers: presenters of large inputs (diffs) take real CPU time.
+        let (call, result) = tokio::task::spawn_blocking(move || {
+            present::present(
+                &input.tool_name,
+                &input.arguments_json,
+                input.call_view,
+                input.result.as_ref(),
+            )
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("presenting panicked: {e}")))?;
         Ok(Response::new(pb::PresentResponse {
             call: Some(call.into()),
             result: result.map(Into::into),
@@ -55,12 +68,32 @@ impl PresentationService for PresentationApi {
                 .admit(&e.body)
                 .map_err(|err| Error::Lifecycle(format!("events[{i}]: {err}")))?;
         }
-        let updates = render::render_all(
-            &input.session_cwd,
-            &input.events,
-            input.target,
-            &input.capabilities,
-        );
+        // As a subscriber would see it: the same normalized capabilities and update limit.
+        // The response is bounded too: rendering stops once it outgrows a message. Off the
+        // async workers, since presenters and diffs of large cards take real CPU time.
+        let caps = input.capabilities.normalized(self.max_output_bytes);
+        let limit = self.max_message_size;
+        let max_update = self.max_update_bytes;
+        let updates = tokio::task::spawn_blocking(move || {
+            let mut renderer =
+                render::Renderer::new(&input.session_cwd, input.target, caps, max_update);
+            let mut total = 0usize;
+            let mut updates = Vec::with_capacity(input.events.len());
+            for (i, event) in input.events.iter().enumerate() {
+                let (rendered, size) = renderer.step(event);
+                total += size;
+                if total > limit {
+                    return Err(Error::TooLarge(format!(
+                        "the rendering of events[0..={i}] is over the {limit}-byte message \
+                         limit; render fewer events at a time, or subscribe"
+                    )));
+                }
+                updates.push(rendered);
+            }
+            Ok(updates)
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("rendering panicked: {e}")))??;
         Ok(Response::new(pb::RenderResponse {
             updates: updates.into_iter().map(Into::into).collect(),
         }))

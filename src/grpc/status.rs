@@ -10,6 +10,10 @@ impl From<Error> for tonic::Status {
             Error::NotFound(msg) => tonic::Status::not_found(msg),
             Error::Lagging(msg) | Error::TooLarge(msg) => tonic::Status::resource_exhausted(msg),
             Error::Unavailable(msg) => tonic::Status::unavailable(msg),
+            Error::DataLoss(msg) => {
+                tracing::error!(%msg, "stored data unreadable");
+                tonic::Status::data_loss(msg)
+            }
             Error::Internal(detail) => {
                 tracing::error!(%detail, "internal error");
                 tonic::Status::internal("internal error")

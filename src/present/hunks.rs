@@ -14,6 +14,14 @@ use crate::domain::FileDiff;
 /// Unchanged lines kept around each change run.
 const CONTEXT: usize = 3;
 
+/// The longest edit script searched for (jsdiff's `maxEditLength`)…
+const MAX_EDIT_LENGTH: isize = 4096;
+/// …and the most search steps (paths extended and lines compared). Myers costs O((N+M)·D):
+/// two 8,000-line files with nothing in common took seconds. Past either bound a diff takes its
+/// coarse form: every old line removed, then every new line added (one whole-file hunk). Both
+/// are counts, not times, so the same input always gives the same diff.
+const MAX_STEPS: usize = 1_000_000;
+
 /// One hunk: the diff of its two sides and where it starts (jsdiff's 1-based `oldStart` and
 /// `newStart`; a side with no lines still reports the line it would start at).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,7 +35,7 @@ pub struct Hunk {
 pub fn hunks(path: &str, before: &str, after: &str) -> Vec<Hunk> {
     let old: Vec<&str> = before.split_inclusive('\n').collect();
     let new: Vec<&str> = after.split_inclusive('\n').collect();
-    let runs = diff_runs(&old, &new);
+    let runs = diff_runs(&old, &new).unwrap_or_else(|| coarse(&old, &new));
     group(path, &runs, &old, &new)
 }
 
@@ -63,7 +71,7 @@ struct Path {
 pub fn diff_lines<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<(Op, &'a str)> {
     let (mut o, mut n) = (0, 0);
     let mut out = Vec::with_capacity(old.len().max(new.len()));
-    for run in diff_runs(old, new) {
+    for run in diff_runs(old, new).unwrap_or_else(|| coarse(old, new)) {
         let lines = match run.op {
             Op::Remove => &old[o..o + run.count],
             Op::Equal | Op::Add => &new[n..n + run.count],
@@ -79,8 +87,18 @@ pub fn diff_lines<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<(Op, &'a str)> {
     out
 }
 
-/// jsdiff's `Diff.diff` for line tokens, returning the runs in order.
-fn diff_runs<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<Run> {
+/// The coarse diff: remove every old line, add every new one.
+fn coarse(old: &[&str], new: &[&str]) -> Vec<Run> {
+    [(Op::Remove, old.len()), (Op::Add, new.len())]
+        .into_iter()
+        .filter(|&(_, count)| count > 0)
+        .map(|(op, count)| Run { op, count })
+        .collect()
+}
+
+/// jsdiff's `Diff.diff` for line tokens, returning the runs in order; `None` past the search
+/// bounds.
+fn diff_runs<'a>(old: &[&'a str], new: &[&'a str]) -> Option<Vec<Run>> {
     // Intern lines so the inner loop compares integers.
     let mut ids: HashMap<&'a str, u32> = HashMap::new();
     let mut intern = |s: &[&'a str]| -> Vec<u32> {
@@ -101,6 +119,8 @@ fn diff_runs<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<Run> {
         Some((nodes.len() - 1) as u32)
     };
 
+    // Search steps taken, against `MAX_STEPS`.
+    let steps = std::cell::Cell::new(0usize);
     // Follows the diagonal while lines match; returns the new position.
     let extract_common = |nodes: &mut Vec<Node>, path: &mut Path, diagonal: isize| -> isize {
         let mut old_pos = path.old_pos;
@@ -114,6 +134,7 @@ fn diff_runs<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<Run> {
             old_pos += 1;
             common += 1;
         }
+        steps.set(steps.get() + common + 1);
         if common > 0 {
             path.last = push(nodes, Op::Equal, common, path.last);
         }
@@ -121,7 +142,8 @@ fn diff_runs<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<Run> {
         new_pos
     };
 
-    let max_edit = old_len + new_len;
+    // Diagonals never leave [-max_edit, max_edit].
+    let max_edit = (old_len + new_len).min(MAX_EDIT_LENGTH);
     let offset = max_edit + 1;
     let mut best: Vec<Option<Path>> = vec![None; (2 * offset + 1) as usize];
     let slot = |d: isize| (d + offset) as usize;
@@ -132,7 +154,7 @@ fn diff_runs<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<Run> {
     };
     let new_pos = extract_common(&mut nodes, &mut seed, 0);
     if seed.old_pos + 1 >= old_len && new_pos + 1 >= new_len {
-        return collect(&nodes, seed.last);
+        return Some(collect(&nodes, seed.last));
     }
     best[slot(0)] = Some(seed);
 
@@ -164,7 +186,7 @@ fn diff_runs<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<Run> {
             };
             let new_pos = extract_common(&mut nodes, &mut base, diagonal);
             if base.old_pos + 1 >= old_len && new_pos + 1 >= new_len {
-                return collect(&nodes, base.last);
+                return Some(collect(&nodes, base.last));
             }
             best[slot(diagonal)] = Some(base);
             if base.old_pos + 1 >= old_len {
@@ -176,8 +198,12 @@ fn diff_runs<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<Run> {
             diagonal += 2;
         }
         edit_len += 1;
+        if steps.get() > MAX_STEPS {
+            return None;
+        }
     }
-    unreachable!("an edit script of length old + new always exists")
+    // Only reached when the edit script would be longer than `MAX_EDIT_LENGTH`.
+    None
 }
 
 /// jsdiff's `addToPath`: extend a path by one removal or insertion, merging with a run of the
@@ -325,6 +351,27 @@ mod tests {
             .into_iter()
             .map(|h| (h.diff.old_text, h.diff.new_text, h.new_start))
             .collect()
+    }
+
+    /// Two files with nothing in common past the search bounds: one whole-file hunk.
+    #[test]
+    fn unbounded_diffs_take_the_coarse_form() {
+        let before: String = (0..8000).map(|i| format!("old line {i}\n")).collect();
+        let after: String = (0..8000).map(|i| format!("new line {i}\n")).collect();
+        let hs = hunks("f", &before, &after);
+        assert_eq!(hs.len(), 1);
+        assert_eq!((hs[0].old_start, hs[0].new_start), (1, 1));
+        assert_eq!(hs[0].diff.old_text.as_deref(), Some(before.trim_end()));
+        assert_eq!(hs[0].diff.new_text, after.trim_end());
+        let old: Vec<&str> = before.lines().collect();
+        let new: Vec<&str> = after.lines().collect();
+        let lines = diff_lines(&old, &new);
+        assert!(lines[..8000].iter().all(|(op, _)| *op == Op::Remove));
+        assert!(lines[8000..].iter().all(|(op, _)| *op == Op::Add));
+        // Within the bounds the exact diff is kept: one changed line in 8,000.
+        let mut edited = old.clone();
+        edited[4000] = "changed";
+        assert_eq!(diff_lines(&old, &edited).len(), 8001);
     }
 
     #[test]

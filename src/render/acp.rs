@@ -12,6 +12,7 @@ use super::card::{
 };
 use super::fold::{CallState, CallStatus, Change};
 use super::paths::acp_path;
+use super::streamed::Chunk;
 use crate::domain::{
     ContentBlock, FileDiff, FileLocation, TerminalExit, ToolCallView, ToolKind, ToolResultView,
 };
@@ -21,7 +22,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     let updates = match change {
         Change::Session => Vec::new(),
         Change::Started(state) => started(state, ctx, caps),
-        Change::Output(state, i) => output(state, i, caps).into_iter().collect(),
+        Change::Output(state, chunk) => output(state, chunk, caps).into_iter().collect(),
         Change::Finished(state) => vec![finished(state, ctx, caps)],
     };
     updates
@@ -204,26 +205,21 @@ fn is_terminal(state: &CallState) -> bool {
     matches!(state.call_view, Some(ToolCallView::Terminal(_)))
 }
 
-fn output(state: &CallState, i: usize, caps: &Capabilities) -> Option<acp::SessionUpdate> {
+fn output(state: &CallState, chunk: Chunk<'_>, caps: &Capabilities) -> Option<acp::SessionUpdate> {
     let cap = caps.max_output_bytes;
     let id = state.call_id.to_string();
     // Past the cap, later chunks render nothing.
-    let start = if i == 0 {
-        0
-    } else {
-        state.chunk_ends[i - 1] as u64
-    };
-    if cap > 0 && start > cap {
+    if cap > 0 && chunk.start as u64 > cap {
         return None;
     }
     let update = if caps.terminal && is_terminal(state) {
-        let data = capped_chunk(state, i, cap);
+        let data = capped_chunk(chunk, cap);
         acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new()).meta(meta(
             json!({"terminal_output": {"terminal_id": id, "data": data}}),
         ))
     } else {
         // Content replaces: send everything streamed so far.
-        let text = console(&capped_streamed(state, Some(i), cap), None);
+        let text = console(&capped_streamed(state, Some(chunk.end()), cap), None);
         acp::ToolCallUpdate::new(
             id,
             acp::ToolCallUpdateFields::new().content(vec![text_item(text)]),
@@ -318,7 +314,9 @@ fn terminal_data(state: &CallState, cap: u64) -> String {
     if stream_crossed_cap(state, cap) {
         return String::new();
     }
-    match full.and_then(|o| o.strip_prefix(state.streamed.as_str())) {
+    // Below the cap (or with none) the fold keeps the whole streamed text.
+    let streamed = state.streamed.full().unwrap_or_default();
+    match full.and_then(|o| o.strip_prefix(streamed)) {
         Some(rest) if cap > 0 && (state.streamed.len() + rest.len()) as u64 > cap => {
             TRUNCATED.to_owned()
         }

@@ -24,9 +24,9 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
                 envelope(state, "call", card),
             ]
         }
-        Change::Output(state, i) => {
-            let data = capped_chunk(state, i, cap);
-            if data.is_empty() && !state.chunk(i).is_empty() {
+        Change::Output(state, chunk) => {
+            let data = capped_chunk(chunk, cap);
+            if data.is_empty() && !chunk.text.is_empty() {
                 // Past the cap: nothing more is sent.
                 Vec::new()
             } else {

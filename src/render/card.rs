@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use super::fold::CallState;
 use super::paths::{call_title_path, relativize_title, result_title_path, terminal_cwd};
+use super::streamed::Chunk;
 use crate::domain::{
     ContentBlock, DiffCallView, FileDiff, GenericCallView, GenericResultView, TerminalExit,
     TerminalResultView, ToolCallView, ToolKind, ToolResultView,
@@ -38,6 +39,27 @@ impl Capabilities {
     }
 }
 
+/// Smallest output cap class: a smaller cap is raised to it.
+const MIN_OUTPUT_CAP: u64 = 1024;
+
+impl Capabilities {
+    /// The capabilities a server renders for: `max_output_bytes` rounded down to a power of two
+    /// (at least [`MIN_OUTPUT_CAP`]), and 0 (no cap) or anything above `ceiling` made
+    /// `ceiling`. So a client's number picks one of a few lanes, and no update carries more
+    /// than `ceiling` bytes of output.
+    pub fn normalized(self, ceiling: u64) -> Self {
+        let cap = match self.max_output_bytes {
+            0 => ceiling,
+            n if n >= ceiling => ceiling,
+            n => (1u64 << n.ilog2()).max(MIN_OUTPUT_CAP).min(ceiling),
+        };
+        Capabilities {
+            max_output_bytes: cap,
+            ..self
+        }
+    }
+}
+
 // ---- the output cap ---------------------------------------------------------------------------
 
 /// Keeps the first and last `cap/2` bytes of a text longer than `cap` (cuts moved inward to
@@ -67,18 +89,12 @@ pub fn cap_text(text: &str, cap: u64) -> Cow<'_, str> {
 /// The marker that replaces the chunk that takes streamed output past the cap.
 pub const TRUNCATED: &str = "\n… output truncated …\n";
 
-/// Chunk `i` as a live subscriber receives it: as is below the cap, the truncation marker for
-/// the chunk that crosses it, nothing after.
-pub fn capped_chunk(state: &CallState, i: usize, cap: u64) -> &str {
-    let end = state.chunk_ends[i] as u64;
-    let start = if i == 0 {
-        0
-    } else {
-        state.chunk_ends[i - 1] as u64
-    };
-    if cap == 0 || end <= cap {
-        state.chunk(i)
-    } else if start <= cap {
+/// A chunk as a live subscriber receives it: as is below the cap, the truncation marker for the
+/// chunk that crosses it, nothing after.
+pub fn capped_chunk(chunk: Chunk<'_>, cap: u64) -> &str {
+    if cap == 0 || chunk.end() as u64 <= cap {
+        chunk.text
+    } else if chunk.start as u64 <= cap {
         TRUNCATED
     } else {
         ""
@@ -90,21 +106,17 @@ pub fn stream_crossed_cap(state: &CallState, cap: u64) -> bool {
     cap > 0 && state.streamed.len() as u64 > cap
 }
 
-/// The streamed text up to chunk `upto` (inclusive) as snapshots show it: everything below the
-/// cap, else the text before the chunk that crossed it followed by the truncation marker.
-pub fn capped_streamed(state: &CallState, upto: Option<usize>, cap: u64) -> Cow<'_, str> {
-    let end = upto.map_or(state.streamed.len(), |i| state.chunk_ends[i]);
+/// The streamed text up to byte `end` (the end of a chunk; `None`: all of it) as snapshots show
+/// it: everything below the cap, else the text before the chunk that crossed it followed by the
+/// truncation marker.
+pub fn capped_streamed(state: &CallState, end: Option<usize>, cap: u64) -> Cow<'_, str> {
+    let streamed = &state.streamed;
+    let end = end.unwrap_or(streamed.len());
     if cap == 0 || end as u64 <= cap {
-        return Cow::Borrowed(&state.streamed[..end]);
+        return Cow::Borrowed(streamed.prefix(end));
     }
-    let crossing_start = state
-        .chunk_ends
-        .iter()
-        .take_while(|&&e| e as u64 <= cap)
-        .last()
-        .copied()
-        .unwrap_or(0);
-    Cow::Owned(format!("{}{TRUNCATED}", &state.streamed[..crossing_start]))
+    let crossing_start = streamed.last_end_within(cap as usize);
+    Cow::Owned(format!("{}{TRUNCATED}", streamed.prefix(crossing_start)))
 }
 
 fn cap_blocks(blocks: &mut [ContentBlock], cap: u64) {
@@ -356,9 +368,10 @@ pub fn prepared_result(state: &CallState, cwd: Option<&str>, cap: u64) -> Option
             ToolResultView::Diff(d)
         }
         ToolResultView::Terminal(t) => ToolResultView::Terminal(TerminalResultView {
-            output: Some(
-                cap_text(t.output.as_deref().unwrap_or(&state.streamed), cap).into_owned(),
-            ),
+            output: Some(match t.output.as_deref() {
+                Some(output) => cap_text(output, cap).into_owned(),
+                None => state.streamed.capped(cap).into_owned(),
+            }),
             ..t
         }),
         ToolResultView::Read(mut r) => {
@@ -384,7 +397,7 @@ impl<'a> Snapshot<'a> {
         let (state, upto) = match change {
             super::Change::Session => return None,
             super::Change::Started(s) | super::Change::Finished(s) => (s, None),
-            super::Change::Output(s, i) => (s, Some(i)),
+            super::Change::Output(s, chunk) => (s, Some(chunk.end())),
         };
         Some(Snapshot {
             state,

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::streamed::{Chunk, Streamed};
 use crate::domain::{CallId, ContentBlock, EventBody, ToolCallView, ToolEvent, ToolResultView};
 use crate::present::{
     StartedCall, ToolResult, parse_arguments, parse_meta, resolve_call, resolve_result,
@@ -39,24 +40,21 @@ pub struct CallState {
     pub args: Value,
     /// `None` for an orphan.
     pub call_view: Option<ToolCallView>,
-    /// All live output so far.
-    pub streamed: String,
-    /// Where each chunk of `streamed` ends (byte offsets), for per-chunk rendering and capping.
-    pub chunk_ends: Vec<usize>,
+    /// The live output so far (its head and tail, within the fold's retention).
+    pub streamed: Streamed,
     pub finished: Option<Finished>,
     pub status: CallStatus,
 }
 
 impl CallState {
-    fn orphan(call_id: CallId) -> Self {
+    fn orphan(call_id: CallId, retain: usize) -> Self {
         CallState {
             call_id,
             tool_name: String::new(),
             arguments_json: String::new(),
             args: Value::Null,
             call_view: None,
-            streamed: String::new(),
-            chunk_ends: Vec::new(),
+            streamed: Streamed::new(retain),
             finished: None,
             status: CallStatus::InProgress,
         }
@@ -67,12 +65,6 @@ impl CallState {
         self.call_view
             .as_ref()
             .map_or(self.call_id.as_str(), ToolCallView::title)
-    }
-
-    /// The text of chunk `i`.
-    pub fn chunk(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.chunk_ends[i - 1] };
-        &self.streamed[start..self.chunk_ends[i]]
     }
 
     /// Whether this is a todo-list call (ACP also emits a plan for it).
@@ -88,8 +80,8 @@ pub enum Change<'a> {
     Session,
     /// A call was started.
     Started(&'a CallState),
-    /// Chunk `index` of the call's live output arrived.
-    Output(&'a CallState, usize),
+    /// A chunk of the call's live output arrived (the state already includes it).
+    Output(&'a CallState, Chunk<'a>),
     /// The call finished.
     Finished(&'a CallState),
 }
@@ -105,18 +97,29 @@ pub struct Step<'a> {
 ///
 /// Only calls still running are kept: a finished call is moved out into `last_finished` (for
 /// its own update) and then forgotten, because the lifecycle rules admit no later event for it.
-/// So a fold's memory is bounded by the calls in flight, not by the session's length.
-#[derive(Debug, Clone, Default)]
+/// So a fold's memory is bounded by the calls in flight, not by the session's length; and each
+/// call's live output is kept only within the fold's retention (see [`Streamed`]).
+#[derive(Debug, Clone)]
 pub struct Fold {
+    /// Bytes of live output kept at each end of a call's output: at least the largest output
+    /// cap the fold is rendered with (`usize::MAX` for none).
+    retain: usize,
     cwd: Option<String>,
     calls: HashMap<CallId, CallState>,
     last_finished: Option<CallState>,
 }
 
 impl Fold {
-    /// A fold with an initial session cwd (empty means none).
+    /// A fold with an initial session cwd (empty means none) that keeps all live output.
     pub fn new(cwd: &str) -> Self {
+        Fold::with_retention(cwd, usize::MAX)
+    }
+
+    /// A fold that keeps the first and last `retain` bytes of each call's live output: enough
+    /// for any output cap up to `retain`.
+    pub fn with_retention(cwd: &str, retain: usize) -> Self {
         Fold {
+            retain,
             cwd: (!cwd.is_empty()).then(|| cwd.to_owned()),
             calls: HashMap::new(),
             last_finished: None,
@@ -130,8 +133,8 @@ impl Fold {
 
     /// Applies one event; returns what changed and the session cwd after it (a
     /// `SessionStarted` sets the cwd for its own update).
-    pub fn apply(&mut self, event: &ToolEvent) -> Step<'_> {
-        let output_index = self.mutate(event);
+    pub fn apply<'a>(&'a mut self, event: &'a ToolEvent) -> Step<'a> {
+        let chunk = self.mutate(event);
         let this = &*self;
         let call = |id: &CallId| {
             this.calls
@@ -141,7 +144,10 @@ impl Fold {
         let change = match &event.body {
             EventBody::SessionStarted(_) => Change::Session,
             EventBody::CallStarted(s) => Change::Started(call(&s.call_id)),
-            EventBody::CallOutput(o) => Change::Output(call(&o.call_id), output_index),
+            EventBody::CallOutput(o) => Change::Output(
+                call(&o.call_id),
+                chunk.expect("an output event yields its chunk"),
+            ),
             EventBody::CallFinished(_) => {
                 Change::Finished(this.last_finished.as_ref().expect("just finished"))
             }
@@ -152,12 +158,12 @@ impl Fold {
         }
     }
 
-    /// Folds the event in; returns the chunk index for output events (0 otherwise).
-    fn mutate(&mut self, event: &ToolEvent) -> usize {
+    /// Folds the event in; returns the chunk of an output event.
+    fn mutate<'a>(&mut self, event: &'a ToolEvent) -> Option<Chunk<'a>> {
         match &event.body {
             EventBody::SessionStarted(s) => {
                 self.cwd = (!s.cwd.is_empty()).then(|| s.cwd.clone());
-                0
+                None
             }
             EventBody::CallStarted(s) => {
                 let args = parse_arguments(&s.arguments_json);
@@ -169,28 +175,25 @@ impl Fold {
                     arguments_json: s.arguments_json.clone(),
                     args,
                     call_view: Some(view),
-                    streamed: String::new(),
-                    chunk_ends: Vec::new(),
+                    streamed: Streamed::new(self.retain),
                     finished: None,
                     status: CallStatus::InProgress,
                 };
                 self.calls.insert(s.call_id.clone(), state);
-                0
+                None
             }
             EventBody::CallOutput(o) => {
                 let state = self
                     .calls
                     .entry(o.call_id.clone())
-                    .or_insert_with(|| CallState::orphan(o.call_id.clone()));
-                state.streamed.push_str(&o.data);
-                state.chunk_ends.push(state.streamed.len());
-                state.chunk_ends.len() - 1
+                    .or_insert_with(|| CallState::orphan(o.call_id.clone(), self.retain));
+                Some(state.streamed.push(&o.data))
             }
             EventBody::CallFinished(f) => {
                 let mut state = self
                     .calls
                     .remove(&f.call_id)
-                    .unwrap_or_else(|| CallState::orphan(f.call_id.clone()));
+                    .unwrap_or_else(|| CallState::orphan(f.call_id.clone(), self.retain));
                 let meta = parse_meta(&f.meta_json);
                 let result = ToolResult {
                     content: &f.content,
@@ -214,7 +217,7 @@ impl Fold {
                     CallStatus::Completed
                 };
                 self.last_finished = Some(state);
-                0
+                None
             }
         }
     }

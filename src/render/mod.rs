@@ -9,10 +9,14 @@ pub mod card;
 pub mod fold;
 mod markdown;
 pub mod paths;
+mod renderer;
+mod streamed;
 mod view;
 
 pub use card::Capabilities;
 pub use fold::{CallState, CallStatus, Change, Fold, Step};
+pub use renderer::Renderer;
+pub use streamed::{Chunk, Streamed};
 pub use view::{CardSnapshot, ViewUpdate};
 
 use crate::domain::ToolEvent;
@@ -51,11 +55,29 @@ impl Rendered {
     /// Roughly how many bytes the update holds (for memory budgets).
     pub fn approx_bytes(&self) -> usize {
         let body = match &self.body {
-            Body::View(v) => serde_json::to_vec(v).map_or(0, |b| b.len()),
+            Body::View(v) => {
+                // Counted as it is written: no copy of a large snapshot.
+                let mut counter = ByteCounter(0);
+                serde_json::to_writer(&mut counter, v).map_or(0, |()| counter.0)
+            }
             Body::Acp(m) | Body::AgUi(m) => m.iter().map(String::len).sum(),
             Body::Markdown(s) | Body::Ansi(s) => s.len(),
         };
         body + self.call_id.as_ref().map_or(0, String::len) + 64
+    }
+}
+
+/// An `io::Write` that only counts.
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -89,23 +111,14 @@ pub fn render(
     Rendered { call_id, body }
 }
 
-/// Folds `events` from an initial session cwd and renders every update (what `Render` returns).
+/// Folds `events` from an initial session cwd and renders every update, with no size limit (the
+/// offline `toolview render` and tests; the `Render` RPC bounds its response).
 pub fn render_all(
     session_cwd: &str,
     events: &[ToolEvent],
     target: Target,
     caps: &Capabilities,
 ) -> Vec<Rendered> {
-    let mut fold = Fold::new(session_cwd);
-    events
-        .iter()
-        .map(|event| {
-            let step = fold.apply(event);
-            let ctx = Context {
-                session_id: event.session_id.as_str(),
-                cwd: step.cwd,
-            };
-            render(step.change, &ctx, target, caps)
-        })
-        .collect()
+    let mut renderer = Renderer::new(session_cwd, target, *caps, usize::MAX);
+    events.iter().map(|e| renderer.step(e).0).collect()
 }

@@ -15,7 +15,7 @@ use std::sync::RwLock;
 use tokio::sync::Mutex;
 
 use crate::domain::SessionId;
-use crate::render::{self, Capabilities, Context, Fold, Rendered, Target};
+use crate::render::{Capabilities, Rendered, Renderer, Target};
 use crate::store::{Store, StoreError};
 
 /// How many events a lane reads from the store at a time.
@@ -65,20 +65,23 @@ pub struct Lane {
     caps: Capabilities,
     capacity: usize,
     budget: usize,
+    max_update_bytes: usize,
     /// Held by the one reader that renders; the fold is only touched under it.
-    fold: Mutex<Fold>,
+    renderer: Mutex<Renderer>,
     cache: RwLock<Cache>,
 }
 
 impl Lane {
-    /// A lane that starts folding at `first_offset` (the log's first retained offset).
+    /// A lane that starts folding at `first_offset` (the log's first retained offset), caching
+    /// at most `capacity` updates and about `budget` bytes, each update within about
+    /// `max_update_bytes`.
     pub fn new(
         session: SessionId,
         target: Target,
         caps: Capabilities,
         first_offset: u64,
-        capacity: usize,
-        budget: usize,
+        (capacity, budget): (usize, usize),
+        max_update_bytes: usize,
     ) -> Self {
         Lane {
             session,
@@ -86,40 +89,45 @@ impl Lane {
             caps,
             capacity: capacity.max(1),
             budget,
-            fold: Mutex::new(Fold::new("")),
+            max_update_bytes,
+            renderer: Mutex::new(Renderer::new("", target, caps, max_update_bytes)),
             cache: RwLock::new(Cache::new(first_offset.saturating_sub(1))),
         }
     }
 
-    /// Up to `max` updates after offset `after`, rendering (once) what is durable up to
-    /// `head`.
+    fn fresh_renderer(&self) -> Renderer {
+        Renderer::new("", self.target, self.caps, self.max_update_bytes)
+    }
+
+    /// Up to `max` updates after offset `after` and about `max_bytes` of them (at least one),
+    /// rendering (once) what is durable up to `head`.
     pub async fn read(
         &self,
         store: &dyn Store,
         after: u64,
         head: u64,
-        max: usize,
+        (max, max_bytes): (usize, usize),
     ) -> Result<LaneRead, StoreError> {
         let max = max.min(self.capacity);
-        if let Some(read) = self.cached(after, head, max) {
+        if let Some(read) = self.cached(after, head, max, max_bytes) {
             return Ok(read);
         }
-        let mut fold = self.fold.lock().await;
+        let mut renderer = self.renderer.lock().await;
         // Whoever held the lock before may have rendered what this read wants.
-        if let Some(read) = self.cached(after, head, max) {
+        if let Some(read) = self.cached(after, head, max, max_bytes) {
             return Ok(read);
         }
-        if self.render(&mut fold, store, after, head, max).await? {
+        if self.render(&mut renderer, store, after, head, max).await? {
             return Ok(LaneRead::Reset);
         }
         // Still under the fold's lock, so nobody has reset the cache since: it holds `want`.
         Ok(self
-            .cached(after, head, max)
+            .cached(after, head, max, max_bytes)
             .unwrap_or(LaneRead::Updates(Vec::new())))
     }
 
     /// Serves a read from what is rendered, if it can be: `None` when rendering is needed.
-    fn cached(&self, after: u64, head: u64, max: usize) -> Option<LaneRead> {
+    fn cached(&self, after: u64, head: u64, max: usize, max_bytes: usize) -> Option<LaneRead> {
         let c = self.cache.read().expect("lane cache lock");
         let first = c.entries.front().map_or(c.upto + 1, |(d, _)| d.offset);
         if after + 1 < first {
@@ -130,21 +138,28 @@ impl Lane {
             return None;
         }
         let start = c.entries.partition_point(|(d, _)| d.offset <= after);
+        let mut bytes = 0;
         Some(LaneRead::Updates(
             c.entries
                 .iter()
                 .skip(start)
                 .take(max)
+                .take_while(|(_, size)| {
+                    let fits = bytes == 0 || bytes + size <= max_bytes;
+                    bytes += size;
+                    fits
+                })
                 .map(|(d, _)| d.clone())
                 .collect(),
         ))
     }
 
-    /// Folds and renders what a read after `after` needs, rendering outside the cache lock.
+    /// Folds and renders what a read after `after` needs, rendering outside the cache lock and
+    /// off the async workers (a large card's presenters and diffs take real CPU time).
     /// `true` when the log no longer continues where the lane stopped (it restarted).
     async fn render(
         &self,
-        fold: &mut Fold,
+        renderer: &mut Renderer,
         store: &dyn Store,
         after: u64,
         head: u64,
@@ -163,29 +178,29 @@ impl Lane {
             if records.is_empty() || records[0].offset != upto + 1 {
                 // Trimmed under us (or lost): start over from what the log keeps now.
                 let first = records.first().map_or(upto + 1, |r| r.offset);
-                *fold = Fold::new("");
+                *renderer = self.fresh_renderer();
                 *self.cache.write().expect("lane cache lock") = Cache::new(first.saturating_sub(1));
                 return Ok(true);
             }
-            let rendered: Vec<_> = records
-                .iter()
-                .map(|r| {
-                    let step = fold.apply(&r.event);
-                    let ctx = Context {
-                        session_id: self.session.as_str(),
-                        cwd: step.cwd,
-                    };
-                    let rendered = render::render(step.change, &ctx, self.target, &self.caps);
-                    let size = rendered.approx_bytes();
-                    (
-                        Arc::new(Delivered {
-                            offset: r.offset,
-                            rendered,
-                        }),
-                        size,
-                    )
-                })
-                .collect();
+            let mut working = std::mem::replace(renderer, self.fresh_renderer());
+            let (working, rendered) = tokio::task::spawn_blocking(move || {
+                let rendered: Vec<_> = records
+                    .iter()
+                    .map(|r| {
+                        let (rendered, size) = working.step(&r.event);
+                        let offset = r.offset;
+                        (Arc::new(Delivered { offset, rendered }), size)
+                    })
+                    .collect();
+                (working, rendered)
+            })
+            .await
+            .map_err(|e| {
+                // The renderer is a fresh one now: the lane starts over from the log.
+                *self.cache.write().expect("lane cache lock") = Cache::new(0);
+                StoreError::from_join(e, "rendering")
+            })?;
+            *renderer = working;
             let mut c = self.cache.write().expect("lane cache lock");
             for (d, size) in rendered {
                 c.upto = d.offset;

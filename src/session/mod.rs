@@ -34,6 +34,12 @@ pub struct SessionsConfig {
     pub lane_cache: usize,
     /// …and at most about this many bytes of them.
     pub lane_cache_bytes: usize,
+    /// The largest rendered update, about (a larger one is sent as a stand-in card): the
+    /// message size limit less room for the envelope.
+    pub max_update_bytes: usize,
+    /// The output cap ceiling: subscribers' caps are normalized to it
+    /// ([`Capabilities::normalized`]); 0 leaves them as they are (no limit).
+    pub max_output_bytes: u64,
 }
 
 impl Default for SessionsConfig {
@@ -45,6 +51,8 @@ impl Default for SessionsConfig {
             subscriber_lag_limit: 50_000,
             lane_cache: 4096,
             lane_cache_bytes: 16 * 1024 * 1024,
+            max_update_bytes: usize::MAX,
+            max_output_bytes: 0,
         }
     }
 }
@@ -394,7 +402,8 @@ impl From<SessionError> for crate::error::Error {
             | SessionError::Store(StoreError::Storage(_) | StoreError::Closed) => {
                 Error::Unavailable(e.to_string())
             }
-            SessionError::Store(StoreError::Corrupt(_)) => Error::Internal(e.to_string()),
+            SessionError::Store(StoreError::Corrupt(_)) => Error::DataLoss(e.to_string()),
+            SessionError::Store(StoreError::Bug(_)) => Error::Internal(e.to_string()),
         }
     }
 }

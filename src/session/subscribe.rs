@@ -17,8 +17,12 @@ use super::{Entry, Head, SessionError, Sessions};
 use crate::domain::SessionId;
 use crate::render::{Capabilities, Target};
 
-/// Updates read from a lane per step.
+/// Updates read from a lane per step…
 const BATCH: usize = 64;
+/// …and about this many bytes of them (at least one update). With `BUFFER` batches queued and
+/// one update being encoded, a subscriber that stops reading pins about
+/// `BUFFER × BATCH_BYTES` plus two updates, whatever the sizes of the updates.
+const BATCH_BYTES: usize = 256 * 1024;
 /// Batches (each up to `BATCH` items) buffered per subscriber; beyond this the subscriber
 /// waits (and falls back to the log). Handing over batches, not items, costs one wake-up of
 /// the response stream per lane read instead of one per update.
@@ -107,6 +111,13 @@ impl Sessions {
         caps: Capabilities,
         start: Start,
     ) -> Subscription {
+        // Lanes are keyed by normalized capabilities: a few output cap classes, never none.
+        let ceiling = self.config.max_output_bytes;
+        let caps = if ceiling > 0 {
+            caps.normalized(ceiling)
+        } else {
+            caps
+        };
         let (tx, items) = mpsc::channel(BUFFER);
         let (end_tx, end) = oneshot::channel();
         let task = Task {
@@ -151,8 +162,8 @@ impl Sessions {
             target,
             caps,
             first,
-            c.lane_cache,
-            c.lane_cache_bytes,
+            (c.lane_cache, c.lane_cache_bytes),
+            c.max_update_bytes,
         ));
         lanes.retain(|_, l| l.strong_count() > 0);
         lanes.insert((target, caps), Arc::downgrade(&lane));
@@ -311,7 +322,10 @@ impl Task {
                 lane
             }
         };
-        match shared.read(store, pos, h.head, BATCH).await? {
+        match shared
+            .read(store, pos, h.head, (BATCH, BATCH_BYTES))
+            .await?
+        {
             LaneRead::TooOld => {}
             other => {
                 self.private = None;
@@ -324,11 +338,13 @@ impl Task {
                 self.target,
                 self.caps,
                 h.first,
-                PRIVATE_CACHE,
-                PRIVATE_CACHE_BYTES,
+                (PRIVATE_CACHE, PRIVATE_CACHE_BYTES),
+                self.sessions.config.max_update_bytes,
             )
         });
-        let read = private.read(store, pos, h.head, BATCH).await?;
+        let read = private
+            .read(store, pos, h.head, (BATCH, BATCH_BYTES))
+            .await?;
         if !matches!(read, LaneRead::Updates(_)) {
             self.private = None;
         }

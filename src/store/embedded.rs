@@ -98,7 +98,7 @@ impl EmbeddedStore {
         let db = self.db.clone();
         tokio::task::spawn_blocking(move || f(&db))
             .await
-            .map_err(storage)?
+            .map_err(|e| StoreError::from_join(e, "a store read"))?
     }
 }
 

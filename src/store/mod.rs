@@ -71,6 +71,27 @@ pub enum StoreError {
     Closed,
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// A bug: a panic while reading, writing or rendering. The detail was logged.
+    #[error("{0}")]
+    Bug(String),
+}
+
+impl StoreError {
+    /// A blocking task that did not finish: a panic is a bug (logged here with its message,
+    /// which never goes to a client); a cancelled task means the runtime is going away.
+    pub fn from_join(e: tokio::task::JoinError, what: &str) -> Self {
+        if !e.is_panic() {
+            return StoreError::Closed;
+        }
+        let payload = e.into_panic();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        tracing::error!(panic = %message, "{what} panicked");
+        StoreError::Bug(format!("{what} panicked"))
+    }
 }
 
 /// The log backend.

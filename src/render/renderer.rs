@@ -1,0 +1,138 @@
+//! The one rendering step: fold an event, render its update for one target and capabilities,
+//! and keep the update within the size limit. `Render`, the lanes and the bench all use it.
+
+use serde_json::Value;
+
+use super::fold::{CallState, Change, Finished, Fold};
+use super::streamed::floor_boundary;
+use super::{Capabilities, Context, Rendered, Target, render};
+use crate::domain::{
+    ContentBlock, GenericCallView, GenericResultView, ToolCallView, ToolEvent, ToolKind,
+    ToolResultView,
+};
+
+/// Bytes of a title or tool name an over-limit update's stand-in keeps.
+const STAND_IN_TITLE_BYTES: usize = 1024;
+
+/// Folds one session's events in order and renders each for one subscriber.
+pub struct Renderer {
+    fold: Fold,
+    target: Target,
+    caps: Capabilities,
+    max_update_bytes: usize,
+}
+
+impl Renderer {
+    /// A renderer from an initial session cwd (empty: none) whose updates stay within about
+    /// `max_update_bytes` (`usize::MAX`: no limit). The fold keeps each call's live output only
+    /// within the output cap (all of it when there is none).
+    pub fn new(
+        session_cwd: &str,
+        target: Target,
+        caps: Capabilities,
+        max_update_bytes: usize,
+    ) -> Self {
+        let retain = match caps.max_output_bytes {
+            0 => usize::MAX,
+            cap => usize::try_from(cap).unwrap_or(usize::MAX),
+        };
+        Renderer {
+            fold: Fold::with_retention(session_cwd, retain),
+            target,
+            caps,
+            max_update_bytes,
+        }
+    }
+
+    /// Renders one event: exactly one update, and its approximate size in bytes.
+    ///
+    /// An update over the limit (a card whose arguments, diffs or content are larger than a
+    /// message may carry once encoded) is rendered again from a stand-in card that keeps the
+    /// call's identity, status, titles and capped output and says what was left out, so every
+    /// event a session accepted can be delivered. Deterministic, so replays stay identical.
+    pub fn step(&mut self, event: &ToolEvent) -> (Rendered, usize) {
+        let step = self.fold.apply(event);
+        let ctx = Context {
+            session_id: event.session_id.as_str(),
+            cwd: step.cwd,
+        };
+        let rendered = render(step.change, &ctx, self.target, &self.caps);
+        let size = rendered.approx_bytes();
+        if size <= self.max_update_bytes {
+            return (rendered, size);
+        }
+        let note = format!(
+            "… this update is {size} bytes, over the {}-byte update limit: its card is not shown …",
+            self.max_update_bytes
+        );
+        let (state, keep_output) = match step.change {
+            Change::Session => return (rendered, size),
+            Change::Started(s) | Change::Output(s, _) | Change::Finished(s) => (s, true),
+        };
+        for keep_output in [keep_output, false] {
+            let stand_in = stand_in(state, &note, keep_output);
+            let change = match step.change {
+                Change::Session => unreachable!("handled above"),
+                Change::Started(_) => Change::Started(&stand_in),
+                Change::Output(_, chunk) if keep_output => Change::Output(&stand_in, chunk),
+                Change::Output(_, chunk) => Change::Output(
+                    &stand_in,
+                    super::Chunk {
+                        text: "",
+                        start: chunk.start,
+                    },
+                ),
+                Change::Finished(_) => Change::Finished(&stand_in),
+            };
+            let rendered = render(change, &ctx, self.target, &self.caps);
+            let size = rendered.approx_bytes();
+            if size <= self.max_update_bytes || !keep_output {
+                return (rendered, size);
+            }
+        }
+        unreachable!("the second stand-in is always returned")
+    }
+}
+
+fn short(s: &str) -> String {
+    s[..floor_boundary(s, STAND_IN_TITLE_BYTES)].to_owned()
+}
+
+/// A small card in place of one too large to send: generic call and result cards with the
+/// titles and a note, the live output kept (it is within the output cap) or dropped.
+fn stand_in(state: &CallState, note: &str, keep_output: bool) -> CallState {
+    let kind = |v: &ToolCallView| match v {
+        ToolCallView::Generic(g) => g.kind,
+        ToolCallView::Diff(_) => Some(ToolKind::Edit),
+        ToolCallView::Terminal(_) => Some(ToolKind::Execute),
+    };
+    CallState {
+        call_id: state.call_id.clone(),
+        tool_name: short(&state.tool_name),
+        arguments_json: String::new(),
+        args: Value::Null,
+        call_view: state.call_view.as_ref().map(|v| {
+            ToolCallView::Generic(GenericCallView {
+                title: short(v.title()),
+                kind: kind(v),
+                raw_input: None,
+                content: vec![ContentBlock::text(note)],
+                locations: Vec::new(),
+            })
+        }),
+        streamed: if keep_output {
+            state.streamed.clone()
+        } else {
+            super::Streamed::new(0)
+        },
+        finished: state.finished.as_ref().map(|f| Finished {
+            view: ToolResultView::Generic(GenericResultView {
+                title: f.view.title().map(short),
+                content: vec![ContentBlock::text(note)],
+            }),
+            raw_content: vec![ContentBlock::text(note)],
+            is_error: f.is_error,
+        }),
+        status: state.status,
+    }
+}

@@ -1,0 +1,290 @@
+//! A hostile or careless client against the real binary: no accepted request may poison a
+//! session, stall the server or grow its memory without bound (one test per finding of the
+//! robust-core issue; the store, status and connection findings have their own files).
+
+mod support;
+
+use support::process::ServerProcess;
+use support::sessions::*;
+use tonic::Code;
+use toolview::grpc::pb::{
+    self, presentation_service_client::PresentationServiceClient, rendered_update::Body,
+};
+
+const MIB: usize = 1 << 20;
+/// The default message limit, and the default output cap ceiling (an eighth of it).
+const LIMIT: usize = 4 * MIB;
+const CEILING: usize = LIMIT / 8;
+
+const TARGETS: [pb::Target; 5] = [
+    pb::Target::View,
+    pb::Target::Acp,
+    pb::Target::AgUi,
+    pb::Target::Markdown,
+    pb::Target::Ansi,
+];
+
+/// The bytes of an update's body (what the 4 MiB message must hold).
+fn body_bytes(u: &pb::RenderedUpdate) -> usize {
+    use prost::Message;
+    u.encoded_len()
+}
+
+fn acp_messages(u: &pb::RenderedUpdate) -> Vec<String> {
+    match &u.body {
+        Some(Body::Acp(a)) => a.json.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// Finding 1: events whose renderings would be larger than a message (control bytes that JSON
+/// escapes six-fold, output chunks that snapshots accumulate, arguments that escape past the
+/// limit) are delivered to every target, from the start and on resume, on both stores.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_accepted_event_is_deliverable_to_every_target() {
+    for store in ["embedded", "memory"] {
+        let dir = tempfile::tempdir().unwrap();
+        let server = ServerProcess::spawn(dir.path(), &["--store", store]);
+        let mut c = client(&server.url).await;
+        let s = "poison";
+        let control = "\u{1}".repeat(3 * MIB + MIB / 2);
+        let mut events = vec![start_call(
+            s,
+            "e1",
+            "c1",
+            "bash",
+            r#"{"command":"make","description":"build"}"#,
+        )];
+        events.push(output(s, "e2", "c1", &control));
+        for k in 0..6u8 {
+            let chunk = char::from(b'a' + k).to_string().repeat(MIB);
+            events.push(output(s, &format!("e{}", 3 + k), "c1", &chunk));
+        }
+        // Arguments that are fine as a request but escape to 21 MiB of JSON.
+        events.push(start_call(s, "e9", "c2", "custom_tool", &control));
+        events.push(finish(s, "e10", "c2", &control, ""));
+        events.push(finish(s, "e11", "c1", "done", ""));
+        for e in events {
+            publish(&mut c, vec![e])
+                .await
+                .expect("each event is accepted");
+        }
+
+        for target in TARGETS {
+            for terminal in [false, true] {
+                let label = format!("{store} {target:?} terminal={terminal}");
+                let mut sub =
+                    subscribe(&mut c, request(s, target, terminal, from_beginning())).await;
+                let updates = updates_until(&mut sub, 11).await;
+                assert_eq!(offsets(&updates), (1..=11).collect::<Vec<_>>(), "{label}");
+                for u in &updates {
+                    assert!(body_bytes(u) <= LIMIT, "{label}: {} bytes", body_bytes(u));
+                    for m in acp_messages(u) {
+                        support::acp::validate(&m).unwrap_or_else(|e| panic!("{label}: {e}"));
+                    }
+                }
+                // The card whose arguments escape past the limit in JSON is shown as a
+                // stand-in that says so (Markdown and ANSI carry the text unescaped).
+                let stand_in = format!("{:?}", updates[8].body);
+                let json = !matches!(target, pb::Target::Markdown | pb::Target::Ansi);
+                assert!(
+                    !json || stand_in.contains("update limit"),
+                    "{label}: {}",
+                    &stand_in[..200.min(stand_in.len())]
+                );
+
+                // Resuming inside the call works too.
+                let epoch = updates[0].cursor.as_ref().unwrap().epoch.clone();
+                let mut sub =
+                    subscribe(&mut c, request(s, target, terminal, after(2, &epoch))).await;
+                assert_eq!(
+                    offsets(&updates_until(&mut sub, 11).await),
+                    (3..=11).collect::<Vec<_>>(),
+                    "{label}"
+                );
+            }
+        }
+    }
+}
+
+fn render_request(
+    target: pb::Target,
+    terminal: bool,
+    events: Vec<pb::ToolEvent>,
+) -> pb::RenderRequest {
+    let r = request("r", target, terminal, from_beginning());
+    pb::RenderRequest {
+        session_cwd: String::new(),
+        target: r.target,
+        capabilities: r.capabilities,
+        events,
+    }
+}
+
+/// Finding 2: `Render` of a long live call answers within the message limit (or refuses with
+/// RESOURCE_EXHAUSTED naming it), and the server's memory does not follow the size of the
+/// rendering it refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn render_responses_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut c = PresentationServiceClient::connect(server.url.clone())
+        .await
+        .unwrap();
+    let mut events = vec![start_call(
+        "r",
+        "e0",
+        "c1",
+        "bash",
+        r#"{"command":"yes","description":"y"}"#,
+    )];
+    let kib = "y".repeat(1023) + "\n";
+    events.extend((1..=1024).map(|i| output("r", &format!("e{i}"), "c1", &kib)));
+    let rss_before = server.rss_kib();
+
+    for target in [pb::Target::View, pb::Target::Markdown, pb::Target::Ansi] {
+        let err = c
+            .render(render_request(target, true, events.clone()))
+            .await
+            .expect_err("a 500 MB rendering is refused");
+        assert_eq!(err.code(), Code::ResourceExhausted, "{target:?}: {err:?}");
+        assert!(
+            err.message().contains("4194304-byte message limit"),
+            "{}",
+            err.message()
+        );
+    }
+    // Append-only forms stay small, and are answered in full.
+    for target in [pb::Target::Acp, pb::Target::AgUi] {
+        let updates = c
+            .render(render_request(target, true, events.clone()))
+            .await
+            .unwrap()
+            .into_inner()
+            .updates;
+        assert_eq!(updates.len(), 1025, "{target:?}");
+    }
+    let grown = server.rss_kib().saturating_sub(rss_before);
+    println!("render: RSS grew {grown} KiB over five 1,025-event renders");
+    assert!(grown < 64 * 1024, "RSS grew {grown} KiB");
+}
+
+/// Finding 2: a subscriber's rendering of a live call costs O(chunk) per chunk, not
+/// O(everything so far): past the output cap, every snapshot of the call has the same size.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_call_snapshots_stop_growing_at_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &[]);
+    let mut c = client(&server.url).await;
+    let s = "long";
+    publish(
+        &mut c,
+        vec![start_call(
+            s,
+            "e0",
+            "c1",
+            "bash",
+            r#"{"command":"yes","description":"y"}"#,
+        )],
+    )
+    .await
+    .unwrap();
+    let kib = "y".repeat(1023) + "\n";
+    for batch in 0..40 {
+        let events = (0..100)
+            .map(|i| output(s, &format!("e{}", 1 + batch * 100 + i), "c1", &kib))
+            .collect();
+        publish(&mut c, events).await.unwrap();
+    }
+    for target in [
+        pb::Target::View,
+        pb::Target::Markdown,
+        pb::Target::Ansi,
+        pb::Target::Acp,
+    ] {
+        let cpu = server.cpu_ms();
+        let mut sub = subscribe(&mut c, request(s, target, false, from_beginning())).await;
+        let updates = updates_until(&mut sub, 4001).await;
+        println!(
+            "replay of 4,000 × 1 KiB chunks, {target:?}: {} ms of server CPU",
+            server.cpu_ms() - cpu
+        );
+        let sizes: Vec<usize> = updates.iter().map(body_bytes).collect();
+        // The capped text, plus the card around it (ANSI styles each line).
+        assert!(
+            sizes.iter().all(|&n| n <= CEILING + CEILING / 8),
+            "{target:?}: {:?}",
+            sizes.iter().max()
+        );
+        // The cap (512 KiB) is crossed at chunk 512: every later snapshot is the same.
+        let last = &sizes[600..];
+        assert!(
+            last.iter().all(|&n| n == last[0]),
+            "{target:?}: sizes still change past the cap"
+        );
+    }
+}
+
+fn write_finished(s: &str, before: &str, after: &str) -> Vec<pb::ToolEvent> {
+    let args = serde_json::json!({"file_path": "/w/big.txt", "content": after}).to_string();
+    let meta = serde_json::json!({"before": before, "after": after}).to_string();
+    vec![
+        start_call(s, "e1", "c1", "write", &args),
+        finish(s, "e2", "c1", "ok", &meta),
+    ]
+}
+
+/// Finding 2: hunks of two 234 KB files with no common lines are bounded work: the diff falls
+/// back to the whole-file form, and the server's CPU for two such cards is printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hunks_of_unrelated_files_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &[]);
+    let mut c = client(&server.url).await;
+    let before: String = (0..8000).map(|i| format!("old {i:024}\n")).collect();
+    let after: String = (0..8000).map(|i| format!("new {i:024}\n")).collect();
+    assert!(before.len() > 230_000 && after.len() > 230_000);
+    let cpu = server.cpu_ms();
+    for s in ["h1", "h2"] {
+        publish(&mut c, write_finished(s, &before, &after))
+            .await
+            .unwrap();
+    }
+    let mut subs = Vec::new();
+    for s in ["h1", "h2"] {
+        subs.push(subscribe(&mut c, request(s, pb::Target::View, true, from_beginning())).await);
+    }
+    for sub in &mut subs {
+        let updates = updates_until(sub, 2).await;
+        let Some(Body::View(pb::ViewUpdate {
+            update: Some(pb::view_update::Update::Card(card)),
+        })) = &updates[1].body
+        else {
+            panic!("a card update")
+        };
+        let Some(pb::tool_result_view::Card::Diff(diff)) =
+            card.result.as_ref().and_then(|r| r.card.as_ref())
+        else {
+            panic!("a diff result card")
+        };
+        // One hunk: the whole old file against the whole new one, located at line 1.
+        assert_eq!(diff.diffs.len(), 1);
+        assert_eq!(diff.diffs[0].old_text.as_deref(), Some(before.trim_end()));
+        assert_eq!(diff.diffs[0].new_text, after.trim_end());
+        let lines: Vec<Option<u32>> = diff.locations.iter().map(|l| l.line).collect();
+        assert_eq!(lines, vec![Some(1)]);
+    }
+    println!(
+        "two 234 KB before/after cards: {} ms of server CPU",
+        server.cpu_ms() - cpu
+    );
+    // The server answers other requests meanwhile and after.
+    let info = c
+        .get_session(pb::GetSessionRequest {
+            session_id: "h1".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(info.head_offset, 2);
+}

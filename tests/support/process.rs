@@ -1,0 +1,78 @@
+//! `toolview serve` as a separate process on a free loopback port, killed (SIGKILL) when dropped
+//! so a failing test leaves none behind; its memory and CPU time from `/proc`.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+pub struct ServerProcess {
+    pub child: Child,
+    pub url: String,
+}
+
+impl ServerProcess {
+    /// A server on `dir` (the embedded store's data directory) with extra `serve` flags.
+    pub fn spawn(dir: &std::path::Path, extra: &[&str]) -> Self {
+        let (child, url) = spawn_server(dir, extra);
+        ServerProcess { child, url }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// SIGKILL, and wait for the process to be gone.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Resident memory now, in KiB.
+    pub fn rss_kib(&self) -> u64 {
+        rss_kib(self.pid())
+    }
+
+    /// CPU time used so far (user + system), in milliseconds.
+    pub fn cpu_ms(&self) -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap();
+        // Fields after the command name (which is in parentheses): utime and stime are the
+        // 12th and 13th, in clock ticks (100 per second on Linux).
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        ticks * 10
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// `toolview serve` on a free loopback port; returns the child and its URL.
+pub fn spawn_server(dir: &std::path::Path, extra: &[&str]) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolview"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir)
+        .args(extra)
+        .env("TOOLVIEW_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the toolview binary starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("toolview listening on ")
+        .unwrap_or_else(|| panic!("unexpected: {line:?}"));
+    (child, format!("http://{addr}"))
+}
+
+pub fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
