@@ -20,6 +20,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
 
     tonic_prost_build::configure()
+        // Decode errors are INVALID_ARGUMENT, not tonic's INTERNAL (src/grpc/codec.rs).
+        .codec_path("crate::grpc::codec::Codec")
         .build_client(true)
         .build_server(true)
         .compile_fds(fds)?;

@@ -1,5 +1,6 @@
 //! The `toolview` binary: parse the command line, set up logging, dispatch.
 
+use anyhow::Context as _;
 use clap::Parser;
 use tokio::net::TcpListener;
 use toolview::app::{
@@ -25,14 +26,20 @@ fn main() -> anyhow::Result<()> {
 
 fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve(config) => {
+        Command::Serve(mut config) => {
             init_tracing(config.log_format);
+            config.fit_descriptor_limit();
             let rt = tokio::runtime::Runtime::new()?;
             rt.block_on(async {
-                let listener = TcpListener::bind(config.listen).await?;
-                // On stdout, for scripts and tests that listen on port 0.
+                let addr = config.listen;
+                let server = app::Server::open(config).await?;
+                let listener = TcpListener::bind(addr)
+                    .await
+                    .with_context(|| format!("cannot listen on {addr}"))?;
+                // On stdout, for scripts and tests that listen on port 0; only once the store
+                // is open and the port bound, so it means the server can serve.
                 println!("toolview listening on {}", listener.local_addr()?);
-                app::run(listener, config, shutdown_signal()).await
+                server.serve(listener, shutdown_signal()).await
             })
         }
         Command::Tail {

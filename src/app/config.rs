@@ -4,6 +4,7 @@ use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
 use clap::{Args, ValueEnum};
 
+use super::listen::ConnectionLimits;
 use crate::session::SessionsConfig;
 
 /// gRPC's customary message limit; large enough for any tool event a harness sends.
@@ -12,6 +13,21 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 << 20;
 /// one byte of tool output six on the wire (`\u0001`), and a card carries more than its output,
 /// so a subscriber's updates fit a message by construction.
 pub const OUTPUT_SHARE_OF_MESSAGE: usize = 8;
+/// Open connections at most: room for the bench's 10,000 idle subscribers on their own
+/// connections. Lowered at start to what the descriptor limit allows.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 16_384;
+/// Concurrent calls per HTTP/2 connection: a UI multiplexing many subscriptions fits.
+pub const DEFAULT_MAX_STREAMS_PER_CONNECTION: u32 = 256;
+/// A connection must speak, and an HTTP/1 request send its headers, this fast (hyper's HTTP/1
+/// default, applied to both protocols).
+pub const DEFAULT_HANDSHAKE_TIMEOUT_MS: u64 = 30_000;
+/// HTTP/2 keepalive: ping after this much silence (the gRPC default for servers is two hours;
+/// a UI behind a NAT needs far less to notice a dead peer)…
+pub const DEFAULT_KEEPALIVE_INTERVAL_MS: u64 = 60_000;
+/// …and close when the ping is not answered within this (gRPC's default).
+pub const DEFAULT_KEEPALIVE_TIMEOUT_MS: u64 = 20_000;
+/// Descriptors kept back from `--max-connections` for the store, the blocking pool and logs.
+pub const RESERVED_DESCRIPTORS: u64 = 128;
 /// Room in a message for what wraps a rendered update (cursor, call id, framing).
 pub const UPDATE_ENVELOPE_BYTES: usize = 16 << 10;
 
@@ -101,6 +117,33 @@ pub struct ServeConfig {
     )]
     pub cors_origins: Vec<String>,
 
+    /// Open connections at most; one more is closed as soon as it is accepted. Lowered at start
+    /// to the open-file limit (less 128 descriptors).
+    #[arg(long, env = "TOOLVIEW_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS)]
+    pub max_connections: usize,
+
+    /// Concurrent calls (HTTP/2 streams) per connection; a client opening more waits for one to
+    /// end (HTTP/2 flow control, no error).
+    #[arg(
+        long,
+        env = "TOOLVIEW_MAX_STREAMS_PER_CONNECTION",
+        default_value_t = DEFAULT_MAX_STREAMS_PER_CONNECTION
+    )]
+    pub max_streams_per_connection: u32,
+
+    /// Milliseconds a new connection has to send its first bytes, and an HTTP/1 request its
+    /// headers; then it is closed.
+    #[arg(long, env = "TOOLVIEW_HANDSHAKE_TIMEOUT_MS", default_value_t = DEFAULT_HANDSHAKE_TIMEOUT_MS)]
+    pub handshake_timeout_ms: u64,
+
+    /// Milliseconds of silence from an HTTP/2 peer before it is pinged.
+    #[arg(long, env = "TOOLVIEW_KEEPALIVE_INTERVAL_MS", default_value_t = DEFAULT_KEEPALIVE_INTERVAL_MS)]
+    pub keepalive_interval_ms: u64,
+
+    /// Milliseconds an HTTP/2 ping may go unanswered before the connection is closed.
+    #[arg(long, env = "TOOLVIEW_KEEPALIVE_TIMEOUT_MS", default_value_t = DEFAULT_KEEPALIVE_TIMEOUT_MS)]
+    pub keepalive_timeout_ms: u64,
+
     /// Log format.
     #[arg(long, env = "TOOLVIEW_LOG_FORMAT", value_enum, default_value = "human")]
     pub log_format: LogFormat,
@@ -131,6 +174,39 @@ impl ServeConfig {
     pub fn max_output_bytes(&self) -> u64 {
         self.max_output_bytes
             .unwrap_or((self.max_message_size / OUTPUT_SHARE_OF_MESSAGE) as u64)
+    }
+
+    /// The connection layer's part of the configuration.
+    pub fn connection_limits(&self) -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: self.max_connections.max(1),
+            max_streams_per_connection: self.max_streams_per_connection.max(1),
+            handshake_timeout: Duration::from_millis(self.handshake_timeout_ms.max(1)),
+            keepalive_interval: Duration::from_millis(self.keepalive_interval_ms.max(1)),
+            keepalive_timeout: Duration::from_millis(self.keepalive_timeout_ms.max(1)),
+        }
+    }
+
+    /// Raises the soft open-file limit to the hard one (the common soft limit, 1,024, is far
+    /// below what a fan-out server needs), then lowers `max_connections` to what the limit
+    /// allows, so the server refuses connections it cannot serve instead of failing `accept`.
+    pub fn fit_descriptor_limit(&mut self) {
+        let limit = match rlimit::increase_nofile_limit(u64::MAX) {
+            Ok(limit) => limit,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read or raise the open-file limit");
+                return;
+            }
+        };
+        let most = limit.saturating_sub(RESERVED_DESCRIPTORS).max(1);
+        if self.max_connections as u64 > most {
+            tracing::warn!(
+                open_file_limit = limit,
+                max_connections = most,
+                "--max-connections lowered to fit the open-file limit"
+            );
+            self.max_connections = most as usize;
+        }
     }
 
     /// Checks what flags cannot express alone.
@@ -177,6 +253,11 @@ impl Default for ServeConfig {
             heartbeat_interval_ms: 15_000,
             subscriber_lag_limit: 50_000,
             shutdown_grace_ms: 10_000,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_streams_per_connection: DEFAULT_MAX_STREAMS_PER_CONNECTION,
+            handshake_timeout_ms: DEFAULT_HANDSHAKE_TIMEOUT_MS,
+            keepalive_interval_ms: DEFAULT_KEEPALIVE_INTERVAL_MS,
+            keepalive_timeout_ms: DEFAULT_KEEPALIVE_TIMEOUT_MS,
             cors_origins: Vec::new(),
             log_format: LogFormat::Human,
         }

@@ -2,8 +2,9 @@
 
 pub mod cli;
 pub mod config;
+pub mod listen;
 pub mod server;
 pub mod web;
 
 pub use config::ServeConfig;
-pub use server::run;
+pub use server::{Server, run};

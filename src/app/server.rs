@@ -1,21 +1,21 @@
 //! `run(listener, config, shutdown)`: the whole server on a listener the caller bound, so tests
-//! start real servers on port 0.
+//! start real servers on port 0. [`Server::open`] then [`Server::serve`] is the same in two
+//! steps, for the binary: it says it is listening only once the store is open.
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::net::TcpListener;
-use tonic::transport::Server;
-use tonic::transport::server::TcpIncoming;
 
 use super::ServeConfig;
 use super::config::StoreKind;
+use super::listen;
 use crate::grpc::pb::{
     self, presentation_service_server::PresentationServiceServer,
     session_service_server::SessionServiceServer,
 };
-use crate::grpc::{PresentationApi, SessionApi};
+use crate::grpc::{PresentationApi, SessionApi, transport_status};
 use crate::session::Sessions;
 use crate::store::{EmbeddedStore, MemoryStore, Store};
 
@@ -26,99 +26,128 @@ pub async fn run(
     config: ServeConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    config.validate()?;
-    let store: Arc<dyn Store> = match config.store {
-        StoreKind::Memory => Arc::new(MemoryStore::new()),
-        StoreKind::Embedded => Arc::new(EmbeddedStore::open(
-            &config.data_dir,
-            config.store_cache_mb << 20,
-        )?),
-    };
-    let sessions = Sessions::new(store, config.sessions());
-    let max = config.max_message_size;
+    Server::open(config).await?.serve(listener, shutdown).await
+}
 
-    let (health, health_service) = tonic_health::server::health_reporter();
-    health
-        .set_serving::<PresentationServiceServer<PresentationApi>>()
-        .await;
-    health
-        .set_serving::<SessionServiceServer<SessionApi>>()
-        .await;
-    let reflection_v1 = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()?;
-    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1alpha()?;
+/// A server whose store is open, ready to serve.
+pub struct Server {
+    config: ServeConfig,
+    sessions: Arc<Sessions>,
+}
 
-    // tonic's decoding limit is only a memory guard; the configured limit is enforced by the
-    // handlers, which answer RESOURCE_EXHAUSTED as the API promises.
-    let guard = max.saturating_mul(2);
-    let presentation = PresentationServiceServer::new(PresentationApi::new(
-        max,
-        config.max_update_bytes(),
-        config.max_output_bytes(),
-    ))
-    .max_decoding_message_size(guard)
-    .max_encoding_message_size(max);
-    let session_api = SessionServiceServer::new(SessionApi::new(sessions.clone(), max))
-        .max_decoding_message_size(guard)
-        .max_encoding_message_size(max);
-
-    let expiry = tokio::spawn(expire_sessions(sessions.clone()));
-
-    // On the shutdown signal: stop subscriptions (their streams end) and refuse publishes, then
-    // let the server drain.
-    let (fired_tx, fired_rx) = tokio::sync::oneshot::channel::<()>();
-    let stopping = {
-        let sessions = sessions.clone();
-        let health = health.clone();
-        async move {
-            shutdown.await;
-            tracing::info!("shutting down");
-            health
-                .set_not_serving::<SessionServiceServer<SessionApi>>()
-                .await;
-            sessions.begin_shutdown();
-            let _ = fired_tx.send(());
-        }
-    };
-
-    tracing::info!(addr = %listener.local_addr()?, store = sessions.store_name(), "serving");
-    // gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, with the viewer at `/`.
-    // gRPC-Web is translated for the gRPC routes only: tonic-web refuses other HTTP/1 requests,
-    // and the viewer's page is plain HTTP/1.
-    let grpc = tonic::service::Routes::default()
-        .add_service(health_service)
-        .add_service(reflection_v1)
-        .add_service(reflection_v1alpha)
-        .add_service(presentation)
-        .add_service(session_api)
-        .into_axum_router()
-        .layer(tonic_web::GrpcWebLayer::new());
-    let routes = tonic::service::Routes::from(super::web::routes().merge(grpc));
-    // Without TCP_NODELAY, a small message written after another (a stream's first update
-    // after its headers) waits for the peer's delayed ACK: tens of milliseconds.
-    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-    let server = Server::builder()
-        .accept_http1(true)
-        .trace_fn(|req| tracing::info_span!("rpc", path = %req.uri().path()))
-        .layer(super::web::cors(&config.cors_origins))
-        .add_routes(routes)
-        .serve_with_incoming_shutdown(incoming, stopping);
-    let grace = Duration::from_millis(config.shutdown_grace_ms);
-    tokio::select! {
-        result = server => result?,
-        _ = async { let _ = fired_rx.await; tokio::time::sleep(grace).await } => {
-            tracing::warn!(?grace, "grace period over; closing with calls still open");
-        }
+impl Server {
+    /// Checks the configuration and opens the store (errors name the data directory).
+    pub async fn open(config: ServeConfig) -> anyhow::Result<Self> {
+        config.validate()?;
+        let store: Arc<dyn Store> = match config.store {
+            StoreKind::Memory => Arc::new(MemoryStore::new()),
+            StoreKind::Embedded => Arc::new(EmbeddedStore::open(
+                &config.data_dir,
+                config.store_cache_mb << 20,
+            )?),
+        };
+        let sessions = Sessions::new(store, config.sessions());
+        Ok(Server { config, sessions })
     }
-    expiry.abort();
-    sessions.close().await;
-    tracing::info!("stopped");
-    Ok(())
+
+    /// Serves until `shutdown` resolves, then drains and closes the store.
+    pub async fn serve(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        let Server { config, sessions } = self;
+        let max = config.max_message_size;
+
+        let (health, health_service) = tonic_health::server::health_reporter();
+        health
+            .set_serving::<PresentationServiceServer<PresentationApi>>()
+            .await;
+        health
+            .set_serving::<SessionServiceServer<SessionApi>>()
+            .await;
+        let reflection_v1 = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .build_v1()?;
+        let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .build_v1alpha()?;
+
+        // tonic checks a request's length prefix before buffering it; its OUT_OF_RANGE becomes
+        // the API's RESOURCE_EXHAUSTED (`transport_status`). The handlers check the decoded
+        // size too.
+        let presentation = PresentationServiceServer::new(PresentationApi::new(
+            max,
+            config.max_update_bytes(),
+            config.max_output_bytes(),
+        ))
+        .max_decoding_message_size(max)
+        .max_encoding_message_size(max);
+        let session_api = SessionServiceServer::new(SessionApi::new(sessions.clone(), max))
+            .max_decoding_message_size(max)
+            .max_encoding_message_size(max);
+
+        let expiry = tokio::spawn(expire_sessions(sessions.clone()));
+
+        // gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, with the viewer at
+        // `/`. gRPC-Web is translated for the gRPC routes only: tonic-web refuses other HTTP/1
+        // requests, and the viewer's page is plain HTTP/1.
+        let grpc = tonic::service::Routes::default()
+            .add_service(health_service)
+            .add_service(reflection_v1)
+            .add_service(reflection_v1alpha)
+            .add_service(presentation)
+            .add_service(session_api)
+            .into_axum_router()
+            .layer(tower::util::MapResponseLayer::new(transport_status))
+            .layer(tonic_web::GrpcWebLayer::new());
+        let app = super::web::routes()
+            .merge(grpc)
+            .layer(super::web::cors(&config.cors_origins))
+            .layer(
+                tower_http::trace::TraceLayer::new_for_http().make_span_with(
+                    |req: &http::Request<_>| tracing::info_span!("rpc", path = %req.uri().path()),
+                ),
+            );
+
+        // On the shutdown signal: stop subscriptions (their streams end) and refuse publishes,
+        // then let the connections drain.
+        let (fired_tx, fired_rx) = tokio::sync::oneshot::channel::<()>();
+        let stopping = {
+            let sessions = sessions.clone();
+            let health = health.clone();
+            async move {
+                shutdown.await;
+                tracing::info!("shutting down");
+                health
+                    .set_not_serving::<SessionServiceServer<SessionApi>>()
+                    .await;
+                sessions.begin_shutdown();
+                let _ = fired_tx.send(());
+            }
+        };
+
+        tracing::info!(
+            addr = %listener.local_addr()?,
+            store = sessions.store_name(),
+            "serving"
+        );
+        let limits = config.connection_limits();
+        let server = listen::serve(listener, app, limits, stopping);
+        let grace = Duration::from_millis(config.shutdown_grace_ms);
+        tokio::select! {
+            () = server => {}
+            _ = async { let _ = fired_rx.await; tokio::time::sleep(grace).await } => {
+                tracing::warn!(?grace, "grace period over; closing with calls still open");
+            }
+        }
+        expiry.abort();
+        sessions.close().await;
+        tracing::info!("stopped");
+        Ok(())
+    }
 }
 
 /// Deletes expired sessions now and then (only when a TTL is configured).

@@ -2,6 +2,7 @@
 //! the only module that names generated types.
 
 pub mod cli;
+pub mod codec;
 pub mod convert;
 pub mod json;
 pub mod load;
@@ -11,6 +12,7 @@ mod status;
 
 pub use presentation::PresentationApi;
 pub use session::SessionApi;
+pub use status::transport_status;
 
 /// The generated code for package `toolview.v1`.
 #[allow(clippy::all, missing_docs)]

@@ -33,3 +33,31 @@ pub fn check_size(message: &impl prost::Message, max: usize) -> Result<(), Error
     }
     Ok(())
 }
+
+/// Rewrites the statuses tonic itself answers before a handler runs, so they follow the API: a
+/// request over the message size limit (tonic says `OUT_OF_RANGE`; no handler does, so every
+/// such status is that check) is `RESOURCE_EXHAUSTED`, and a message frame with an invalid
+/// compression flag (tonic says `INTERNAL`) is `INVALID_ARGUMENT`.
+pub fn transport_status<B>(mut response: http::Response<B>) -> http::Response<B> {
+    use http::HeaderValue;
+    let headers = response.headers_mut();
+    let code = headers.get("grpc-status").map(HeaderValue::as_bytes);
+    let message = headers
+        .get("grpc-message")
+        .map_or(&b""[..], HeaderValue::as_bytes);
+    let rewrite = match code {
+        Some(b"11") => Some("8"),
+        Some(b"13")
+            if message.starts_with(
+                b"protocol%20error:%20received%20message%20with%20invalid%20compression",
+            ) =>
+        {
+            Some("3")
+        }
+        _ => None,
+    };
+    if let Some(code) = rewrite {
+        headers.insert("grpc-status", HeaderValue::from_static(code));
+    }
+    response
+}

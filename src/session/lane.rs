@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use std::sync::RwLock;
+use parking_lot::RwLock;
 
 use tokio::sync::Mutex;
 
@@ -128,7 +128,7 @@ impl Lane {
 
     /// Serves a read from what is rendered, if it can be: `None` when rendering is needed.
     fn cached(&self, after: u64, head: u64, max: usize, max_bytes: usize) -> Option<LaneRead> {
-        let c = self.cache.read().expect("lane cache lock");
+        let c = self.cache.read();
         let first = c.entries.front().map_or(c.upto + 1, |(d, _)| d.offset);
         if after + 1 < first {
             return Some(LaneRead::TooOld);
@@ -168,7 +168,7 @@ impl Lane {
         let want = head.min(after.saturating_add(max as u64));
         loop {
             // Only the renderer moves `upto`, and this is the renderer.
-            let upto = self.cache.read().expect("lane cache lock").upto;
+            let upto = self.cache.read().upto;
             if upto >= want {
                 return Ok(false);
             }
@@ -179,7 +179,7 @@ impl Lane {
                 // Trimmed under us (or lost): start over from what the log keeps now.
                 let first = records.first().map_or(upto + 1, |r| r.offset);
                 *renderer = self.fresh_renderer();
-                *self.cache.write().expect("lane cache lock") = Cache::new(first.saturating_sub(1));
+                *self.cache.write() = Cache::new(first.saturating_sub(1));
                 return Ok(true);
             }
             let mut working = std::mem::replace(renderer, self.fresh_renderer());
@@ -197,11 +197,11 @@ impl Lane {
             .await
             .map_err(|e| {
                 // The renderer is a fresh one now: the lane starts over from the log.
-                *self.cache.write().expect("lane cache lock") = Cache::new(0);
+                *self.cache.write() = Cache::new(0);
                 StoreError::from_join(e, "rendering")
             })?;
             *renderer = working;
-            let mut c = self.cache.write().expect("lane cache lock");
+            let mut c = self.cache.write();
             for (d, size) in rendered {
                 c.upto = d.offset;
                 c.bytes += size;

@@ -6,7 +6,9 @@ mod lane;
 mod subscribe;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex as StdMutex, Weak};
+use std::sync::{Arc, Weak};
+
+use parking_lot::Mutex as StdMutex;
 use std::time::Duration;
 
 use tokio::sync::{Mutex, watch};
@@ -149,7 +151,7 @@ impl Sessions {
     }
 
     fn entry(&self, id: &SessionId) -> Arc<Entry> {
-        let mut entries = self.entries.lock().expect("entries lock");
+        let mut entries = self.entries.lock();
         entries
             .entry(id.clone())
             .or_insert_with(|| Arc::new(Entry::new(id.clone())))
@@ -384,7 +386,7 @@ impl Sessions {
                 ..State::default()
             };
             entry.head.send_replace(Head::default());
-            entry.lanes.lock().expect("lanes lock").clear();
+            entry.lanes.lock().clear();
             n += 1;
         }
         Ok(n)
@@ -431,8 +433,65 @@ mod tests {
 
     fn live_lanes(sessions: &Sessions) -> usize {
         let entry = sessions.entry(&SessionId::new("s").unwrap());
-        let lanes = entry.lanes.lock().unwrap();
+        let lanes = entry.lanes.lock();
         lanes.values().filter(|l| l.strong_count() > 0).count()
+    }
+
+    /// A store whose reads panic, as a damaged database might.
+    struct PanickingReads(MemoryStore);
+
+    #[tonic::async_trait]
+    impl Store for PanickingReads {
+        fn name(&self) -> &'static str {
+            "panicking"
+        }
+        async fn append(
+            &self,
+            batch: Vec<SessionAppend>,
+        ) -> Result<crate::store::Durable, StoreError> {
+            self.0.append(batch).await
+        }
+        async fn load(
+            &self,
+            session: &SessionId,
+        ) -> Result<Option<crate::store::LoadedSession>, StoreError> {
+            self.0.load(session).await
+        }
+        async fn read(&self, _: &SessionId, _: u64, _: usize) -> Result<Vec<Record>, StoreError> {
+            panic!("page 7 is damaged")
+        }
+        async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
+            self.0.sessions().await
+        }
+        async fn delete(&self, session: &SessionId) -> Result<(), StoreError> {
+            self.0.delete(session).await
+        }
+        async fn close(&self) {}
+    }
+
+    /// A panicking subscription ends its stream with INTERNAL, not as a clean end, and the
+    /// session goes on serving others.
+    #[tokio::test]
+    async fn a_panicking_subscription_reports_an_error() {
+        let store = Arc::new(PanickingReads(MemoryStore::new()));
+        let sessions = Sessions::new(store, SessionsConfig::default());
+        sessions.publish(vec![started(1)]).await.unwrap();
+        let id = SessionId::new("s").unwrap();
+        let mut sub = sessions.subscribe(
+            &id,
+            Target::Acp,
+            Capabilities::default(),
+            Start::FromBeginning,
+        );
+        let end = sub.next().await.expect("an item, not a clean end");
+        let error = crate::error::Error::from(end.expect_err("an error"));
+        assert!(
+            matches!(error, crate::error::Error::Internal(_)),
+            "{error:?}"
+        );
+        assert!(sub.next().await.is_none());
+        sessions.publish(vec![started(2)]).await.unwrap();
+        assert_eq!(sessions.info(&id).await.unwrap().meta.head_offset, 2);
     }
 
     /// A lane (its fold and cache) lives only while a subscriber holds it.

@@ -4,10 +4,12 @@
 
 use std::collections::VecDeque;
 use std::future::Future as _;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, Weak};
 use std::task::{Context as TaskContext, Poll};
 
+use futures_util::FutureExt as _;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 use tokio_stream::Stream;
@@ -16,6 +18,7 @@ use super::lane::{Delivered, Lane, LaneRead};
 use super::{Entry, Head, SessionError, Sessions};
 use crate::domain::SessionId;
 use crate::render::{Capabilities, Target};
+use crate::store::StoreError;
 
 /// Updates read from a lane per step…
 const BATCH: usize = 64;
@@ -131,9 +134,14 @@ impl Sessions {
             last_sent: Instant::now(),
         };
         tokio::spawn(async move {
-            if let Err(e) = task.run(start).await {
-                let _ = end_tx.send(e);
-            }
+            // A panic ends the client's stream with INTERNAL (and is logged), never as if the
+            // stream had ended cleanly.
+            let error = match AssertUnwindSafe(task.run(start)).catch_unwind().await {
+                Ok(Ok(())) => return,
+                Ok(Err(e)) => e,
+                Err(panic) => StoreError::from_panic(panic, "a subscription").into(),
+            };
+            let _ = end_tx.send(error);
         });
         Subscription {
             items,
@@ -152,7 +160,7 @@ impl Sessions {
         caps: Capabilities,
         first: u64,
     ) -> Arc<Lane> {
-        let mut lanes = entry.lanes.lock().expect("lanes lock");
+        let mut lanes = entry.lanes.lock();
         if let Some(lane) = lanes.get(&(target, caps)).and_then(Weak::upgrade) {
             return lane;
         }

@@ -5,7 +5,9 @@
 //! the blocking pool against redb's MVCC snapshots and never wait for the writer.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use tokio::sync::{mpsc, oneshot};
@@ -47,10 +49,18 @@ impl EmbeddedStore {
     pub fn open(dir: &Path, cache_bytes: usize) -> Result<Self, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| storage(format!("{}: {e}", dir.display())))?;
         // A bounded page cache keeps the server's memory predictable.
+        let path = dir.join("toolview.redb");
         let db = Database::builder()
             .set_cache_size(cache_bytes)
-            .create(dir.join("toolview.redb"))
-            .map_err(storage)?;
+            .create(&path)
+            .map_err(|e| match e {
+                redb::DatabaseError::DatabaseAlreadyOpen => storage(format!(
+                    "{}: in use by another process (is another toolview serving this data \
+                     directory?)",
+                    path.display()
+                )),
+                e => storage(format!("{}: {e}", path.display())),
+            })?;
         let db = Arc::new(db);
         // Create the tables up front so readers never see them missing.
         let tx = db.begin_write().map_err(storage)?;
@@ -77,12 +87,7 @@ impl EmbeddedStore {
         &self,
         work: Work,
     ) -> Result<oneshot::Receiver<Result<(), StoreError>>, StoreError> {
-        let sender = self
-            .writer
-            .lock()
-            .expect("writer lock")
-            .clone()
-            .ok_or(StoreError::Closed)?;
+        let sender = self.writer.lock().clone().ok_or(StoreError::Closed)?;
         let (done, wait) = oneshot::channel();
         sender
             .send(Request { work, done })
@@ -91,14 +96,23 @@ impl EmbeddedStore {
         Ok(wait)
     }
 
+    /// Runs a read on the blocking pool. A panic inside the database while reading (a damaged
+    /// page does that) is logged and answered as unreadable data of `what`, not sent to the
+    /// client, and does not end the process.
     async fn blocking<T: Send + 'static>(
         &self,
+        what: String,
         f: impl FnOnce(&Database) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let db = self.db.clone();
-        tokio::task::spawn_blocking(move || f(&db))
-            .await
-            .map_err(|e| StoreError::from_join(e, "a store read"))?
+        match tokio::task::spawn_blocking(move || f(&db)).await {
+            Ok(result) => result,
+            Err(e) if e.is_panic() => {
+                StoreError::from_join(e, &format!("reading {what}"));
+                Err(StoreError::Corrupt(format!("{what} could not be read")))
+            }
+            Err(e) => Err(StoreError::from_join(e, &what)),
+        }
     }
 }
 
@@ -218,7 +232,7 @@ impl Store for EmbeddedStore {
 
     async fn load(&self, session: &SessionId) -> Result<Option<LoadedSession>, StoreError> {
         let sid = session.to_string();
-        self.blocking(move |db| {
+        self.blocking(format!("session {session}"), move |db| {
             let tx = db.begin_read().map_err(storage)?;
             let sessions = tx.open_table(SESSIONS).map_err(storage)?;
             let Some(meta) = sessions.get(sid.as_str()).map_err(storage)? else {
@@ -238,12 +252,14 @@ impl Store for EmbeddedStore {
         max: usize,
     ) -> Result<Vec<Record>, StoreError> {
         let sid = session.to_string();
-        self.blocking(move |db| read_range(db, &sid, after, max))
-            .await
+        self.blocking(format!("session {session}"), move |db| {
+            read_range(db, &sid, after, max)
+        })
+        .await
     }
 
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
-        self.blocking(|db| {
+        self.blocking("the session list".into(), |db| {
             let tx = db.begin_read().map_err(storage)?;
             let sessions = tx.open_table(SESSIONS).map_err(storage)?;
             let mut out = Vec::new();
@@ -265,8 +281,8 @@ impl Store for EmbeddedStore {
 
     async fn close(&self) {
         // Dropping the sender lets the writer drain what is queued and exit.
-        self.writer.lock().expect("writer lock").take();
-        let thread = self.thread.lock().expect("thread lock").take();
+        self.writer.lock().take();
+        let thread = self.thread.lock().take();
         if let Some(t) = thread {
             let _ = tokio::task::spawn_blocking(move || t.join()).await;
         }

@@ -1,7 +1,7 @@
 //! The in-memory store: the same semantics as the embedded one, lost on exit.
 
+use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
 
 use super::{Durable, LoadedSession, Record, SessionAppend, SessionMeta, Store, StoreError};
 use crate::domain::SessionId;
@@ -31,7 +31,7 @@ impl Store for MemoryStore {
     }
 
     async fn append(&self, batch: Vec<SessionAppend>) -> Result<Durable, StoreError> {
-        let mut logs = self.logs.lock().expect("memory store lock");
+        let mut logs = self.logs.lock();
         for a in batch {
             let log = logs.entry(a.session).or_default();
             for r in a.records {
@@ -46,7 +46,7 @@ impl Store for MemoryStore {
     }
 
     async fn load(&self, session: &SessionId) -> Result<Option<LoadedSession>, StoreError> {
-        let logs = self.logs.lock().expect("memory store lock");
+        let logs = self.logs.lock();
         Ok(logs.get(session).and_then(|log| {
             log.meta.clone().map(|meta| LoadedSession {
                 meta,
@@ -61,7 +61,7 @@ impl Store for MemoryStore {
         after: u64,
         max: usize,
     ) -> Result<Vec<Record>, StoreError> {
-        let logs = self.logs.lock().expect("memory store lock");
+        let logs = self.logs.lock();
         Ok(logs
             .get(session)
             .map(|log| {
@@ -75,7 +75,7 @@ impl Store for MemoryStore {
     }
 
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
-        let logs = self.logs.lock().expect("memory store lock");
+        let logs = self.logs.lock();
         Ok(logs
             .iter()
             .filter_map(|(id, log)| log.meta.clone().map(|m| (id.clone(), m)))
@@ -83,7 +83,7 @@ impl Store for MemoryStore {
     }
 
     async fn delete(&self, session: &SessionId) -> Result<(), StoreError> {
-        self.logs.lock().expect("memory store lock").remove(session);
+        self.logs.lock().remove(session);
         Ok(())
     }
 

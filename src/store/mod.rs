@@ -77,13 +77,17 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    /// A blocking task that did not finish: a panic is a bug (logged here with its message,
-    /// which never goes to a client); a cancelled task means the runtime is going away.
+    /// A blocking task that did not finish: a panic is a bug (see [`StoreError::from_panic`]);
+    /// a cancelled task means the runtime is going away.
     pub fn from_join(e: tokio::task::JoinError, what: &str) -> Self {
-        if !e.is_panic() {
-            return StoreError::Closed;
+        match e.try_into_panic() {
+            Ok(payload) => StoreError::from_panic(payload, what),
+            Err(_) => StoreError::Closed,
         }
-        let payload = e.into_panic();
+    }
+
+    /// A caught panic: logged here with its message, which never goes to a client.
+    pub fn from_panic(payload: Box<dyn std::any::Any + Send>, what: &str) -> Self {
         let message = payload
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())

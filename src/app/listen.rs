@@ -1,0 +1,172 @@
+//! The connection layer: accepting, admitting and serving HTTP/1.1 and HTTP/2 connections with
+//! every per-connection resource bounded.
+//!
+//! tonic's own server loop retries a failed `accept` at once (with descriptors exhausted it
+//! spins a core and logs nothing), has no limit on connections, and lets a connection that
+//! never speaks, or sends its HTTP/1 headers a byte at a time, stay open forever. This loop
+//! backs off and logs on accept errors, caps connections (one over the cap is closed at once),
+//! closes connections that send nothing within the handshake timeout, reads HTTP/1 headers
+//! under the same timeout, and pings HTTP/2 peers to close half-open connections.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// The first wait after a failed `accept`; doubled per failure in a row, up to
+/// [`MAX_ACCEPT_BACKOFF`].
+const MIN_ACCEPT_BACKOFF: Duration = Duration::from_millis(5);
+/// The longest wait after failed `accept`s (descriptors exhausted): long enough not to spin,
+/// short enough to resume quickly once descriptors are free.
+const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
+/// Largest HTTP/2 header list a client may send: ample for gRPC metadata and bearer tokens
+/// (hyper's default, 16 MiB, would let one request pin that much).
+const MAX_HEADER_LIST_BYTES: u32 = 64 << 10;
+
+/// Limits and timers of the connection layer.
+#[derive(Debug, Clone)]
+pub struct ConnectionLimits {
+    /// Open connections at most; one over it is closed as soon as it is accepted.
+    pub max_connections: usize,
+    /// Concurrent HTTP/2 streams (calls) per connection.
+    pub max_streams_per_connection: u32,
+    /// A new connection must send its first bytes, and an HTTP/1 request its headers, within
+    /// this time.
+    pub handshake_timeout: Duration,
+    /// HTTP/2 pings go out after this much silence from the peer…
+    pub keepalive_interval: Duration,
+    /// …and a ping unanswered for this long closes the connection.
+    pub keepalive_timeout: Duration,
+}
+
+/// Serves `service` on every connection `listener` accepts until `shutdown` resolves; then
+/// stops accepting, asks every connection to finish (HTTP/2 GOAWAY) and waits for them.
+pub async fn serve<S, B>(
+    listener: TcpListener,
+    service: S,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()>,
+) where
+    S: tower::Service<http::Request<hyper::body::Incoming>, Response = http::Response<B>>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let builder = Arc::new(builder(&limits));
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let graceful = GracefulShutdown::new();
+    let mut backoff = MIN_ACCEPT_BACKOFF;
+    let mut refused: u64 = 0;
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => accepted,
+        };
+        let (stream, peer) = match accepted {
+            Ok(accepted) => {
+                backoff = MIN_ACCEPT_BACKOFF;
+                accepted
+            }
+            Err(e) => {
+                // EMFILE/ENFILE/ENOMEM: retrying at once would spin. Waiting lets connections
+                // close (the handshake timeout closes silent ones).
+                tracing::warn!(error = %e, retry_in = ?backoff, "accept failed");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_ACCEPT_BACKOFF);
+                continue;
+            }
+        };
+        let Ok(permit) = slots.clone().try_acquire_owned() else {
+            refused += 1;
+            // Once, then every 1,000th: a flood must not flood the log too.
+            if refused % 1000 == 1 {
+                tracing::warn!(
+                    %peer,
+                    max = limits.max_connections,
+                    refused,
+                    "connection limit reached; closing new connections"
+                );
+            }
+            drop(stream);
+            continue;
+        };
+        // Without TCP_NODELAY, a small write after another (a stream's first update after its
+        // headers) waits for the peer's delayed ACK: tens of milliseconds.
+        let _ = stream.set_nodelay(true);
+        let builder = builder.clone();
+        let watcher = graceful.watcher();
+        let service = service.clone();
+        let handshake = limits.handshake_timeout;
+        tokio::spawn(async move {
+            connection(stream, peer, permit, handshake, &builder, watcher, service).await;
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+}
+
+fn builder(limits: &ConnectionLimits) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.handshake_timeout);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(limits.max_streams_per_connection)
+        .max_header_list_size(MAX_HEADER_LIST_BYTES)
+        .keep_alive_interval(limits.keepalive_interval)
+        .keep_alive_timeout(limits.keepalive_timeout);
+    builder
+}
+
+/// One connection: admitted once it speaks, served until it ends; its slot is freed with it.
+async fn connection<S, B>(
+    stream: TcpStream,
+    peer: SocketAddr,
+    _slot: OwnedSemaphorePermit,
+    handshake: Duration,
+    builder: &auto::Builder<TokioExecutor>,
+    watcher: hyper_util::server::graceful::Watcher,
+    service: S,
+) where
+    S: tower::Service<http::Request<hyper::body::Incoming>, Response = http::Response<B>>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    // hyper waits for the first bytes to tell HTTP/1 from HTTP/2, with no timeout of its own.
+    let mut first = [0u8; 1];
+    match tokio::time::timeout(handshake, stream.peek(&mut first)).await {
+        Ok(Ok(n)) if n > 0 => {}
+        Ok(_) => return,
+        Err(_) => {
+            tracing::debug!(%peer, "closing a connection that sent nothing");
+            return;
+        }
+    }
+    let conn = builder
+        .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service));
+    if let Err(e) = watcher.watch(conn.into_owned()).await {
+        tracing::debug!(%peer, error = %e, "connection ended with an error");
+    }
+}
