@@ -16,6 +16,17 @@ impl ServerProcess {
         ServerProcess { child, url }
     }
 
+    /// A server started from a prepared command (see [`serve_command`]).
+    pub fn from_command(mut cmd: Command) -> Self {
+        let (child, url) = started(cmd.spawn().expect("the toolview binary starts"));
+        ServerProcess { child, url }
+    }
+
+    /// `host:port` of the server.
+    pub fn addr(&self) -> &str {
+        self.url.trim_start_matches("http://")
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
@@ -49,17 +60,33 @@ impl Drop for ServerProcess {
     }
 }
 
-/// `toolview serve` on a free loopback port; returns the child and its URL.
-pub fn spawn_server(dir: &std::path::Path, extra: &[&str]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolview"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+/// `toolview serve` on `dir` with extra flags (which may override `--listen`), output piped.
+pub fn serve_command(dir: &std::path::Path, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolview"));
+    cmd.arg("serve");
+    if !extra.contains(&"--listen") {
+        cmd.args(["--listen", "127.0.0.1:0"]);
+    }
+    cmd.arg("--data-dir")
         .arg(dir)
         .args(extra)
         .env("TOOLVIEW_LOG", "warn")
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the toolview binary starts");
+        .stderr(Stdio::null());
+    cmd
+}
+
+/// `toolview serve` on a free loopback port; returns the child and its URL.
+pub fn spawn_server(dir: &std::path::Path, extra: &[&str]) -> (Child, String) {
+    started(
+        serve_command(dir, extra)
+            .spawn()
+            .expect("the toolview binary starts"),
+    )
+}
+
+/// Waits for a started server's `listening` line; returns the child and its URL.
+pub fn started(mut child: Child) -> (Child, String) {
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
