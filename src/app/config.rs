@@ -13,6 +13,9 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 << 20;
 /// one byte of tool output six on the wire (`\u0001`), and a card carries more than its output,
 /// so a subscriber's updates fit a message by construction.
 pub const OUTPUT_SHARE_OF_MESSAGE: usize = 8;
+/// Sessions in memory at most: a loaded session costs about 1 KiB, so 10 MiB; a session
+/// evicted costs one metadata read when it is used again.
+pub const DEFAULT_MAX_LOADED_SESSIONS: usize = 10_000;
 /// Open connections at most: room for the bench's 10,000 idle subscribers on their own
 /// connections. Lowered at start to what the descriptor limit allows.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 16_384;
@@ -117,6 +120,11 @@ pub struct ServeConfig {
     )]
     pub cors_origins: Vec<String>,
 
+    /// Sessions kept in memory; idle ones beyond are evicted (least recently used first) and
+    /// reloaded from the store on their next use.
+    #[arg(long, env = "TOOLVIEW_MAX_LOADED_SESSIONS", default_value_t = DEFAULT_MAX_LOADED_SESSIONS)]
+    pub max_loaded_sessions: usize,
+
     /// Open connections at most; one more is closed as soon as it is accepted. Lowered at start
     /// to the open-file limit (less 128 descriptors).
     #[arg(long, env = "TOOLVIEW_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS)]
@@ -161,6 +169,7 @@ impl ServeConfig {
             lane_cache_bytes: self.lane_cache_mb << 20,
             max_update_bytes: self.max_update_bytes(),
             max_output_bytes: self.max_output_bytes(),
+            max_loaded_sessions: self.max_loaded_sessions.max(1),
             ..SessionsConfig::default()
         }
     }
@@ -253,6 +262,7 @@ impl Default for ServeConfig {
             heartbeat_interval_ms: 15_000,
             subscriber_lag_limit: 50_000,
             shutdown_grace_ms: 10_000,
+            max_loaded_sessions: DEFAULT_MAX_LOADED_SESSIONS,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_streams_per_connection: DEFAULT_MAX_STREAMS_PER_CONNECTION,
             handshake_timeout_ms: DEFAULT_HANDSHAKE_TIMEOUT_MS,

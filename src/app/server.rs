@@ -90,6 +90,7 @@ impl Server {
             .max_encoding_message_size(max);
 
         let expiry = tokio::spawn(expire_sessions(sessions.clone()));
+        let writable = tokio::spawn(follow_store(sessions.store_writable(), health.clone()));
 
         // gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, with the viewer at
         // `/`. gRPC-Web is translated for the gRPC routes only: tonic-web refuses other HTTP/1
@@ -144,6 +145,7 @@ impl Server {
             }
         }
         expiry.abort();
+        writable.abort();
         sessions.close().await;
         tracing::info!("stopped");
         Ok(())
@@ -158,6 +160,31 @@ async fn expire_sessions(sessions: Arc<Sessions>) {
             Ok(0) => {}
             Ok(n) => tracing::info!(sessions = n, "expired idle sessions"),
             Err(e) => tracing::warn!(error = %e, "session expiry failed"),
+        }
+    }
+}
+
+/// Health follows the store: `NOT_SERVING` while it cannot write (it recovers by itself).
+async fn follow_store(
+    mut writable: tokio::sync::watch::Receiver<bool>,
+    health: tonic_health::server::HealthReporter,
+) {
+    loop {
+        let ok = *writable.borrow_and_update();
+        let status = if ok {
+            tonic_health::ServingStatus::Serving
+        } else {
+            tonic_health::ServingStatus::NotServing
+        };
+        health.set_service_status("", status).await;
+        health
+            .set_service_status(
+                <SessionServiceServer<SessionApi> as tonic::server::NamedService>::NAME,
+                status,
+            )
+            .await;
+        if writable.changed().await.is_err() {
+            return;
         }
     }
 }

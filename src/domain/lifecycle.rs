@@ -16,11 +16,14 @@ pub enum LifecycleError {
     FinishedTwice(CallId),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Phase {
-    started: bool,
-    finished: bool,
+/// Where one call is in its lifecycle (a call never seen is neither started nor finished).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallPhase {
+    pub started: bool,
+    pub finished: bool,
 }
+
+type Phase = CallPhase;
 
 /// Changes checked against a [`Lifecycle`] without touching it; [`Lifecycle::apply`] commits
 /// them. This is how a whole batch is validated before anything is recorded.
@@ -29,13 +32,36 @@ pub struct Pending {
     calls: HashMap<CallId, Phase>,
 }
 
-/// The lifecycle state of one session's calls.
+impl Pending {
+    /// The phases this batch moves calls to, to be recorded.
+    pub fn changes(&self) -> impl Iterator<Item = (&CallId, CallPhase)> {
+        self.calls.iter().map(|(id, p)| (id, *p))
+    }
+}
+
+/// The lifecycle state of a session's calls: all of them, or those a batch is about.
 #[derive(Debug, Clone, Default)]
 pub struct Lifecycle {
     calls: HashMap<CallId, Phase>,
 }
 
 impl Lifecycle {
+    /// The state of the given calls (others count as never seen).
+    pub fn with_phases(phases: impl IntoIterator<Item = (CallId, CallPhase)>) -> Self {
+        Lifecycle {
+            calls: phases.into_iter().collect(),
+        }
+    }
+
+    /// How many of `pending`'s calls this state has never seen (new calls).
+    pub fn new_calls(&self, pending: &Pending) -> usize {
+        pending
+            .calls
+            .keys()
+            .filter(|id| !self.calls.contains_key(*id))
+            .count()
+    }
+
     /// Checks an event against the state, and records it when it is allowed.
     pub fn admit(&mut self, body: &EventBody) -> Result<(), LifecycleError> {
         let mut pending = Pending::default();

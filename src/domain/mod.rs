@@ -16,7 +16,7 @@ pub use event::{
     CallFinished, CallId, CallOutput, CallStarted, EventBody, EventId, IdError, SessionId,
     SessionStarted, ToolEvent, validate_id,
 };
-pub use lifecycle::{Lifecycle, LifecycleError, Pending};
+pub use lifecycle::{CallPhase, Lifecycle, LifecycleError, Pending};
 pub use result::{
     DiffResultView, GenericResultView, ReadResultView, SearchResultView, SearchShape, TerminalExit,
     TerminalResultView, ToolResultView, WebKind, WebResultView,

@@ -3,9 +3,11 @@
 //! introspection, over a [`Store`].
 
 mod lane;
+mod publish;
 mod subscribe;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex as StdMutex;
@@ -16,9 +18,9 @@ use tokio::sync::{Mutex, watch};
 pub use lane::Delivered;
 pub use subscribe::{Start, SubscribeItem, Subscription};
 
-use crate::domain::{EventId, Lifecycle, LifecycleError, Pending, SessionId, ToolEvent};
+use crate::domain::{CallId, CallPhase, EventId, LifecycleError, SessionId};
 use crate::render::{Capabilities, Target};
-use crate::store::{Record, SessionAppend, SessionMeta, Store, StoreError, new_epoch, now_ms};
+use crate::store::{SessionMeta, Store, StoreError, now_ms};
 use lane::Lane;
 
 /// Limits and timings of the session layer.
@@ -39,6 +41,9 @@ pub struct SessionsConfig {
     /// The largest rendered update, about (a larger one is sent as a stand-in card): the
     /// message size limit less room for the envelope.
     pub max_update_bytes: usize,
+    /// Sessions kept in memory at most: idle ones beyond are evicted, least recently used
+    /// first (a session with a subscriber or a publish in flight is never evicted).
+    pub max_loaded_sessions: usize,
     /// The output cap ceiling: subscribers' caps are normalized to it
     /// ([`Capabilities::normalized`]); 0 leaves them as they are (no limit).
     pub max_output_bytes: u64,
@@ -54,6 +59,7 @@ impl Default for SessionsConfig {
             lane_cache: 4096,
             lane_cache_bytes: 16 * 1024 * 1024,
             max_update_bytes: usize::MAX,
+            max_loaded_sessions: 10_000,
             max_output_bytes: 0,
         }
     }
@@ -99,13 +105,28 @@ pub struct Head {
     pub head: u64,
 }
 
-/// In-memory state of a loaded session, guarded by its lock.
+impl Head {
+    fn of(meta: &SessionMeta) -> Self {
+        Head {
+            epoch: meta.epoch.clone(),
+            first: meta.first_offset,
+            head: meta.head_offset,
+        }
+    }
+}
+
+/// In-memory state of a loaded session, guarded by its lock: its metadata, and what its
+/// appends in flight (enqueued, not yet durable) add to the store's id index and call phases,
+/// each entry tagged with the sequence number of its publish.
 #[derive(Default)]
 struct State {
     loaded: bool,
+    /// The store generation the state was read at.
+    loaded_at: u64,
     meta: Option<SessionMeta>,
-    lifecycle: Lifecycle,
-    ids: HashMap<EventId, u64>,
+    inflight_ids: HashMap<EventId, (u64, u64)>,
+    inflight_calls: HashMap<CallId, (CallPhase, u64)>,
+    next_seq: u64,
 }
 
 struct Entry {
@@ -114,6 +135,8 @@ struct Entry {
     head: watch::Sender<Head>,
     /// Shared lanes, held by their subscribers (see `Sessions::shared_lane`).
     lanes: StdMutex<HashMap<(Target, Capabilities), Weak<Lane>>>,
+    /// When it was last used (a tick of `Sessions::clock`), for eviction.
+    used: AtomicU64,
 }
 
 impl Entry {
@@ -123,6 +146,7 @@ impl Entry {
             state: Mutex::new(State::default()),
             head: watch::Sender::new(Head::default()),
             lanes: StdMutex::default(),
+            used: AtomicU64::new(0),
         }
     }
 }
@@ -132,6 +156,10 @@ pub struct Sessions {
     store: Arc<dyn Store>,
     config: SessionsConfig,
     entries: StdMutex<HashMap<SessionId, Arc<Entry>>>,
+    /// Counts uses of entries (a logical clock for eviction).
+    clock: AtomicU64,
+    /// Entries added since the last eviction pass.
+    added: AtomicU64,
     shutdown: watch::Sender<bool>,
 }
 
@@ -141,6 +169,8 @@ impl Sessions {
             store,
             config,
             entries: StdMutex::default(),
+            clock: AtomicU64::new(0),
+            added: AtomicU64::new(0),
             shutdown: watch::Sender::new(false),
         })
     }
@@ -150,12 +180,50 @@ impl Sessions {
         self.store.name()
     }
 
+    /// Whether the store takes writes now (it recovers by itself).
+    pub fn store_writable(&self) -> watch::Receiver<bool> {
+        self.store.writable()
+    }
+
+    /// The loaded session `id`, created on first use. Whoever holds it keeps it from eviction.
     fn entry(&self, id: &SessionId) -> Arc<Entry> {
         let mut entries = self.entries.lock();
-        entries
+        let entry = entries
             .entry(id.clone())
-            .or_insert_with(|| Arc::new(Entry::new(id.clone())))
-            .clone()
+            .or_insert_with(|| {
+                self.added.fetch_add(1, Ordering::Relaxed);
+                Arc::new(Entry::new(id.clone()))
+            })
+            .clone();
+        entry.used.store(
+            self.clock.fetch_add(1, Ordering::Relaxed),
+            Ordering::Relaxed,
+        );
+        let max = self.config.max_loaded_sessions.max(1);
+        // A pass costs O(loaded sessions): run one only after a tenth of the limit was added.
+        if entries.len() > max && self.added.load(Ordering::Relaxed) as usize > max / 10 {
+            self.added.store(0, Ordering::Relaxed);
+            evict(&mut entries, max - max / 10);
+        }
+        entry
+    }
+
+    /// The loaded session `id`, if it is loaded.
+    fn loaded(&self, id: &SessionId) -> Option<Arc<Entry>> {
+        self.entries.lock().get(id).cloned()
+    }
+
+    /// Drops a session from memory if nobody uses it.
+    fn forget(&self, id: &SessionId) {
+        let mut entries = self.entries.lock();
+        if entries.get(id).is_some_and(|e| Arc::strong_count(e) == 1) {
+            entries.remove(id);
+        }
+    }
+
+    /// Sessions in memory (for tests and metrics).
+    pub fn loaded_sessions(&self) -> usize {
+        self.entries.lock().len()
     }
 
     /// Loads a session's state from the store on first use.
@@ -163,192 +231,37 @@ impl Sessions {
         if state.loaded {
             return Ok(());
         }
-        let mut fresh = State {
+        // The generation first: a write failing meanwhile makes this state stale, never the
+        // other way round.
+        let loaded_at = self.store.generation();
+        let meta = self.store.meta(&entry.id).await?;
+        if let Some(meta) = &meta {
+            entry.head.send_replace(Head::of(meta));
+        }
+        *state = State {
             loaded: true,
+            loaded_at,
+            meta,
             ..State::default()
         };
-        if let Some(loaded) = self.store.load(&entry.id).await? {
-            for r in &loaded.records {
-                // The log only holds admitted events; this rebuilds the rules' state.
-                let _ = fresh.lifecycle.admit(&r.event.body);
-                fresh.ids.insert(r.event.event_id.clone(), r.offset);
-            }
-            entry.head.send_replace(Head {
-                epoch: loaded.meta.epoch.clone(),
-                first: loaded.meta.first_offset,
-                head: loaded.meta.head_offset,
-            });
-            fresh.meta = Some(loaded.meta);
-        }
-        *state = fresh;
         Ok(())
     }
 
-    /// Appends a validated batch. The whole batch is checked first (lifecycle rules, across
-    /// every session it names); nothing is appended if any event is refused. Event ids the
-    /// session already holds are acknowledged as duplicates with their original cursor.
-    pub async fn publish(&self, events: Vec<ToolEvent>) -> Result<Vec<Ack>, SessionError> {
-        if *self.shutdown.borrow() {
-            return Err(SessionError::ShuttingDown);
-        }
-        // Group by session; lock sessions in id order so concurrent batches cannot deadlock.
-        let mut by_session: BTreeMap<SessionId, Vec<usize>> = BTreeMap::new();
-        for (i, e) in events.iter().enumerate() {
-            by_session.entry(e.session_id.clone()).or_default().push(i);
-        }
-        let entries: Vec<(Arc<Entry>, Vec<usize>)> = by_session
-            .into_iter()
-            .map(|(id, idx)| (self.entry(&id), idx))
-            .collect();
-        let mut guards = Vec::with_capacity(entries.len());
-        for (entry, _) in &entries {
-            let mut g = entry.state.lock().await;
-            self.ensure_loaded(entry, &mut g).await?;
-            guards.push(g);
-        }
-
-        // Pass 1, validate everything: duplicates (stored, or earlier in this batch) skip the
-        // rules and are acknowledged with the original cursor.
-        let mut pending = Vec::with_capacity(entries.len());
-        for ((_, idx), state) in entries.iter().zip(guards.iter()) {
-            let mut p = Pending::default();
-            let mut seen = HashSet::new();
-            for &i in idx {
-                let e = &events[i];
-                if state.ids.contains_key(&e.event_id) || !seen.insert(&e.event_id) {
-                    continue;
-                }
-                state
-                    .lifecycle
-                    .check(&mut p, &e.body)
-                    .map_err(|error| SessionError::Lifecycle { index: i, error })?;
-            }
-            pending.push(p);
-        }
-
-        // Pass 2, record: offsets, ids, lifecycle, retention.
-        let now = now_ms();
-        let mut acks: Vec<Option<Ack>> = vec![None; events.len()];
-        let mut appends = Vec::new();
-        let mut heads = Vec::new();
-        for (((entry, idx), state), p) in entries.iter().zip(guards.iter_mut()).zip(pending) {
-            let mut meta = state.meta.clone().unwrap_or_else(|| SessionMeta {
-                epoch: new_epoch(),
-                first_offset: 1,
-                head_offset: 0,
-                created_ms: now,
-                updated_ms: now,
-            });
-            let mut records = Vec::new();
-            let mut batch_ids: HashMap<&EventId, u64> = HashMap::new();
-            for &i in idx {
-                let e = &events[i];
-                let known = state
-                    .ids
-                    .get(&e.event_id)
-                    .or_else(|| batch_ids.get(&e.event_id))
-                    .copied();
-                let (offset, duplicate) = match known {
-                    Some(offset) => (offset, true),
-                    None => {
-                        meta.head_offset += 1;
-                        batch_ids.insert(&e.event_id, meta.head_offset);
-                        records.push(Record {
-                            offset: meta.head_offset,
-                            event: Arc::new(e.clone()),
-                        });
-                        (meta.head_offset, false)
-                    }
-                };
-                acks[i] = Some(Ack {
-                    event_id: e.event_id.clone(),
-                    offset,
-                    epoch: meta.epoch.clone(),
-                    duplicate,
-                });
-            }
-            if records.is_empty() {
-                continue;
-            }
-            state.lifecycle.apply(p);
-            state
-                .ids
-                .extend(batch_ids.into_iter().map(|(id, o)| (id.clone(), o)));
-            let mut trim_before = None;
-            let max = self.config.max_events_per_session;
-            if max > 0 && meta.head_offset - meta.first_offset + 1 > max {
-                let keep_from = meta.head_offset - max + 1;
-                trim_before = Some(keep_from);
-                meta.first_offset = keep_from;
-                // Ids of trimmed events are forgotten with them.
-                state.ids.retain(|_, o| *o >= keep_from);
-            }
-            meta.updated_ms = now;
-            appends.push(SessionAppend {
-                session: entry.id.clone(),
-                meta: meta.clone(),
-                records,
-                trim_before,
-            });
-            heads.push((
-                entry.clone(),
-                Head {
-                    epoch: meta.epoch.clone(),
-                    first: meta.first_offset,
-                    head: meta.head_offset,
-                },
-            ));
-            state.meta = Some(meta);
-        }
-
-        // Enqueue under the locks (so offsets reach the store in order), then wait for
-        // durability without them (so concurrent publishes share commits).
-        let durable = if appends.is_empty() {
-            None
-        } else {
-            Some(self.store.append(appends).await)
-        };
-        drop(guards);
-        if let Some(durable) = durable {
-            let result = match durable {
-                Ok(wait) => wait.await,
-                Err(e) => Err(e),
-            };
-            if let Err(e) = result {
-                // Forget the optimistic state: the next use reloads what the store has.
-                for (entry, _) in &entries {
-                    entry.state.lock().await.loaded = false;
-                }
-                return Err(e.into());
-            }
-            for (entry, head) in heads {
-                entry.head.send_if_modified(|h| {
-                    let newer = h.epoch != head.epoch || head.head > h.head;
-                    if newer {
-                        *h = head;
-                    }
-                    newer
-                });
-            }
-        }
-        Ok(acks
-            .into_iter()
-            .map(|a| a.expect("every event is acknowledged"))
-            .collect())
-    }
-
     /// A session's description; `NotFound` when it has no log.
+    /// A lookup creates no state: a session not in memory is answered from the store.
     pub async fn info(&self, id: &SessionId) -> Result<SessionInfo, SessionError> {
-        let entry = self.entry(id);
-        let mut state = entry.state.lock().await;
-        self.ensure_loaded(&entry, &mut state).await?;
-        let meta = state
-            .meta
-            .clone()
-            .ok_or_else(|| SessionError::NotFound(id.clone()))?;
+        let meta = match self.loaded(id) {
+            Some(entry) => {
+                let mut state = entry.state.lock().await;
+                self.ensure_loaded(&entry, &mut state).await?;
+                state.meta.clone()
+            }
+            None => self.store.meta(id).await?,
+        };
+        let meta = meta.ok_or_else(|| SessionError::NotFound(id.clone()))?;
         Ok(SessionInfo {
+            calls: meta.calls,
             meta,
-            calls: state.lifecycle.calls() as u64,
         })
     }
 
@@ -376,20 +289,42 @@ impl Sessions {
             }
             let entry = self.entry(&id);
             let mut state = entry.state.lock().await;
+            self.ensure_loaded(&entry, &mut state).await?;
             // Re-check under the lock: a publish may have just refreshed it.
-            if state.meta.as_ref().is_some_and(|m| m.updated_ms >= cutoff) {
+            if state.meta.as_ref().is_none_or(|m| m.updated_ms >= cutoff) {
                 continue;
             }
             self.store.delete(&id).await?;
             *state = State {
                 loaded: true,
+                loaded_at: state.loaded_at,
                 ..State::default()
             };
             entry.head.send_replace(Head::default());
             entry.lanes.lock().clear();
+            drop(state);
+            drop(entry);
+            self.forget(&id);
             n += 1;
         }
         Ok(n)
+    }
+}
+
+/// Evicts idle sessions (held by nobody but the map), least recently used first, until at
+/// most `keep` remain or none is idle.
+fn evict(entries: &mut HashMap<SessionId, Arc<Entry>>, keep: usize) {
+    let excess = entries.len().saturating_sub(keep);
+    let mut idle: Vec<(u64, SessionId)> = entries
+        .iter()
+        .filter(|(_, e)| Arc::strong_count(e) == 1)
+        .map(|(id, e)| (e.used.load(Ordering::Relaxed), id.clone()))
+        .collect();
+    if idle.len() > excess && excess > 0 {
+        idle.select_nth_unstable(excess - 1);
+    }
+    for (_, id) in idle.into_iter().take(excess) {
+        entries.remove(&id);
     }
 }
 
@@ -415,8 +350,9 @@ mod tests {
     use tokio_stream::StreamExt;
 
     use super::*;
-    use crate::domain::{CallId, CallStarted, EventBody};
+    use crate::domain::{CallStarted, EventBody, ToolEvent};
     use crate::store::MemoryStore;
+    use crate::store::{Record, SessionAppend};
 
     fn started(n: u32) -> ToolEvent {
         ToolEvent {
@@ -451,11 +387,16 @@ mod tests {
         ) -> Result<crate::store::Durable, StoreError> {
             self.0.append(batch).await
         }
-        async fn load(
+        async fn meta(&self, session: &SessionId) -> Result<Option<SessionMeta>, StoreError> {
+            self.0.meta(session).await
+        }
+        async fn known(
             &self,
             session: &SessionId,
-        ) -> Result<Option<crate::store::LoadedSession>, StoreError> {
-            self.0.load(session).await
+            events: Vec<EventId>,
+            calls: Vec<CallId>,
+        ) -> Result<crate::store::Known, StoreError> {
+            self.0.known(session, events, calls).await
         }
         async fn read(&self, _: &SessionId, _: u64, _: usize) -> Result<Vec<Record>, StoreError> {
             panic!("page 7 is damaged")

@@ -1,15 +1,18 @@
 //! The in-memory store: the same semantics as the embedded one, lost on exit.
 
-use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashMap};
 
-use super::{Durable, LoadedSession, Record, SessionAppend, SessionMeta, Store, StoreError};
-use crate::domain::SessionId;
+use parking_lot::Mutex;
+
+use super::{Durable, Known, Record, SessionAppend, SessionMeta, Store, StoreError};
+use crate::domain::{CallId, CallPhase, EventId, SessionId};
 
 #[derive(Default)]
 struct Log {
     meta: Option<SessionMeta>,
     events: BTreeMap<u64, Record>,
+    ids: HashMap<EventId, u64>,
+    calls: HashMap<CallId, CallPhase>,
 }
 
 /// Session logs in memory.
@@ -35,24 +38,50 @@ impl Store for MemoryStore {
         for a in batch {
             let log = logs.entry(a.session).or_default();
             for r in a.records {
+                log.ids.insert(r.event.event_id.clone(), r.offset);
                 log.events.insert(r.offset, r);
             }
             if let Some(before) = a.trim_before {
-                log.events = log.events.split_off(&before);
+                let kept = log.events.split_off(&before);
+                for r in log.events.values() {
+                    log.ids.remove(&r.event.event_id);
+                }
+                log.events = kept;
             }
+            log.calls.extend(a.calls);
             log.meta = Some(a.meta);
         }
         Ok(Box::pin(std::future::ready(Ok(()))))
     }
 
-    async fn load(&self, session: &SessionId) -> Result<Option<LoadedSession>, StoreError> {
+    async fn meta(&self, session: &SessionId) -> Result<Option<SessionMeta>, StoreError> {
+        Ok(self
+            .logs
+            .lock()
+            .get(session)
+            .and_then(|log| log.meta.clone()))
+    }
+
+    async fn known(
+        &self,
+        session: &SessionId,
+        events: Vec<EventId>,
+        calls: Vec<CallId>,
+    ) -> Result<Known, StoreError> {
         let logs = self.logs.lock();
-        Ok(logs.get(session).and_then(|log| {
-            log.meta.clone().map(|meta| LoadedSession {
-                meta,
-                records: log.events.values().cloned().collect(),
-            })
-        }))
+        let Some(log) = logs.get(session) else {
+            return Ok(Known::default());
+        };
+        Ok(Known {
+            events: events
+                .into_iter()
+                .filter_map(|id| log.ids.get(&id).map(|&o| (id, o)))
+                .collect(),
+            calls: calls
+                .into_iter()
+                .filter_map(|id| log.calls.get(&id).map(|&p| (id, p)))
+                .collect(),
+        })
     }
 
     async fn read(

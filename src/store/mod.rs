@@ -17,7 +17,9 @@ use std::sync::Arc;
 pub use embedded::EmbeddedStore;
 pub use memory::MemoryStore;
 
-use crate::domain::{SessionId, ToolEvent};
+use std::collections::HashMap;
+
+use crate::domain::{CallId, CallPhase, EventId, SessionId, ToolEvent};
 
 /// Resolves once an enqueued append is durable.
 pub type Durable = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'static>>;
@@ -34,6 +36,9 @@ pub struct SessionMeta {
     /// Milliseconds since the Unix epoch.
     pub created_ms: u64,
     pub updated_ms: u64,
+    /// Distinct calls the session has seen.
+    #[serde(default)]
+    pub calls: u64,
 }
 
 /// One stored event.
@@ -51,15 +56,23 @@ pub struct SessionAppend {
     pub meta: SessionMeta,
     /// New events, at contiguous offsets after the previous head.
     pub records: Vec<Record>,
-    /// Delete the events before this offset (retention), if set.
+    /// Delete the events before this offset (retention), if set; their ids are forgotten.
     pub trim_before: Option<u64>,
+    /// The phases the new events move calls to.
+    pub calls: Vec<(CallId, CallPhase)>,
+    /// The store generation ([`Store::generation`]) the session's state was read at: an append
+    /// computed from state older than the last failed write is refused.
+    pub loaded_at: u64,
 }
 
-/// A session log as loaded at startup or on first use.
-#[derive(Debug, Clone)]
-pub struct LoadedSession {
-    pub meta: SessionMeta,
-    pub records: Vec<Record>,
+/// What a session's log already holds of some event ids and calls: the answer to idempotency
+/// and lifecycle questions, without keeping a session's ids in memory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Known {
+    /// Retained events among those asked about, with their offsets.
+    pub events: HashMap<EventId, u64>,
+    /// Calls among those asked about that the session has seen, with their phases.
+    pub calls: HashMap<CallId, CallPhase>,
 }
 
 /// Why the store failed.
@@ -108,8 +121,17 @@ pub trait Store: Send + Sync + 'static {
     /// The returned future resolves once the append is durable.
     async fn append(&self, batch: Vec<SessionAppend>) -> Result<Durable, StoreError>;
 
-    /// A session's metadata and retained events, or `None` if it has no log.
-    async fn load(&self, session: &SessionId) -> Result<Option<LoadedSession>, StoreError>;
+    /// A session's metadata, or `None` if it has no log.
+    async fn meta(&self, session: &SessionId) -> Result<Option<SessionMeta>, StoreError>;
+
+    /// Which of `events` the session's log retains (and at which offsets) and which of
+    /// `calls` it has seen (and in which phase). Durable state only.
+    async fn known(
+        &self,
+        session: &SessionId,
+        events: Vec<EventId>,
+        calls: Vec<CallId>,
+    ) -> Result<Known, StoreError>;
 
     /// Up to `max` events with offsets greater than `after`, in order.
     async fn read(
@@ -127,6 +149,16 @@ pub trait Store: Send + Sync + 'static {
 
     /// Finishes pending appends and closes the store.
     async fn close(&self);
+
+    /// Bumped by every failed write; see [`SessionAppend::loaded_at`].
+    fn generation(&self) -> u64 {
+        0
+    }
+
+    /// Whether the store takes writes now (it recovers by itself).
+    fn writable(&self) -> tokio::sync::watch::Receiver<bool> {
+        tokio::sync::watch::channel(true).1
+    }
 }
 
 /// Milliseconds since the Unix epoch.
