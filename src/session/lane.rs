@@ -117,8 +117,20 @@ impl Lane {
         if let Some(read) = self.cached(after, head, max, max_bytes) {
             return Ok(read);
         }
-        if self.render(&mut renderer, store, after, head, max).await? {
-            return Ok(LaneRead::Reset);
+        match self.render(&mut renderer, store, after, head, max).await {
+            Ok(true) => return Ok(LaneRead::Reset),
+            Ok(false) => {}
+            Err(e) => {
+                // Serve what was rendered before the failure (events before a damaged one);
+                // the next read reports it.
+                let upto = self.cache.read().upto;
+                return match self.cached(after, upto, max, max_bytes) {
+                    Some(LaneRead::Updates(u)) if upto > after && !u.is_empty() => {
+                        Ok(LaneRead::Updates(u))
+                    }
+                    _ => Err(e),
+                };
+            }
         }
         // Still under the fold's lock, so nobody has reset the cache since: it holds `want`.
         Ok(self

@@ -37,6 +37,14 @@ impl ServerProcess {
         let _ = self.child.wait();
     }
 
+    /// SIGTERM, and wait for the graceful exit.
+    pub fn stop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+
     /// Resident memory now, in KiB.
     pub fn rss_kib(&self) -> u64 {
         rss_kib(self.pid())

@@ -136,7 +136,12 @@ fn read_range(db: &Database, sid: &str, after: u64, max: usize) -> Result<Vec<Re
             break;
         }
         let (k, v) = item.map_err(storage)?;
-        out.push(decode_event(sid, k.value().1, v.value())?);
+        match decode_event(sid, k.value().1, v.value()) {
+            Ok(record) => out.push(record),
+            // Serve what comes before a damaged event; the next read reports it.
+            Err(_) if !out.is_empty() => break,
+            Err(e) => return Err(e),
+        }
     }
     Ok(out)
 }
