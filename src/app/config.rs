@@ -13,6 +13,8 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 << 20;
 /// one byte of tool output six on the wire (`\u0001`), and a card carries more than its output,
 /// so a subscriber's updates fit a message by construction.
 pub const OUTPUT_SHARE_OF_MESSAGE: usize = 8;
+/// A TTL is coarse (seconds to days); a sweep reads every session's metadata, so not often.
+pub const DEFAULT_EXPIRY_INTERVAL_MS: u64 = 30_000;
 /// Sessions in memory at most: a loaded session costs about 1 KiB, so 10 MiB; a session
 /// evicted costs one metadata read when it is used again.
 pub const DEFAULT_MAX_LOADED_SESSIONS: usize = 10_000;
@@ -98,6 +100,10 @@ pub struct ServeConfig {
     /// Seconds after its last event that a session is deleted (0 keeps sessions).
     #[arg(long, env = "TOOLVIEW_SESSION_TTL_SECS", default_value_t = 0)]
     pub session_ttl_secs: u64,
+
+    /// Milliseconds between sweeps for sessions past the TTL.
+    #[arg(long, env = "TOOLVIEW_EXPIRY_INTERVAL_MS", default_value_t = DEFAULT_EXPIRY_INTERVAL_MS)]
+    pub expiry_interval_ms: u64,
 
     /// Milliseconds between heartbeats on an idle subscription.
     #[arg(long, env = "TOOLVIEW_HEARTBEAT_INTERVAL_MS", default_value_t = 15_000)]
@@ -259,6 +265,7 @@ impl Default for ServeConfig {
             max_output_bytes: None,
             max_events_per_session: 100_000,
             session_ttl_secs: 0,
+            expiry_interval_ms: DEFAULT_EXPIRY_INTERVAL_MS,
             heartbeat_interval_ms: 15_000,
             subscriber_lag_limit: 50_000,
             shutdown_grace_ms: 10_000,

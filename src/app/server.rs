@@ -89,7 +89,10 @@ impl Server {
             .max_decoding_message_size(max)
             .max_encoding_message_size(max);
 
-        let expiry = tokio::spawn(expire_sessions(sessions.clone()));
+        let expiry = tokio::spawn(expire_sessions(
+            sessions.clone(),
+            Duration::from_millis(config.expiry_interval_ms.max(1)),
+        ));
         let writable = tokio::spawn(follow_store(sessions.store_writable(), health.clone()));
 
         // gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, with the viewer at
@@ -153,9 +156,9 @@ impl Server {
 }
 
 /// Deletes expired sessions now and then (only when a TTL is configured).
-async fn expire_sessions(sessions: Arc<Sessions>) {
+async fn expire_sessions(sessions: Arc<Sessions>, every: Duration) {
     loop {
-        tokio::time::sleep(Duration::from_secs(30)).await;
+        tokio::time::sleep(every).await;
         match sessions.expire().await {
             Ok(0) => {}
             Ok(n) => tracing::info!(sessions = n, "expired idle sessions"),

@@ -23,6 +23,9 @@ use crate::render::{Capabilities, Target};
 use crate::store::{SessionMeta, Store, StoreError, now_ms};
 use lane::Lane;
 
+/// Sessions deleted by the TTL per commit.
+const EXPIRY_BATCH: usize = 1000;
+
 /// Limits and timings of the session layer.
 #[derive(Debug, Clone)]
 pub struct SessionsConfig {
@@ -282,30 +285,46 @@ impl Sessions {
             return Ok(0);
         };
         let cutoff = now_ms().saturating_sub(ttl.as_millis() as u64);
+        let mut expired: Vec<SessionId> = self
+            .store
+            .sessions()
+            .await?
+            .into_iter()
+            .filter(|(_, meta)| meta.updated_ms < cutoff)
+            .map(|(id, _)| id)
+            .collect();
+        // Locked in id order, like publishes, so the two cannot deadlock.
+        expired.sort();
         let mut n = 0;
-        for (id, meta) in self.store.sessions().await? {
-            if meta.updated_ms >= cutoff {
-                continue;
+        for chunk in expired.chunks(EXPIRY_BATCH) {
+            let entries: Vec<Arc<Entry>> = chunk.iter().map(|id| self.entry(id)).collect();
+            let mut doomed = Vec::new();
+            for entry in &entries {
+                let mut state = entry.state.lock().await;
+                self.ensure_loaded(entry, &mut state).await?;
+                // Re-check under the lock: a publish may have just refreshed it.
+                if state.meta.as_ref().is_some_and(|m| m.updated_ms < cutoff) {
+                    doomed.push((entry, state));
+                }
             }
-            let entry = self.entry(&id);
-            let mut state = entry.state.lock().await;
-            self.ensure_loaded(&entry, &mut state).await?;
-            // Re-check under the lock: a publish may have just refreshed it.
-            if state.meta.as_ref().is_none_or(|m| m.updated_ms >= cutoff) {
-                continue;
+            // One commit for the whole chunk.
+            let ids = doomed.iter().map(|(e, _)| e.id.clone()).collect();
+            self.store.delete(ids).await?;
+            for (entry, state) in &mut doomed {
+                **state = State {
+                    loaded: true,
+                    loaded_at: state.loaded_at,
+                    ..State::default()
+                };
+                entry.head.send_replace(Head::default());
+                entry.lanes.lock().clear();
             }
-            self.store.delete(&id).await?;
-            *state = State {
-                loaded: true,
-                loaded_at: state.loaded_at,
-                ..State::default()
-            };
-            entry.head.send_replace(Head::default());
-            entry.lanes.lock().clear();
-            drop(state);
-            drop(entry);
-            self.forget(&id);
-            n += 1;
+            n += doomed.len();
+            drop(doomed);
+            drop(entries);
+            for id in chunk {
+                self.forget(id);
+            }
         }
         Ok(n)
     }
@@ -404,7 +423,7 @@ mod tests {
         async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
             self.0.sessions().await
         }
-        async fn delete(&self, session: &SessionId) -> Result<(), StoreError> {
+        async fn delete(&self, session: Vec<SessionId>) -> Result<(), StoreError> {
             self.0.delete(session).await
         }
         async fn close(&self) {}

@@ -111,8 +111,11 @@ impl Store for MemoryStore {
             .collect())
     }
 
-    async fn delete(&self, session: &SessionId) -> Result<(), StoreError> {
-        self.logs.lock().remove(session);
+    async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError> {
+        let mut logs = self.logs.lock();
+        for s in &sessions {
+            logs.remove(s);
+        }
         Ok(())
     }
 

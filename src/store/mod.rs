@@ -144,8 +144,8 @@ pub trait Store: Send + Sync + 'static {
     /// Every session's metadata (for TTL expiry).
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError>;
 
-    /// Deletes a session's log (ordered with the appends).
-    async fn delete(&self, session: &SessionId) -> Result<(), StoreError>;
+    /// Deletes sessions' logs, in one commit (ordered with the appends).
+    async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError>;
 
     /// Finishes pending appends and closes the store.
     async fn close(&self);

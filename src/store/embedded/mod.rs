@@ -231,8 +231,8 @@ impl Store for EmbeddedStore {
         .await
     }
 
-    async fn delete(&self, session: &SessionId) -> Result<(), StoreError> {
-        let wait = self.submit(Work::Delete(session.clone())).await?;
+    async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError> {
+        let wait = self.submit(Work::Delete(sessions)).await?;
         wait.await.unwrap_or(Err(StoreError::Closed))
     }
 

@@ -36,7 +36,7 @@ const READERS_GRACE: Duration = Duration::from_secs(30);
 
 pub enum Work {
     Append(Vec<SessionAppend>),
-    Delete(SessionId),
+    Delete(Vec<SessionId>),
 }
 
 pub struct Request {
@@ -169,17 +169,19 @@ fn commit(db: &Database, group: &[Request]) -> Result<(), StoreError> {
         for work in group.iter().map(|r| &r.work) {
             let batch = match work {
                 Work::Append(batch) => batch,
-                Work::Delete(session) => {
-                    let sid = session.as_str();
-                    events
-                        .retain_in((sid, 0)..=(sid, u64::MAX), |_, _| false)
-                        .map_err(storage)?;
-                    ids.retain_in((sid, "")..(sid, AFTER_ANY_ID), |_, _| false)
-                        .map_err(storage)?;
-                    calls
-                        .retain_in((sid, "")..(sid, AFTER_ANY_ID), |_, _| false)
-                        .map_err(storage)?;
-                    sessions.remove(sid).map_err(storage)?;
+                Work::Delete(doomed) => {
+                    for session in doomed {
+                        let sid = session.as_str();
+                        events
+                            .retain_in((sid, 0)..=(sid, u64::MAX), |_, _| false)
+                            .map_err(storage)?;
+                        ids.retain_in((sid, "")..(sid, AFTER_ANY_ID), |_, _| false)
+                            .map_err(storage)?;
+                        calls
+                            .retain_in((sid, "")..(sid, AFTER_ANY_ID), |_, _| false)
+                            .map_err(storage)?;
+                        sessions.remove(sid).map_err(storage)?;
+                    }
                     continue;
                 }
             };
