@@ -454,6 +454,59 @@ mod tests {
         assert_eq!(sessions.info(&id).await.unwrap().meta.head_offset, 2);
     }
 
+    /// Expired sessions leave nothing in memory, and lookups add nothing.
+    #[tokio::test]
+    async fn expired_and_looked_up_sessions_are_not_kept() {
+        let config = SessionsConfig {
+            session_ttl: Some(Duration::from_millis(1)),
+            ..SessionsConfig::default()
+        };
+        let sessions = Sessions::new(Arc::new(MemoryStore::new()), config);
+        for n in 0..100 {
+            let mut e = started(n);
+            e.session_id = SessionId::new(format!("s{n}")).unwrap();
+            sessions.publish(vec![e]).await.unwrap();
+        }
+        assert_eq!(sessions.loaded_sessions(), 100);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        assert_eq!(sessions.expire().await.unwrap(), 100);
+        assert_eq!(sessions.loaded_sessions(), 0);
+        let unknown = SessionId::new("unknown").unwrap();
+        assert!(matches!(
+            sessions.info(&unknown).await,
+            Err(SessionError::NotFound(_))
+        ));
+        assert_eq!(sessions.loaded_sessions(), 0);
+    }
+
+    /// Idle sessions beyond the limit are evicted, least recently used first.
+    #[tokio::test]
+    async fn idle_sessions_are_evicted() {
+        let config = SessionsConfig {
+            max_loaded_sessions: 100,
+            ..SessionsConfig::default()
+        };
+        let sessions = Sessions::new(Arc::new(MemoryStore::new()), config);
+        for n in 0..1000 {
+            let mut e = started(n);
+            e.session_id = SessionId::new(format!("s{n}")).unwrap();
+            sessions.publish(vec![e]).await.unwrap();
+        }
+        assert!(
+            sessions.loaded_sessions() <= 110,
+            "{}",
+            sessions.loaded_sessions()
+        );
+        // An evicted session reloads from the store with its rules intact.
+        let mut again = started(0);
+        again.session_id = SessionId::new("s0").unwrap();
+        again.event_id = EventId::new("other").unwrap();
+        assert!(matches!(
+            sessions.publish(vec![again]).await,
+            Err(SessionError::Lifecycle { .. })
+        ));
+    }
+
     /// A lane (its fold and cache) lives only while a subscriber holds it.
     #[tokio::test]
     async fn lanes_go_away_with_their_last_subscriber() {
