@@ -181,6 +181,16 @@ async fn slow_silent_and_surplus_connections_are_closed() {
     }
 }
 
+/// Runs a server that must fail to start: it exits non-zero without claiming to listen;
+/// returns what it said on stderr.
+fn failed_start(mut cmd: std::process::Command) -> String {
+    let out = cmd.stderr(std::process::Stdio::piped()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success());
+    assert!(!stdout.contains("listening"), "{stdout}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// Finding 9: a second server on the same data directory says which directory is in use and
 /// never claims to listen; a port in use is named too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -188,16 +198,7 @@ async fn startup_errors_name_the_directory_and_the_address() {
     let dir = tempfile::tempdir().unwrap();
     let first = ServerProcess::spawn(dir.path(), &[]);
 
-    let out = serve_command(dir.path(), &[])
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(!out.status.success());
-    assert!(!stdout.contains("listening"), "{stdout}");
+    let stderr = failed_start(serve_command(dir.path(), &[]));
     let path = dir.path().join("toolview.redb");
     assert!(
         stderr.contains(&*path.to_string_lossy()) && stderr.contains("in use"),
@@ -205,16 +206,7 @@ async fn startup_errors_name_the_directory_and_the_address() {
     );
 
     let other = tempfile::tempdir().unwrap();
-    let out = serve_command(other.path(), &["--listen", first.addr()])
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(!out.status.success());
-    assert!(!stdout.contains("listening"), "{stdout}");
+    let stderr = failed_start(serve_command(other.path(), &["--listen", first.addr()]));
     assert!(
         stderr.contains(&format!("cannot listen on {}", first.addr())),
         "{stderr}"

@@ -36,12 +36,16 @@ async fn many_sessions(url: &str, prefix: &str, n: usize) {
     }
 }
 
-async fn get_session(c: &mut Client, id: &str) -> Result<pb::GetSessionResponse, tonic::Status> {
-    c.get_session(pb::GetSessionRequest {
-        session_id: id.into(),
-    })
+/// A client, after one publish has warmed the server up; and the server's RSS then.
+async fn warmed_up(server: &ServerProcess) -> (Client, u64) {
+    let mut c = client(&server.url).await;
+    publish(
+        &mut c,
+        vec![start_call("warm", "e1", "c1", "job_list", "{}")],
+    )
     .await
-    .map(tonic::Response::into_inner)
+    .unwrap();
+    (c, server.rss_kib())
 }
 
 /// 200,000 stored sessions, then 100,000 lookups of unknown ids: the server keeps a bounded
@@ -51,14 +55,7 @@ async fn idle_sessions_and_lookups_leave_no_state_behind() {
     let dir = tempfile::tempdir().unwrap();
     // A small page cache, so the figure is the session layer's, not redb's cache filling up.
     let server = ServerProcess::spawn(dir.path(), &["--store-cache-mb", "8"]);
-    let mut c = client(&server.url).await;
-    publish(
-        &mut c,
-        vec![start_call("warm", "e1", "c1", "job_list", "{}")],
-    )
-    .await
-    .unwrap();
-    let empty = server.rss_kib();
+    let (mut c, empty) = warmed_up(&server).await;
 
     many_sessions(&server.url, "idle", 200_000).await;
     let stored = server.rss_kib();
@@ -115,14 +112,7 @@ async fn expired_and_long_sessions_cost_no_memory() {
             "500",
         ],
     );
-    let mut c = client(&server.url).await;
-    publish(
-        &mut c,
-        vec![start_call("warm", "e1", "c1", "job_list", "{}")],
-    )
-    .await
-    .unwrap();
-    let empty = server.rss_kib();
+    let (mut c, empty) = warmed_up(&server).await;
     // Three rounds: a leak of even 1 KiB per expired session would add ~50 MiB per round; what
     // the allocator keeps from the first rounds (per-thread arenas) is reused.
     let mut after = Vec::new();

@@ -48,13 +48,7 @@ async fn every_accepted_event_is_deliverable_to_every_target() {
         let mut c = client(&server.url).await;
         let s = "poison";
         let control = "\u{1}".repeat(3 * MIB + MIB / 2);
-        let mut events = vec![start_call(
-            s,
-            "e1",
-            "c1",
-            "bash",
-            r#"{"command":"make","description":"build"}"#,
-        )];
+        let mut events = vec![bash_call(s, "e1", "c1")];
         events.push(output(s, "e2", "c1", &control));
         for k in 0..6u8 {
             let chunk = char::from(b'a' + k).to_string().repeat(MIB);
@@ -131,13 +125,7 @@ async fn render_responses_are_bounded() {
     let mut c = PresentationServiceClient::connect(server.url.clone())
         .await
         .unwrap();
-    let mut events = vec![start_call(
-        "r",
-        "e0",
-        "c1",
-        "bash",
-        r#"{"command":"yes","description":"y"}"#,
-    )];
+    let mut events = vec![bash_call("r", "e0", "c1")];
     let kib = "y".repeat(1023) + "\n";
     events.extend((1..=1024).map(|i| output("r", &format!("e{i}"), "c1", &kib)));
     let rss_before = server.rss_kib();
@@ -177,18 +165,9 @@ async fn live_call_snapshots_stop_growing_at_the_cap() {
     let server = ServerProcess::spawn(dir.path(), &[]);
     let mut c = client(&server.url).await;
     let s = "long";
-    publish(
-        &mut c,
-        vec![start_call(
-            s,
-            "e0",
-            "c1",
-            "bash",
-            r#"{"command":"yes","description":"y"}"#,
-        )],
-    )
-    .await
-    .unwrap();
+    publish(&mut c, vec![bash_call(s, "e0", "c1")])
+        .await
+        .unwrap();
     let kib = "y".repeat(1023) + "\n";
     for batch in 0..40 {
         let events = (0..100)
@@ -279,12 +258,5 @@ async fn hunks_of_unrelated_files_are_bounded() {
         server.cpu_ms() - cpu
     );
     // The server answers other requests meanwhile and after.
-    let info = c
-        .get_session(pb::GetSessionRequest {
-            session_id: "h1".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(info.head_offset, 2);
+    assert_eq!(get_session(&mut c, "h1").await.unwrap().head_offset, 2);
 }

@@ -63,13 +63,7 @@ async fn damaged_records_are_data_loss_for_their_session_only() {
     publish(
         &mut c,
         vec![
-            start_call(
-                "bad",
-                "b1",
-                "c1",
-                "bash",
-                r#"{"command":"x","description":"x"}"#,
-            ),
+            bash_call("bad", "b1", "c1"),
             output("bad", "b2", "c1", &big),
             finish("bad", "b3", "c1", "done", ""),
         ],
@@ -203,18 +197,9 @@ async fn a_full_disk_is_reported_and_recovered_from() {
     assert_eq!(health(&server.url).await, ServingStatus::Serving);
     let mut c = client(&server.url).await;
     let chunk = "x".repeat(32 << 10);
-    publish(
-        &mut c,
-        vec![start_call(
-            "s",
-            "e0",
-            "c1",
-            "bash",
-            r#"{"command":"x","description":"x"}"#,
-        )],
-    )
-    .await
-    .unwrap();
+    publish(&mut c, vec![bash_call("s", "e0", "c1")])
+        .await
+        .unwrap();
 
     // Fill the disk, then publish until a write fails.
     let ballast = disk.path.join("ballast");

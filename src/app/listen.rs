@@ -48,22 +48,12 @@ pub struct ConnectionLimits {
 
 /// Serves `service` on every connection `listener` accepts until `shutdown` resolves; then
 /// stops accepting, asks every connection to finish (HTTP/2 GOAWAY) and waits for them.
-pub async fn serve<S, B>(
+pub async fn serve(
     listener: TcpListener,
-    service: S,
+    service: axum::Router,
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
-) where
-    S: tower::Service<http::Request<hyper::body::Incoming>, Response = http::Response<B>>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
+) {
     let builder = Arc::new(builder(&limits));
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let graceful = GracefulShutdown::new();
@@ -135,25 +125,15 @@ fn builder(limits: &ConnectionLimits) -> auto::Builder<TokioExecutor> {
 }
 
 /// One connection: admitted once it speaks, served until it ends; its slot is freed with it.
-async fn connection<S, B>(
+async fn connection(
     stream: TcpStream,
     peer: SocketAddr,
     _slot: OwnedSemaphorePermit,
     handshake: Duration,
     builder: &auto::Builder<TokioExecutor>,
     watcher: hyper_util::server::graceful::Watcher,
-    service: S,
-) where
-    S: tower::Service<http::Request<hyper::body::Incoming>, Response = http::Response<B>>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
+    service: axum::Router,
+) {
     // hyper waits for the first bytes to tell HTTP/1 from HTTP/2, with no timeout of its own.
     let mut first = [0u8; 1];
     match tokio::time::timeout(handshake, stream.peek(&mut first)).await {

@@ -44,6 +44,17 @@ pub fn start_call(session: &str, id: &str, call: &str, tool: &str, args: &str) -
     )
 }
 
+/// A `bash` call that renders as a terminal card.
+pub fn bash_call(session: &str, id: &str, call: &str) -> pb::ToolEvent {
+    start_call(
+        session,
+        id,
+        call,
+        "bash",
+        r#"{"command":"yes","description":"y"}"#,
+    )
+}
+
 pub fn output(session: &str, id: &str, call: &str, data: &str) -> pb::ToolEvent {
     ev(
         session,
@@ -76,6 +87,18 @@ pub async fn publish(
     c.publish(pb::PublishRequest { events })
         .await
         .map(|r| r.into_inner().acks)
+}
+
+/// `GetSession`.
+pub async fn get_session(
+    c: &mut Client,
+    id: &str,
+) -> Result<pb::GetSessionResponse, tonic::Status> {
+    c.get_session(pb::GetSessionRequest {
+        session_id: id.into(),
+    })
+    .await
+    .map(tonic::Response::into_inner)
 }
 
 pub fn request(
