@@ -39,9 +39,10 @@ impl ServerProcess {
 
     /// SIGTERM, and wait for the graceful exit.
     pub fn stop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.pid().to_string()])
-            .status();
+        // SAFETY: a signal to our own child, which has not been reaped (we wait below).
+        unsafe {
+            libc::kill(self.pid() as libc::pid_t, libc::SIGTERM);
+        }
         let _ = self.child.wait();
     }
 
