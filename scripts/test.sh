@@ -22,8 +22,9 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
 echo "== cargo clippy"
-cargo clippy --all-targets --locked -- -D warnings
+cargo clippy --all-targets --locked --features failpoints -- -D warnings
 
 echo "== cargo test"
 # --show-output prints what passing tests print: the vector and differential tallies.
-cargo test --all-targets --locked -- --show-output
+# The `failpoints` feature lets tests/panics.rs inject panics into a real server process.
+cargo test --all-targets --locked --features failpoints -- --show-output

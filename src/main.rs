@@ -27,6 +27,9 @@ fn main() -> anyhow::Result<()> {
 fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(mut config) => {
+            // Test builds only: fail points configured from `FAILPOINTS`.
+            #[cfg(feature = "failpoints")]
+            let _failpoints = fail::FailScenario::setup();
             limit_malloc_arenas();
             init_tracing(config.log_format);
             config.fit_descriptor_limit();

@@ -214,6 +214,8 @@ impl Lane {
             })?;
             *renderer = working;
             let mut c = self.cache.write();
+            // A panic while the lock is held must not break the lane for later readers.
+            fail::fail_point!("lane-cache");
             for (d, size) in rendered {
                 c.upto = d.offset;
                 c.bytes += size;

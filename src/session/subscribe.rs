@@ -195,6 +195,7 @@ struct Task {
 
 impl Task {
     async fn run(mut self, start: Start) -> Result<(), SessionError> {
+        fail::fail_point!("subscription");
         {
             let mut state = self.entry.state.lock().await;
             self.sessions.ensure_loaded(&self.entry, &mut state).await?;

@@ -125,6 +125,7 @@ impl EmbeddedStore {
 }
 
 fn read_range(db: &Database, sid: &str, after: u64, max: usize) -> Result<Vec<Record>, StoreError> {
+    fail::fail_point!("store-read");
     let tx = db.begin_read().map_err(storage)?;
     let events = tx.open_table(EVENTS).map_err(storage)?;
     let mut out = Vec::new();
