@@ -387,3 +387,105 @@ fn every_target_card_and_capability() {
         }
     }
 }
+
+/// Tool output, titles, commands, paths and tool names full of terminal escapes: the ANSI target
+/// lets none of them through (only its own SGR colours remain), on every card.
+#[test]
+fn ansi_lets_no_escape_sequence_through() {
+    use toolview::domain::{
+        CallFinished, CallId, CallOutput, CallStarted, ContentBlock, EventBody, EventId, SessionId,
+        ToolEvent,
+    };
+    let hostile = "x\u{1b}]52;c;aGVsbG8=\u{7}\u{1b}]0;pwned\u{7}\u{1b}]8;;http://evil\u{1b}\\\\link\
+                   \u{1b}]8;;\u{1b}\\\\\u{1b}[2J\u{1b}[10;10H\u{9b}31m\u{7}\r\u{7f}\u{202e}y";
+    let ev = |n: u32, body| ToolEvent {
+        session_id: SessionId::new("s").unwrap(),
+        event_id: EventId::new(format!("e{n}")).unwrap(),
+        body,
+    };
+    let start = |n: u32, call: &str, tool: &str, args: serde_json::Value| {
+        ev(
+            n,
+            EventBody::CallStarted(CallStarted {
+                call_id: CallId::new(call).unwrap(),
+                tool_name: tool.into(),
+                arguments_json: args.to_string(),
+                view: None,
+            }),
+        )
+    };
+    let finish = |n: u32, call: &str, text: &str, meta: serde_json::Value| {
+        ev(
+            n,
+            EventBody::CallFinished(CallFinished {
+                call_id: CallId::new(call).unwrap(),
+                content: vec![ContentBlock::text(text)],
+                is_error: false,
+                meta_json: meta.to_string(),
+                view: None,
+            }),
+        )
+    };
+    let events = vec![
+        start(
+            1,
+            "t",
+            "bash",
+            serde_json::json!({"command": hostile, "description": hostile}),
+        ),
+        ev(
+            2,
+            EventBody::CallOutput(CallOutput {
+                call_id: CallId::new("t").unwrap(),
+                data: hostile.into(),
+            }),
+        ),
+        finish(
+            3,
+            "t",
+            &format!("{hostile}\n[exit code: 1]"),
+            serde_json::Value::Null,
+        ),
+        start(
+            4,
+            "d",
+            "write",
+            serde_json::json!({"file_path": hostile, "content": hostile}),
+        ),
+        finish(
+            5,
+            "d",
+            "ok",
+            serde_json::json!({"before": hostile, "after": "new"}),
+        ),
+        start(6, "g", hostile, serde_json::json!({"q": hostile})),
+        finish(7, "g", hostile, serde_json::Value::Null),
+    ];
+    for terminal in [false, true] {
+        for r in render_all("", &events, Target::Ansi, &Capabilities::all(terminal)) {
+            let Body::Ansi(text) = r.body else {
+                panic!("an ANSI body")
+            };
+            let mut rest = text.clone();
+            for sgr in [
+                "\u{1b}[0m",
+                "\u{1b}[1m",
+                "\u{1b}[2m",
+                "\u{1b}[31m",
+                "\u{1b}[32m",
+                "\u{1b}[33m",
+            ] {
+                rest = rest.replace(sgr, "");
+            }
+            let bad: Vec<char> = rest
+                .chars()
+                .filter(|&c| {
+                    (c.is_control() && c != '\n' && c != '\t')
+                        || ('\u{202a}'..='\u{202e}').contains(&c)
+                })
+                .collect();
+            assert!(bad.is_empty(), "{bad:?} reached the terminal in {text:?}");
+            assert!(!text.contains("pwned\u{7}"));
+        }
+    }
+}

@@ -52,7 +52,10 @@ pub fn print_update(update: &pb::RenderedUpdate, out: &mut impl Write) -> std::i
     use pb::rendered_update::Body;
     match &update.body {
         Some(Body::Markdown(s) | Body::Ansi(s)) if s.is_empty() => Ok(()),
-        Some(Body::Markdown(s) | Body::Ansi(s)) => writeln!(out, "{s}\n"),
+        // Markdown carries tool output verbatim: its control characters are shown, not sent
+        // to the terminal. ANSI is made safe by its renderer (only its own colours remain).
+        Some(Body::Markdown(s)) => writeln!(out, "{}\n", crate::render::visible(s)),
+        Some(Body::Ansi(s)) => writeln!(out, "{s}\n"),
         Some(Body::Acp(m) | Body::AgUi(m)) => m.json.iter().try_for_each(|j| writeln!(out, "{j}")),
         Some(Body::View(_)) | None => {
             writeln!(out, "{}", to_json(update, "toolview.v1.RenderedUpdate"))

@@ -1,4 +1,6 @@
-//! Target ANSI: one coloured snapshot per call update, for terminal UIs.
+//! Target ANSI: one coloured snapshot per call update, for terminal UIs. Every piece of text
+//! from a tool or harness goes through [`visible`], so the only escape sequences in the output
+//! are the SGR colours written here.
 
 use std::collections::BTreeSet;
 
@@ -7,6 +9,7 @@ use super::card::{
     Capabilities, Snapshot, diff_line_pairs, flatten, read_lines_text, search_text, web_text,
 };
 use super::fold::{CallStatus, Change};
+use super::visible::visible;
 use crate::domain::{FileDiff, TerminalExit, ToolCallView, ToolResultView};
 
 const RESET: &str = "\x1b[0m";
@@ -31,11 +34,11 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     } else {
         &state.tool_name
     };
-    let mut header = format!("{color}{mark} Tool / {name}");
+    let mut header = format!("{color}{mark} Tool / {}", visible(name));
     if let Some(ToolCallView::Terminal(t)) = &call
         && let Some(d) = &t.description
     {
-        header.push_str(&format!(" / {d}"));
+        header.push_str(&format!(" / {}", visible(d)));
     }
     header.push_str(RESET);
     let mut lines = vec![header];
@@ -46,14 +49,14 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         .or(call.as_ref().map(ToolCallView::title));
     let titled = |lines: &mut Vec<String>| {
         if let Some(t) = title.filter(|t| *t != name) {
-            lines.push(format!("{BOLD}{t}{RESET}"));
+            lines.push(format!("{BOLD}{}{RESET}", visible(t)));
         }
     };
     match (&call, &result) {
         (Some(ToolCallView::Terminal(t)), None | Some(ToolResultView::Terminal(_))) => {
-            lines.push(format!("{BOLD}$ {}{RESET}", t.title));
+            lines.push(format!("{BOLD}$ {}{RESET}", visible(&t.title)));
             if let Some(cwd) = &t.cwd {
-                lines.push(format!("{DIM}{cwd}{RESET}"));
+                lines.push(format!("{DIM}{}{RESET}", visible(cwd)));
             }
             let (output, exit) = match &result {
                 Some(ToolResultView::Terminal(r)) => {
@@ -64,7 +67,9 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
             push_dim(&mut lines, output);
             match exit {
                 Some(TerminalExit::Code(c)) => lines.push(format!("{DIM}[exit {c}]{RESET}")),
-                Some(TerminalExit::Signal(s)) => lines.push(format!("{DIM}[signal {s}]{RESET}")),
+                Some(TerminalExit::Signal(s)) => {
+                    lines.push(format!("{DIM}[signal {}]{RESET}", visible(s)));
+                }
                 None => {}
             }
         }
@@ -99,7 +104,7 @@ fn push_dim(lines: &mut Vec<String>, text: &str) {
     lines.extend(
         text.trim_end_matches('\n')
             .split('\n')
-            .map(|l| format!("{DIM}{l}{RESET}")),
+            .map(|l| format!("{DIM}{}{RESET}", visible(l))),
     );
 }
 
@@ -110,18 +115,18 @@ fn diff(lines: &mut Vec<String>, diffs: &[FileDiff]) {
         if i > 0 {
             lines.push(String::new());
         }
-        lines.push(format!("{BOLD}{}{RESET}", d.path));
+        lines.push(format!("{BOLD}{}{RESET}", visible(&d.path)));
         for (prefix, line) in diff_line_pairs(d) {
             lines.push(match prefix {
                 '+' => {
                     added += 1;
-                    format!("{GREEN}+ {line}{RESET}")
+                    format!("{GREEN}+ {}{RESET}", visible(line))
                 }
                 '-' => {
                     removed += 1;
-                    format!("{RED}- {line}{RESET}")
+                    format!("{RED}- {}{RESET}", visible(line))
                 }
-                _ => format!("{DIM}  {line}{RESET}"),
+                _ => format!("{DIM}  {}{RESET}", visible(line)),
             });
         }
     }

@@ -12,12 +12,14 @@ pub mod paths;
 mod renderer;
 mod streamed;
 mod view;
+mod visible;
 
 pub use card::Capabilities;
 pub use fold::{CallState, CallStatus, Change, Fold, Step};
 pub use renderer::Renderer;
 pub use streamed::{Chunk, Streamed};
 pub use view::{CardSnapshot, ViewUpdate};
+pub use visible::visible;
 
 use crate::domain::ToolEvent;
 
