@@ -80,7 +80,25 @@ async fn the_viewer_renders_a_live_session() {
     };
 
     assert_eq!(summary["header"], "Session web — /work/proj");
-    assert_eq!(cards.len(), 5);
+    assert_eq!(cards.len(), 6);
+    // Untrusted URLs: only http(s) and mailto become links; the page has a strict CSP.
+    let links = card("x1")["links"].clone();
+    assert_eq!(
+        links,
+        serde_json::json!(["https://ok.example/"]),
+        "{summary}"
+    );
+    assert!(
+        card("x1")["text"]
+            .as_str()
+            .unwrap()
+            .contains("javascript:alert")
+    );
+    let csp = summary["csp"].as_str().unwrap_or_default();
+    assert!(
+        csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"),
+        "{csp}"
+    );
     let read = card("r1");
     assert_eq!(
         (read["card"].as_str(), read["status"].as_str()),
@@ -115,10 +133,40 @@ async fn the_viewer_renders_a_live_session() {
     server.shutdown().await;
 }
 
-/// The sample session without the todo call (five cards).
+/// The sample session without the todo call (five cards), with a sixth card, published before
+/// the last one, whose result links to a `javascript:` URL and an https one.
 fn sample_session_for_viewer(s: &str) -> Vec<toolview::grpc::pb::ToolEvent> {
+    use toolview::grpc::pb;
     let mut events = sample_session(s);
     events.truncate(13);
+    let link = |uri: &str, name: &str| pb::ContentBlock {
+        block: Some(pb::content_block::Block::ResourceLink(
+            pb::ResourceLinkContent {
+                uri: uri.into(),
+                name: name.into(),
+                mime_type: String::new(),
+            },
+        )),
+    };
+    let hostile = vec![
+        start_call(s, "x-start", "x1", "mcp__links__list", "{}"),
+        ev(
+            s,
+            "x-finish",
+            pb::tool_event::Event::CallFinished(pb::ToolCallFinished {
+                call_id: "x1".into(),
+                content: vec![
+                    link("javascript:alert(document.domain)", "click me"),
+                    link("https://ok.example/", "ok"),
+                ],
+                is_error: false,
+                meta_json: String::new(),
+                view: None,
+            }),
+        ),
+    ];
+    let last = events.len() - 2;
+    events.splice(last..last, hostile);
     events
 }
 
@@ -155,5 +203,54 @@ async fn grpc_web_cors_for_configured_origins() {
     assert!(allowed.contains("x-grpc-web"), "{allowed}");
     let other = preflight("http://elsewhere.test").await;
     assert!(!other.contains("access-control-allow-origin"), "{other}");
+    server.shutdown().await;
+}
+
+/// DNS rebinding: a browser request naming a host that is not allowed is refused (403); loopback
+/// names, the listen address and `--allowed-host` names are served, with the page's headers.
+#[tokio::test]
+async fn only_allowed_host_names_reach_the_viewer() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let config = toolview::app::ServeConfig {
+        allowed_hosts: vec!["viewer.example".into()],
+        ..toolview::app::ServeConfig::memory()
+    };
+    let server = Server::start_with(config).await;
+    let addr = server.url.trim_start_matches("http://").to_owned();
+    let get = |host: String| {
+        let addr = addr.clone();
+        async move {
+            let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+            let req = format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+            s.write_all(req.as_bytes()).await.unwrap();
+            let mut resp = String::new();
+            s.read_to_string(&mut resp).await.unwrap();
+            resp.to_ascii_lowercase()
+        }
+    };
+    for host in [
+        "evil.example",
+        "evil.example:50051",
+        "127.0.0.1.evil.example",
+    ] {
+        let resp = get(host.to_owned()).await;
+        assert!(resp.starts_with("http/1.1 403"), "{host}: {resp}");
+    }
+    let port = addr.rsplit(':').next().unwrap();
+    for host in [
+        addr.clone(),
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+        "viewer.example".to_owned(),
+    ] {
+        let resp = get(host.clone()).await;
+        assert!(resp.starts_with("http/1.1 200"), "{host}: {resp}");
+        assert!(
+            resp.contains("content-security-policy: default-src 'none'"),
+            "{resp}"
+        );
+        assert!(resp.contains("x-content-type-options: nosniff"), "{resp}");
+        assert!(resp.contains("x-frame-options: deny"), "{resp}");
+    }
     server.shutdown().await;
 }

@@ -158,6 +158,16 @@ pub struct ServeConfig {
     #[arg(long, env = "TOOLVIEW_KEEPALIVE_TIMEOUT_MS", default_value_t = DEFAULT_KEEPALIVE_TIMEOUT_MS)]
     pub keepalive_timeout_ms: u64,
 
+    /// Host names browsers may use to reach the viewer and gRPC-Web (HTTP/1), besides loopback
+    /// names and the listen address; repeat or comma-separate. Other `Host` headers get 403,
+    /// which stops DNS rebinding.
+    #[arg(
+        long = "allowed-host",
+        env = "TOOLVIEW_ALLOWED_HOSTS",
+        value_delimiter = ','
+    )]
+    pub allowed_hosts: Vec<String>,
+
     /// Log format.
     #[arg(long, env = "TOOLVIEW_LOG_FORMAT", value_enum, default_value = "human")]
     pub log_format: LogFormat,
@@ -276,6 +286,7 @@ impl Default for ServeConfig {
             keepalive_interval_ms: DEFAULT_KEEPALIVE_INTERVAL_MS,
             keepalive_timeout_ms: DEFAULT_KEEPALIVE_TIMEOUT_MS,
             cors_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
             log_format: LogFormat::Human,
         }
     }

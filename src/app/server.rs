@@ -107,9 +107,14 @@ impl Server {
             .into_axum_router()
             .layer(tower::util::MapResponseLayer::new(transport_status))
             .layer(tonic_web::GrpcWebLayer::new());
+        let hosts = super::web::AllowedHosts::new(config.listen, &config.allowed_hosts);
         let app = super::web::routes()
             .merge(grpc)
             .layer(super::web::cors(&config.cors_origins))
+            .layer(axum::middleware::from_fn_with_state(
+                hosts,
+                super::web::check_host,
+            ))
             .layer(
                 tower_http::trace::TraceLayer::new_for_http().make_span_with(
                     |req: &http::Request<_>| tracing::info_span!("rpc", path = %req.uri().path()),

@@ -1,6 +1,8 @@
 //! The browser viewer, served at `/` next to the gRPC and gRPC-Web services. The page and its
 //! bundled script (built from `web/` and committed) are compiled into the binary.
 
+use std::sync::Arc;
+
 use axum::http::{HeaderValue, Method, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
@@ -8,26 +10,105 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 
 const INDEX: &str = include_str!("../../web/index.html");
 const VIEWER_JS: &str = include_str!("../../web/dist/viewer.js");
+const VIEWER_CSS: &str = include_str!("../../web/viewer.css");
 
-/// `/` (the page) and `/viewer.js`.
+/// The page may load only its own script and styles and talk only to its own origin; no inline
+/// code, no plugins, no framing. Tool output in the page is text, never markup, and links go
+/// only to `http:`, `https:` and `mailto:` URLs (`web/src/viewer.ts`).
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
+     style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; \
+     form-action 'none'; frame-ancestors 'none'";
+
+/// A static file with the headers every response of the viewer carries.
+fn asset(content_type: &'static str, body: &'static str) -> axum::response::Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::X_FRAME_OPTIONS, "DENY"),
+            (header::REFERRER_POLICY, "no-referrer"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// `/` (the page), `/viewer.js` and `/viewer.css`.
 pub fn routes() -> axum::Router {
     axum::Router::new()
         .route(
             "/",
-            get(|| async {
-                ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], INDEX).into_response()
-            }),
+            get(|| async { asset("text/html; charset=utf-8", INDEX) }),
         )
         .route(
             "/viewer.js",
-            get(|| async {
-                (
-                    [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
-                    VIEWER_JS,
-                )
-                    .into_response()
-            }),
+            get(|| async { asset("text/javascript; charset=utf-8", VIEWER_JS) }),
         )
+        .route(
+            "/viewer.css",
+            get(|| async { asset("text/css; charset=utf-8", VIEWER_CSS) }),
+        )
+}
+
+/// The host names HTTP/1 requests (the viewer and gRPC-Web, what browsers send) may name:
+/// loopback names, the listen address and the configured ones. A page elsewhere that points
+/// its own name at this machine (DNS rebinding) names its own host, and is refused.
+#[derive(Debug, Clone)]
+pub struct AllowedHosts(Arc<Vec<String>>);
+
+impl AllowedHosts {
+    pub fn new(listen: std::net::SocketAddr, extra: &[String]) -> Self {
+        let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
+            .iter()
+            .map(|h| (*h).to_owned())
+            .collect();
+        hosts.push(listen.ip().to_string());
+        hosts.extend(extra.iter().map(|h| h.to_ascii_lowercase()));
+        AllowedHosts(Arc::new(hosts))
+    }
+
+    /// Whether a `Host` header value (with or without a port) names an allowed host.
+    fn allows(&self, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        let name = match host.strip_prefix('[') {
+            // `[::1]:50051`
+            Some(v6) => v6.split(']').next().unwrap_or_default(),
+            None => host
+                .rsplit_once(':')
+                .map_or(host.as_str(), |(name, _)| name),
+        };
+        self.0
+            .iter()
+            .any(|h| h == name || (name.ends_with(".localhost") && h == "localhost"))
+    }
+}
+
+/// Refuses HTTP/1 requests whose `Host` is not allowed (403). HTTP/2 is gRPC from programs,
+/// which browsers cannot send without TLS; it passes.
+pub async fn check_host(
+    axum::extract::State(allowed): axum::extract::State<AllowedHosts>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if request.version() >= http::Version::HTTP_2 {
+        return next.run(request).await;
+    }
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default();
+    if allowed.allows(host) {
+        return next.run(request).await;
+    }
+    tracing::warn!(%host, "refused a request for a host that is not allowed (see --allowed-host)");
+    (
+        http::StatusCode::FORBIDDEN,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        "this host name is not allowed; the server's operator can add it with --allowed-host\n",
+    )
+        .into_response()
 }
 
 /// CORS for gRPC-Web from the configured origins (the viewer itself is same-origin and needs
@@ -42,6 +123,7 @@ pub fn cors(origins: &[String]) -> CorsLayer {
         .allow_methods([Method::POST, Method::OPTIONS])
         .allow_headers([
             header::CONTENT_TYPE,
+            header::AUTHORIZATION,
             "x-grpc-web".parse().expect("a header name"),
             "x-user-agent".parse().expect("a header name"),
             "grpc-timeout".parse().expect("a header name"),

@@ -19,7 +19,7 @@ async function main() {
   try {
     const page = await browser.newPage({ viewport: { width: 1100, height: 1500 } });
     page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
-    await page.goto(`${base}/?session=${encodeURIComponent(session)}`);
+    const response = await page.goto(`${base}/?session=${encodeURIComponent(session)}`);
     await page.waitForSelector('section.card', { timeout: 30000 });
     console.log('ready');
     // Wait until the test says everything is published, then for the last card to finish.
@@ -31,6 +31,7 @@ async function main() {
     await page.screenshot({ path: shot, fullPage: true });
     const summary = await page.evaluate(() => ({
       header: document.getElementById('session').textContent,
+      csp: null,
       state: document.getElementById('state').textContent,
       cards: [...document.querySelectorAll('section.card')].map((c) => ({
         call: c.dataset.call,
@@ -45,8 +46,10 @@ async function main() {
         removed: [...c.querySelectorAll('.diff .del')].map((e) => e.textContent.trim()),
         lines: [...c.querySelectorAll('pre.read > span')].map((e) => e.textContent.trim()),
         text: c.textContent,
+        links: [...c.querySelectorAll('a')].map((a) => a.getAttribute('href')),
       })),
     }));
+    summary.csp = response.headers()['content-security-policy'] ?? null;
     console.log(JSON.stringify(summary));
   } finally {
     await browser.close();

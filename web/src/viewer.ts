@@ -17,6 +17,21 @@ function el(tag: string, attrs: Record<string, string> = {}, ...children: Child[
   return e;
 }
 
+/** A link only for http:, https: and mailto: URLs (tool output is untrusted: a
+ *  `javascript:` URL must never become a live link); anything else is plain text. */
+function link(url: string, label: string): HTMLElement {
+  let scheme = "";
+  try {
+    scheme = new URL(url).protocol;
+  } catch {
+    // Not an absolute URL: shown as text.
+  }
+  if (scheme === "http:" || scheme === "https:" || scheme === "mailto:") {
+    return el("a", { href: url, rel: "noopener noreferrer nofollow", target: "_blank" }, label);
+  }
+  return el("span", { class: "url" }, label === url ? url : `${label} <${url}>`);
+}
+
 function texts(content: ContentBlock[]): Child[] {
   return content.map((b) => {
     switch (b.block.case) {
@@ -27,7 +42,7 @@ function texts(content: ContentBlock[]): Child[] {
       case "image":
         return el("div", { class: "muted" }, `[image ${b.block.value.uri || b.block.value.mimeType}]`);
       case "resourceLink":
-        return el("a", { href: b.block.value.uri }, b.block.value.name || b.block.value.uri);
+        return link(b.block.value.uri, b.block.value.name || b.block.value.uri);
       default:
         return null;
     }
@@ -120,7 +135,7 @@ function resultBody(result: ToolResultView | undefined): Child[] {
         return [el("div", {}, `Fetched ${w.kind.value.url} `, el("span", { class: "pill ok" }, `HTTP ${w.kind.value.statusCode}`))];
       if (w.kind.case === "search")
         return [w.kind.value.answer && el("p", {}, w.kind.value.answer),
-          el("ul", {}, ...w.kind.value.sources.map((s) => el("li", {}, el("a", { href: s.url }, s.title ?? s.url), s.snippet ? ` — ${s.snippet}` : "")))];
+          el("ul", {}, ...w.kind.value.sources.map((s) => el("li", {}, link(s.url, s.title ?? s.url), s.snippet ? ` — ${s.snippet}` : "")))];
       return [];
     }
     default:
