@@ -489,3 +489,70 @@ fn ansi_lets_no_escape_sequence_through() {
         }
     }
 }
+
+/// Links, images and raw HTML in titles and tool output are text in the Markdown target: a chat
+/// UI shows them and opens none; only http(s) sources toolview itself links stay links.
+#[test]
+fn markdown_opens_no_link_image_or_html_from_tool_text() {
+    use toolview::domain::{
+        CallFinished, CallId, CallStarted, ContentBlock, EventBody, EventId, ResourceLink,
+        SessionId, ToolEvent,
+    };
+    let hostile = "[click](javascript:alert(1)) ![x](https://evil.test/pixel.png) \
+                   <img src=x onerror=alert(1)> <script>alert(1)</script> &lt; # h";
+    let ev = |n: u32, body| ToolEvent {
+        session_id: SessionId::new("s").unwrap(),
+        event_id: EventId::new(format!("e{n}")).unwrap(),
+        body,
+    };
+    let events = vec![
+        ev(
+            1,
+            EventBody::CallStarted(CallStarted {
+                call_id: CallId::new("g").unwrap(),
+                tool_name: hostile.into(),
+                arguments_json: "{}".into(),
+                view: None,
+            }),
+        ),
+        ev(
+            2,
+            EventBody::CallFinished(CallFinished {
+                call_id: CallId::new("g").unwrap(),
+                content: vec![
+                    ContentBlock::text(format!("{hostile}\n{hostile}")),
+                    ContentBlock::ResourceLink(ResourceLink {
+                        uri: "javascript:alert(1)".into(),
+                        name: "click me".into(),
+                        mime_type: None,
+                    }),
+                ],
+                is_error: false,
+                meta_json: String::new(),
+                view: None,
+            }),
+        ),
+    ];
+    for r in render_all("", &events, Target::Markdown, &Capabilities::all(true)) {
+        let Body::Markdown(text) = r.body else {
+            panic!("a Markdown body")
+        };
+        // Each markup character from the tool text is backslash-escaped where it appears.
+        for raw in [
+            "[click]",
+            "[x]",
+            "<img",
+            "<script",
+            "</script",
+            "](javascript",
+            "&lt;",
+        ] {
+            let live = text
+                .match_indices(raw)
+                .any(|(i, _)| i == 0 || text.as_bytes()[i - 1] != b'\\');
+            assert!(!live, "{raw:?} is live in {text}");
+        }
+        assert!(!text.contains("\n# h"), "{text}");
+        assert!(text.contains("\\<img src=x onerror=alert(1)\\>"), "{text}");
+    }
+}

@@ -5,7 +5,11 @@
 pub fn fence_for(body: &str) -> String {
     let longest = body
         .split('\n')
-        .map(|line| line.bytes().take_while(|&b| b == b'`').count())
+        // CommonMark closes a fence with a run indented by up to three spaces, too.
+        .map(|line| {
+            let indent = line.bytes().take(3).take_while(|&b| b == b' ').count();
+            line[indent..].bytes().take_while(|&b| b == b'`').count()
+        })
         .max()
         .unwrap_or(0);
     "`".repeat((longest + 1).max(3))
@@ -33,6 +37,9 @@ mod tests {
         assert_eq!(fence("", "plain"), "```\nplain\n```");
         assert_eq!(fence("ts", "a\n"), "```ts\na\n```");
         assert_eq!(fence("", "```js\nx\n```"), "````\n```js\nx\n```\n````");
+        // An indented run would close the fence too.
+        assert_eq!(fence("", "x\n   ```\ny"), "````\nx\n   ```\ny\n````");
+        assert_eq!(fence("", "x\n    ```"), "```\nx\n    ```\n```");
         // A run that does not start a line does not count.
         assert_eq!(fence_for("a ````` b"), "```");
         assert_eq!(fence_for("`````"), "``````");

@@ -1,10 +1,10 @@
-//! Target MARKDOWN: one "copy as Markdown" snapshot per call update.
+//! Target MARKDOWN: one "copy as Markdown" snapshot per call update. Text from tools and
+//! harnesses is fenced or escaped (`markdown_text.rs`): it cannot open links, images or HTML.
 
 use super::Context;
-use super::card::{
-    Capabilities, Snapshot, exit_note, read_lines_text, search_text, unified, web_text,
-};
+use super::card::{Capabilities, Snapshot, exit_note, read_lines_text, unified};
 use super::fold::{CallStatus, Change};
+use super::markdown_text::{escape, escape_line, link, search, web};
 use crate::domain::{ContentBlock, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
 use crate::present::text::fence;
 
@@ -25,7 +25,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         // An orphan's live output.
         (None, None) => fence("console", streamed),
     };
-    let mut out = format!("**Tool Call: {title}**\nStatus: {status}");
+    let mut out = format!("**Tool Call: {}**\nStatus: {status}", escape_line(title));
     if !body.is_empty() {
         out.push_str("\n\n");
         out.push_str(&body);
@@ -37,16 +37,16 @@ fn texts(content: &[ContentBlock]) -> Vec<String> {
     content
         .iter()
         .filter_map(|b| match b {
-            ContentBlock::Text { text } => Some(text.clone()),
+            ContentBlock::Text { text } => Some(escape(text)),
             ContentBlock::Reasoning { .. } => None,
-            ContentBlock::Image(i) => Some(format!(
+            ContentBlock::Image(i) => Some(escape_line(&format!(
                 "[image{}]",
                 i.uri
                     .as_deref()
                     .map(|u| format!(": {u}"))
                     .unwrap_or_default()
-            )),
-            ContentBlock::ResourceLink(l) => Some(format!("[{}]({})", l.name, l.uri)),
+            ))),
+            ContentBlock::ResourceLink(l) => Some(link(&l.name, &l.uri)),
         })
         .collect()
 }
@@ -54,10 +54,10 @@ fn texts(content: &[ContentBlock]) -> Vec<String> {
 fn terminal(t: &TerminalCallView, output: &str, exit: Option<&TerminalExit>) -> String {
     let mut parts = Vec::new();
     if let Some(d) = &t.description {
-        parts.push(d.clone());
+        parts.push(escape(d));
     }
     parts.push(fence("console", &format!("$ {}\n{output}", t.title)));
-    parts.extend(exit_note(exit));
+    parts.extend(exit_note(exit).map(|n| escape_line(&n)));
     parts.join("\n\n")
 }
 
@@ -98,7 +98,7 @@ fn result_body(result: &ToolResultView, call: Option<&ToolCallView>) -> String {
         }
         ToolResultView::Diff(d) => unified(&d.diffs),
         ToolResultView::Read(r) => fence(r.lang.as_deref().unwrap_or(""), &read_lines_text(r)),
-        ToolResultView::Search(s) => search_text(s),
-        ToolResultView::Web(w) => web_text(w),
+        ToolResultView::Search(s) => search(s),
+        ToolResultView::Web(w) => web(w),
     }
 }

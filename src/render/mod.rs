@@ -8,6 +8,7 @@ mod ansi;
 pub mod card;
 pub mod fold;
 mod markdown;
+mod markdown_text;
 pub mod paths;
 mod renderer;
 mod streamed;
