@@ -158,39 +158,43 @@ async fn publish_then_tail_against_a_server() {
     assert_eq!(acks.len(), 13);
     assert_eq!(acks[12]["cursor"]["offset"], "13");
 
-    // tail prints the replay, then waits for more; stop it once the last call is shown.
-    let lines = tokio::task::spawn_blocking(move || {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolview"))
-            .args([
-                "tail",
-                "--session",
-                "cli",
-                "--server",
-                &url,
-                "--target",
-                "markdown",
-                "--from-beginning",
-            ])
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut seen = Vec::new();
-        for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-            let line = line.unwrap();
-            let done = line.contains("Fetched https://vitest.dev/guide/ (HTTP 200)");
-            seen.push(line);
-            if done {
-                break;
-            }
+    // tail prints the replay, then waits for more; stop it once the last call is shown (or
+    // after PATIENCE, so a missing line fails the test instead of hanging it).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolview"))
+        .args([
+            "tail",
+            "--session",
+            "cli",
+            "--server",
+            &url,
+            "--target",
+            "markdown",
+            "--from-beginning",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
         }
-        child.kill().unwrap();
-        child.wait().unwrap();
-        seen
-    })
-    .await
-    .unwrap();
+    });
+    let mut lines = Vec::new();
+    while let Ok(Some(line)) = tokio::time::timeout(support::sessions::PATIENCE, rx.recv()).await {
+        // The Markdown target escapes `://` in tool text.
+        let done = line.contains("Fetched https\\://vitest.dev/guide/ (HTTP 200)");
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
     let text = lines.join("\n");
     assert!(text.contains("**Tool Call: Edit src/app.ts**"), "{text}");
     assert!(text.contains("exit code 2"), "{text}");
+    assert!(text.contains("vitest.dev/guide/ (HTTP 200)"), "{text}");
     server.shutdown().await;
 }

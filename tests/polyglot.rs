@@ -42,7 +42,8 @@ fn assert_received(markdown: &str) {
         "**Tool Call: npm test**\nStatus: In Progress",
         "```console\n$ npm test\n> vitest run\n FAIL  src/app.test.ts\nTests  1 failed\n```\n\nexit code 2",
         "`src/app.ts`\n```\n2: // TODO: read from env\n```",
-        "Fetched https://vitest.dev/guide/ (HTTP 200)",
+        // The Markdown target escapes `://` in tool text.
+        "Fetched https\\://vitest.dev/guide/ (HTTP 200)",
     ] {
         assert!(
             markdown.contains(expected),
