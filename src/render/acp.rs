@@ -7,8 +7,9 @@ use serde_json::{Map, Value, json};
 
 use super::Context;
 use super::card::{
-    Capabilities, TRUNCATED, cap_text, capped_chunk, capped_streamed, console, exit_is_clean,
-    prepared_call, prepared_result, read_lines_text, search_text, stream_crossed_cap, web_text,
+    Capabilities, PLAIN, TRUNCATED, cap_text, capped_chunk, capped_streamed, console,
+    exit_is_clean, prepared_call, prepared_result, read_lines_text, search_text,
+    stream_crossed_cap, web_text,
 };
 use super::fold::{CallState, CallStatus, Change};
 use super::paths::acp_path;
@@ -289,11 +290,11 @@ fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> acp::S
                 .locations(vec![location])
         }
         ToolResultView::Search(s) => {
-            let text = search_text(&s);
+            let text = search_text(&s, &PLAIN);
             fields.title(s.title).content(vec![text_item(text)])
         }
         ToolResultView::Web(w) => {
-            let text = web_text(&w);
+            let text = web_text(&w, &PLAIN);
             fields.title(w.title).content(vec![text_item(text)])
         }
     };

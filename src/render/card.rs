@@ -204,8 +204,37 @@ pub fn unified(diffs: &[FileDiff]) -> String {
         .join("\n\n")
 }
 
-/// The text form of a search card (ACP and Markdown).
-pub fn search_text(s: &crate::domain::SearchResultView) -> String {
+/// How a text form writes what came from a tool: paths, links, free text and one-line text.
+/// ACP and ANSI use [`PLAIN`], as the spec writes the forms; Markdown escapes.
+pub struct TextStyle {
+    pub path: fn(&str) -> String,
+    pub link: fn(&str, &str) -> String,
+    pub text: fn(&str) -> String,
+    pub line: fn(&str) -> String,
+}
+
+fn code_path(p: &str) -> String {
+    format!("`{p}`")
+}
+
+fn md_link(label: &str, url: &str) -> String {
+    format!("[{label}]({url})")
+}
+
+fn as_is(t: &str) -> String {
+    t.to_owned()
+}
+
+/// The forms exactly as `rendering.md` writes them.
+pub const PLAIN: TextStyle = TextStyle {
+    path: code_path,
+    link: md_link,
+    text: as_is,
+    line: as_is,
+};
+
+/// The text form of a search card (ACP, ANSI and, escaped, Markdown).
+pub fn search_text(s: &crate::domain::SearchResultView, style: &TextStyle) -> String {
     use crate::domain::SearchShape;
     let (mut text, retained, noun) = match &s.shape {
         SearchShape::Matches { files } => {
@@ -218,35 +247,33 @@ pub fn search_text(s: &crate::domain::SearchResultView) -> String {
                         .iter()
                         .map(|m| format!("{}: {}", m.line_number, m.line))
                         .collect();
-                    format!("`{}`\n{}", f.path, fence("", &lines.join("\n")))
+                    format!(
+                        "{}\n{}",
+                        (style.path)(&f.path),
+                        fence("", &lines.join("\n"))
+                    )
                 })
                 .collect::<Vec<_>>()
                 .join("\n\n");
-            (
-                if retained == 0 {
-                    "No matches".to_owned()
-                } else {
-                    text
-                },
-                retained,
-                "matches",
-            )
+            let text = if retained == 0 {
+                "No matches".to_owned()
+            } else {
+                text
+            };
+            (text, retained, "matches")
         }
         SearchShape::Paths { paths } => {
             let text = paths
                 .iter()
-                .map(|p| format!("- `{p}`"))
+                .map(|p| format!("- {}", (style.path)(p)))
                 .collect::<Vec<_>>()
                 .join("\n");
-            (
-                if paths.is_empty() {
-                    "No files".to_owned()
-                } else {
-                    text
-                },
-                paths.len(),
-                "paths",
-            )
+            let text = if paths.is_empty() {
+                "No files".to_owned()
+            } else {
+                text
+            };
+            (text, paths.len(), "paths")
         }
     };
     if s.truncated {
@@ -255,8 +282,8 @@ pub fn search_text(s: &crate::domain::SearchResultView) -> String {
     text
 }
 
-/// The text form of a web card (ACP and Markdown).
-pub fn web_text(w: &crate::domain::WebResultView) -> String {
+/// The text form of a web card (ACP, ANSI and, escaped, Markdown).
+pub fn web_text(w: &crate::domain::WebResultView, style: &TextStyle) -> String {
     use crate::domain::WebKind;
     match &w.kind {
         WebKind::Search {
@@ -264,10 +291,7 @@ pub fn web_text(w: &crate::domain::WebResultView) -> String {
             answer,
             truncated,
         } => {
-            let mut parts: Vec<String> = Vec::new();
-            if let Some(a) = answer {
-                parts.push(a.clone());
-            }
+            let mut parts: Vec<String> = answer.iter().map(|a| (style.text)(a)).collect();
             if !sources.is_empty() {
                 let lines: Vec<String> = sources
                     .iter()
@@ -276,9 +300,9 @@ pub fn web_text(w: &crate::domain::WebResultView) -> String {
                         let snippet = s
                             .snippet
                             .as_deref()
-                            .map(|t| format!(" — {t}"))
+                            .map(|t| format!(" — {}", (style.line)(t)))
                             .unwrap_or_default();
-                        format!("- [{label}]({}){snippet}", s.url)
+                        format!("- {}{snippet}", (style.link)(label, &s.url))
                     })
                     .collect();
                 parts.push(lines.join("\n"));
@@ -298,7 +322,8 @@ pub fn web_text(w: &crate::domain::WebResultView) -> String {
             truncated,
         } => {
             format!(
-                "Fetched {url} (HTTP {status_code}){}",
+                "Fetched {} (HTTP {status_code}){}",
+                (style.line)(url),
                 if *truncated { " (truncated)" } else { "" }
             )
         }

@@ -2,9 +2,11 @@
 //! harnesses is fenced or escaped (`markdown_text.rs`): it cannot open links, images or HTML.
 
 use super::Context;
-use super::card::{Capabilities, Snapshot, exit_note, read_lines_text, unified};
+use super::card::{
+    Capabilities, Snapshot, exit_note, read_lines_text, search_text, unified, web_text,
+};
 use super::fold::{CallStatus, Change};
-use super::markdown_text::{escape, escape_line, link, search, web};
+use super::markdown_text::{MARKDOWN, escape, escape_line, link};
 use crate::domain::{ContentBlock, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
 use crate::present::text::fence;
 
@@ -98,7 +100,7 @@ fn result_body(result: &ToolResultView, call: Option<&ToolCallView>) -> String {
         }
         ToolResultView::Diff(d) => unified(&d.diffs),
         ToolResultView::Read(r) => fence(r.lang.as_deref().unwrap_or(""), &read_lines_text(r)),
-        ToolResultView::Search(s) => search(s),
-        ToolResultView::Web(w) => web(w),
+        ToolResultView::Search(s) => search_text(s, &MARKDOWN),
+        ToolResultView::Web(w) => web_text(w, &MARKDOWN),
     }
 }

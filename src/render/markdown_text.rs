@@ -3,8 +3,7 @@
 //! them. Links toolview itself makes (web sources, resource links) are kept only for `http:`,
 //! `https:` and `mailto:` URLs.
 
-use crate::domain::{SearchResultView, SearchShape, WebKind, WebResultView};
-use crate::present::text::fence;
+use super::card::TextStyle;
 
 /// Characters with a meaning anywhere in a line: code spans, emphasis and strikethrough,
 /// link and image brackets (`![x](y)` needs `[`), HTML and autolinks, entities, table cells.
@@ -80,94 +79,14 @@ pub fn link(label: &str, url: &str) -> String {
     }
 }
 
-/// The search card's text form, escaped: paths as text, matched lines in fences.
-pub fn search(s: &SearchResultView) -> String {
-    let (mut text, retained, noun) = match &s.shape {
-        SearchShape::Matches { files } => {
-            let retained: usize = files.iter().map(|f| f.matches.len()).sum();
-            let text = files
-                .iter()
-                .map(|f| {
-                    let lines: Vec<String> = f
-                        .matches
-                        .iter()
-                        .map(|m| format!("{}: {}", m.line_number, m.line))
-                        .collect();
-                    format!("{}\n{}", code_span(&f.path), fence("", &lines.join("\n")))
-                })
-                .collect::<Vec<_>>()
-                .join("\n\n");
-            let text = if retained == 0 {
-                "No matches".to_owned()
-            } else {
-                text
-            };
-            (text, retained, "matches")
-        }
-        SearchShape::Paths { paths } => {
-            let text = paths
-                .iter()
-                .map(|p| format!("- {}", code_span(p)))
-                .collect::<Vec<_>>()
-                .join("\n");
-            let text = if paths.is_empty() {
-                "No files".to_owned()
-            } else {
-                text
-            };
-            (text, paths.len(), "paths")
-        }
-    };
-    if s.truncated {
-        text.push_str(&format!("\n\nshowing {retained} of {} {noun}", s.total));
-    }
-    text
-}
-
-/// The web card's text form, escaped: only http(s)/mailto sources are links.
-pub fn web(w: &WebResultView) -> String {
-    match &w.kind {
-        WebKind::Search {
-            sources,
-            answer,
-            truncated,
-        } => {
-            let mut parts: Vec<String> = answer.iter().map(|a| escape(a)).collect();
-            if !sources.is_empty() {
-                let lines: Vec<String> = sources
-                    .iter()
-                    .map(|s| {
-                        let label = s.title.as_deref().unwrap_or(&s.url);
-                        let snippet = s
-                            .snippet
-                            .as_deref()
-                            .map(|t| format!(" — {}", escape_line(t)))
-                            .unwrap_or_default();
-                        format!("- {}{snippet}", link(label, &s.url))
-                    })
-                    .collect();
-                parts.push(lines.join("\n"));
-            }
-            if *truncated {
-                parts.push("(truncated)".into());
-            }
-            if parts.is_empty() {
-                "No results".into()
-            } else {
-                parts.join("\n\n")
-            }
-        }
-        WebKind::Fetch {
-            url,
-            status_code,
-            truncated,
-        } => format!(
-            "Fetched {} (HTTP {status_code}){}",
-            escape_line(url),
-            if *truncated { " (truncated)" } else { "" }
-        ),
-    }
-}
+/// The text forms' style for Markdown: paths as code spans, links only for safe schemes,
+/// everything else escaped.
+pub const MARKDOWN: TextStyle = TextStyle {
+    path: code_span,
+    link,
+    text: escape,
+    line: escape_line,
+};
 
 #[cfg(test)]
 mod tests {
