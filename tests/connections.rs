@@ -213,3 +213,32 @@ async fn startup_errors_name_the_directory_and_the_address() {
     );
     serves(&first.url).await;
 }
+
+/// A connection that never spoke does not hold up a graceful shutdown (the handshake timeout
+/// and the grace period are set far beyond `PATIENCE` here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_does_not_wait_for_silent_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = ServerProcess::spawn(
+        dir.path(),
+        &[
+            "--handshake-timeout-ms",
+            "600000",
+            "--shutdown-grace-ms",
+            "600000",
+        ],
+    );
+    let silent = TcpStream::connect(server.addr()).await.unwrap();
+    serves(&server.url).await;
+    let pid = server.pid();
+    let stopped = tokio::task::spawn_blocking(move || {
+        server.stop();
+        server.child.try_wait().unwrap().map(|s| s.success())
+    });
+    let status = tokio::time::timeout(PATIENCE, stopped)
+        .await
+        .unwrap_or_else(|_| panic!("server {pid} still draining a silent connection"))
+        .unwrap();
+    assert_eq!(status, Some(true), "a clean exit");
+    drop(silent);
+}

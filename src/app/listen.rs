@@ -57,6 +57,9 @@ pub async fn serve(
     let builder = Arc::new(builder(&limits));
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let graceful = GracefulShutdown::new();
+    // Tells connections still waiting for their first bytes to give up at shutdown (the
+    // graceful drain waits for every connection it watches).
+    let (stopping, stop) = tokio::sync::watch::channel(());
     let mut backoff = MIN_ACCEPT_BACKOFF;
     let mut refused: u64 = 0;
     tokio::pin!(shutdown);
@@ -100,11 +103,19 @@ pub async fn serve(
         let watcher = graceful.watcher();
         let service = service.clone();
         let handshake = limits.handshake_timeout;
+        let stop = stop.clone();
         tokio::spawn(async move {
-            connection(stream, peer, permit, handshake, &builder, watcher, service).await;
+            let admitted = Admitted {
+                peer,
+                _slot: permit,
+                watcher,
+                stop,
+            };
+            connection(stream, admitted, handshake, &builder, service).await;
         });
     }
     drop(listener);
+    let _ = stopping.send(());
     graceful.shutdown().await;
 }
 
@@ -124,25 +135,42 @@ fn builder(limits: &ConnectionLimits) -> auto::Builder<TokioExecutor> {
     builder
 }
 
-/// One connection: admitted once it speaks, served until it ends; its slot is freed with it.
-async fn connection(
-    stream: TcpStream,
+/// What an accepted connection carries: its peer, its slot (freed with it), the graceful
+/// drain's watcher, and the shutdown signal for while it has not spoken yet.
+struct Admitted {
     peer: SocketAddr,
     _slot: OwnedSemaphorePermit,
+    watcher: hyper_util::server::graceful::Watcher,
+    stop: tokio::sync::watch::Receiver<()>,
+}
+
+/// One connection: served once it speaks, until it ends.
+async fn connection(
+    stream: TcpStream,
+    admitted: Admitted,
     handshake: Duration,
     builder: &auto::Builder<TokioExecutor>,
-    watcher: hyper_util::server::graceful::Watcher,
     service: axum::Router,
 ) {
-    // hyper waits for the first bytes to tell HTTP/1 from HTTP/2, with no timeout of its own.
+    let Admitted {
+        peer,
+        _slot,
+        watcher,
+        mut stop,
+    } = admitted;
+    // hyper waits for the first bytes to tell HTTP/1 from HTTP/2, with no timeout of its own;
+    // and a connection that has not spoken has nothing to drain at shutdown.
     let mut first = [0u8; 1];
-    match tokio::time::timeout(handshake, stream.peek(&mut first)).await {
-        Ok(Ok(n)) if n > 0 => {}
-        Ok(_) => return,
-        Err(_) => {
-            tracing::debug!(%peer, "closing a connection that sent nothing");
-            return;
-        }
+    tokio::select! {
+        spoke = tokio::time::timeout(handshake, stream.peek(&mut first)) => match spoke {
+            Ok(Ok(n)) if n > 0 => {}
+            Ok(_) => return,
+            Err(_) => {
+                tracing::debug!(%peer, "closing a connection that sent nothing");
+                return;
+            }
+        },
+        _ = stop.changed() => return,
     }
     let conn = builder
         .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service));
