@@ -63,6 +63,23 @@ async fn every_accepted_event_is_deliverable_to_every_target() {
                 .await
                 .expect("each event is accepted");
         }
+        // A session cwd that escapes past the limit: in the session update and in every
+        // terminal card that shows it.
+        let cwd = format!("/{control}");
+        let started = ev(
+            "cwd",
+            "w1",
+            pb::tool_event::Event::SessionStarted(pb::SessionStarted { cwd }),
+        );
+        for e in [
+            started,
+            bash_call("cwd", "w2", "c1"),
+            finish("cwd", "w3", "c1", "ok", ""),
+        ] {
+            publish(&mut c, vec![e])
+                .await
+                .expect("each event is accepted");
+        }
 
         for target in TARGETS {
             for terminal in [false, true] {
@@ -86,6 +103,16 @@ async fn every_accepted_event_is_deliverable_to_every_target() {
                     "{label}: {}",
                     &stand_in[..200.min(stand_in.len())]
                 );
+
+                let mut sub =
+                    subscribe(&mut c, request("cwd", target, terminal, from_beginning())).await;
+                for u in updates_until(&mut sub, 3).await {
+                    assert!(
+                        body_bytes(&u) <= LIMIT,
+                        "{label}, cwd: {} bytes",
+                        body_bytes(&u)
+                    );
+                }
 
                 // Resuming inside the call works too.
                 let epoch = updates[0].cursor.as_ref().unwrap().epoch.clone();

@@ -65,11 +65,17 @@ impl Renderer {
             "… this update is {size} bytes, over the {}-byte update limit: its card is not shown …",
             self.max_update_bytes
         );
-        let (state, keep_output) = match step.change {
-            Change::Session => return (rendered, size),
-            Change::Started(s) | Change::Output(s, _) | Change::Finished(s) => (s, true),
+        let state = match step.change {
+            // Only VIEW renders a session update: its cwd is what can be too large.
+            Change::Session => {
+                let ctx = Context { cwd: None, ..ctx };
+                let rendered = render(step.change, &ctx, self.target, &self.caps);
+                let size = rendered.approx_bytes();
+                return (rendered, size);
+            }
+            Change::Started(s) | Change::Output(s, _) | Change::Finished(s) => s,
         };
-        for keep_output in [keep_output, false] {
+        for keep_output in [true, false] {
             let stand_in = stand_in(state, &note, keep_output);
             let change = match step.change {
                 Change::Session => unreachable!("handled above"),
