@@ -28,6 +28,14 @@ pub enum Error {
     /// session's log is damaged; other sessions are not affected.
     #[error("data loss: {0}")]
     DataLoss(String),
+    /// No valid credentials: no token, or one that is malformed, expired, wrongly signed or for
+    /// another audience.
+    #[error("unauthenticated: {0}")]
+    Unauthenticated(String),
+    /// Valid credentials that do not cover the request. The answer is the same whether the
+    /// session exists or not.
+    #[error("permission denied: {0}")]
+    PermissionDenied(String),
     /// A bug; the detail is logged, not sent.
     #[error("internal: {0}")]
     Internal(String),

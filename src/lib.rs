@@ -5,6 +5,7 @@
 //! [`grpc`] is the only module that names generated types; [`app`] wires it all together.
 
 pub mod app;
+pub mod auth;
 pub mod bench;
 pub mod domain;
 pub mod error;

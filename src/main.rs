@@ -36,7 +36,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             let rt = tokio::runtime::Runtime::new()?;
             rt.block_on(async {
                 let addr = config.listen;
-                let server = app::Server::open(config).await?;
+                let server = app::Server::open(*config).await?;
                 let listener = TcpListener::bind(addr)
                     .await
                     .with_context(|| format!("cannot listen on {addr}"))?;
@@ -53,7 +53,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             terminal,
             from_beginning,
         } => client_runtime()?.block_on(toolview::grpc::cli::tail(
-            &server.url,
+            &server.remote(),
             &session,
             target.into(),
             terminal,
@@ -62,11 +62,30 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         )),
         Command::Publish { session, server } => {
             client_runtime()?.block_on(toolview::grpc::cli::publish(
-                &server.url,
+                &server.remote(),
                 &session,
                 std::io::stdin().lock(),
                 &mut std::io::stdout(),
             ))
+        }
+        Command::Token {
+            secret_file,
+            grants,
+            ttl,
+            aud,
+            iss,
+            sub,
+        } => {
+            let token = toolview::auth::mint(&toolview::auth::MintRequest {
+                secret: toolview::auth::read_secret(&secret_file)?,
+                grants,
+                ttl,
+                audience: aud,
+                issuer: iss,
+                subject: sub,
+            })?;
+            println!("{token}");
+            Ok(())
         }
         Command::Bench(config) => tokio::runtime::Runtime::new()?
             .block_on(toolview::bench::run(config, &mut std::io::stdout())),

@@ -1,12 +1,7 @@
 // A Node.js agent harness publishing a realistic session to toolview.
 //
-//   node harness.js --server 127.0.0.1:50051 --session node-demo
-const { sessionClient } = require('./toolview');
-
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
+//   node harness.js --server 127.0.0.1:50051 --session node-demo [--token JWT] [--tls-ca ca.pem]
+const { arg, sessionClient } = require('./toolview');
 
 const client = sessionClient(arg('server', '127.0.0.1:50051'));
 const session = arg('session', 'node-demo');

@@ -1,12 +1,7 @@
 // A Node.js UI subscriber: prints a session rendered as Markdown.
 //
-//   node subscriber.js --server 127.0.0.1:50051 --session node-demo [--count N]
-const { sessionClient } = require('./toolview');
-
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
+//   node subscriber.js --server 127.0.0.1:50051 --session node-demo [--count N] [--token JWT] [--tls-ca ca.pem]
+const { arg, sessionClient } = require('./toolview');
 
 const client = sessionClient(arg('server', '127.0.0.1:50051'));
 const count = Number(arg('count', '0'));

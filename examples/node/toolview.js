@@ -1,4 +1,7 @@
-// Loads the toolview services from ../../proto at run time (no generated code is committed).
+// Loads the toolview services from ../../proto at run time (no generated code is committed),
+// and connects to a server: TLS with --tls-ca (or TOOLVIEW_TLS_CA), a bearer token with --token
+// (or TOOLVIEW_TOKEN).
+const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -10,8 +13,27 @@ const definition = protoLoader.loadSync(
 );
 const v1 = grpc.loadPackageDefinition(definition).toolview.v1;
 
-function sessionClient(address) {
-  return new v1.SessionService(address, grpc.credentials.createInsecure());
+function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
 }
 
-module.exports = { grpc, sessionClient };
+// Adds `authorization: Bearer <token>` to every call.
+const bearer = (token) => (options, nextCall) =>
+  new grpc.InterceptingCall(nextCall(options), {
+    start(metadata, listener, next) {
+      metadata.set('authorization', `Bearer ${token}`);
+      next(metadata, listener);
+    },
+  });
+
+function sessionClient(address) {
+  const ca = arg('tls-ca', process.env.TOOLVIEW_TLS_CA);
+  const token = arg('token', process.env.TOOLVIEW_TOKEN);
+  const credentials = ca
+    ? grpc.credentials.createSsl(fs.readFileSync(ca))
+    : grpc.credentials.createInsecure();
+  return new v1.SessionService(address, credentials, { interceptors: token ? [bearer(token)] : [] });
+}
+
+module.exports = { arg, grpc, sessionClient };

@@ -1,6 +1,6 @@
 """A Python agent harness publishing a realistic session to toolview.
 
-    python harness.py --server 127.0.0.1:50051 --session py-demo
+    python harness.py --server 127.0.0.1:50051 --session py-demo [--token JWT] [--tls-ca ca.pem]
 
 It reads a file, edits it (with before/after meta so toolview shows real hunks), runs a test
 command that streams output and fails with exit code 2, greps, and fetches a page.
@@ -9,9 +9,7 @@ command that streams output and fails with exit code 2, greps, and fetches a pag
 import argparse
 import json
 
-import grpc
-
-from toolview_stubs import events_pb2, session_service_pb2, session_service_pb2_grpc, views_pb2
+from toolview_stubs import add_connection_args, connect, events_pb2, session_service_pb2, session_service_pb2_grpc, views_pb2
 
 
 def text(t):
@@ -19,13 +17,13 @@ def text(t):
 
 
 class Harness:
-    def __init__(self, stub, session):
-        self.stub, self.session, self.n = stub, session, 0
+    def __init__(self, stub, session, metadata):
+        self.stub, self.session, self.metadata, self.n = stub, session, metadata, 0
 
     def publish(self, **event):
         self.n += 1
         ev = events_pb2.ToolEvent(session_id=self.session, event_id=f"py-{self.n}", **event)
-        ack = self.stub.Publish(session_service_pb2.PublishRequest(events=[ev])).acks[0]
+        ack = self.stub.Publish(session_service_pb2.PublishRequest(events=[ev]), metadata=self.metadata).acks[0]
         print(f"acked {ack.event_id} at offset {ack.cursor.offset}")
 
     def start(self, call_id, tool, args):
@@ -44,11 +42,12 @@ class Harness:
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--server", default="127.0.0.1:50051")
+    add_connection_args(parser)
     parser.add_argument("--session", default="py-demo")
     a = parser.parse_args()
-    with grpc.insecure_channel(a.server) as channel:
-        h = Harness(session_service_pb2_grpc.SessionServiceStub(channel), a.session)
+    channel, metadata = connect(a)
+    with channel:
+        h = Harness(session_service_pb2_grpc.SessionServiceStub(channel), a.session, metadata)
         h.publish(session_started=events_pb2.SessionStarted(cwd="/work/proj"))
 
         lines = ["export const port = 8080", "// TODO: read from env"]

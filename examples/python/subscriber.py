@@ -1,6 +1,7 @@
 """A Python UI subscriber: prints a session rendered as Markdown.
 
     python subscriber.py --server 127.0.0.1:50051 --session py-demo [--count N]
+                         [--token JWT] [--tls-ca ca.pem]
 
 It replays the session from its start, then follows it live; with --count it stops after that
 many updates.
@@ -8,18 +9,17 @@ many updates.
 
 import argparse
 
-import grpc
-
-from toolview_stubs import rendering_pb2, session_service_pb2, session_service_pb2_grpc
+from toolview_stubs import add_connection_args, connect, rendering_pb2, session_service_pb2, session_service_pb2_grpc
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--server", default="127.0.0.1:50051")
+    add_connection_args(parser)
     parser.add_argument("--session", default="py-demo")
     parser.add_argument("--count", type=int, default=0)
     a = parser.parse_args()
-    with grpc.insecure_channel(a.server) as channel:
+    channel, metadata = connect(a)
+    with channel:
         stub = session_service_pb2_grpc.SessionServiceStub(channel)
         request = session_service_pb2.SubscribeRequest(
             session_id=a.session,
@@ -27,7 +27,7 @@ def main():
             from_beginning=session_service_pb2.StartFromBeginning(),
         )
         seen = 0
-        for item in stub.Subscribe(request):
+        for item in stub.Subscribe(request, metadata=metadata):
             if not item.HasField("update"):
                 continue
             seen += 1

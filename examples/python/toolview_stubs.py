@@ -1,4 +1,5 @@
-"""Generates the toolview gRPC stubs from ../../proto (on first use) and imports them.
+"""Generates the toolview gRPC stubs from ../../proto (on first use) and imports them, and
+connects to a server (TLS and a bearer token when given).
 
 Nothing generated is committed: the stubs land in ./_gen next to this file, rebuilt when a
 .proto file is newer than them.
@@ -48,3 +49,23 @@ views_pb2 = importlib.import_module("toolview.v1.views_pb2")
 rendering_pb2 = importlib.import_module("toolview.v1.rendering_pb2")
 session_service_pb2 = importlib.import_module("toolview.v1.session_service_pb2")
 session_service_pb2_grpc = importlib.import_module("toolview.v1.session_service_pb2_grpc")
+
+
+def add_connection_args(parser):
+    """--server, --token (or TOOLVIEW_TOKEN) and --tls-ca (or TOOLVIEW_TLS_CA)."""
+    parser.add_argument("--server", default="127.0.0.1:50051")
+    parser.add_argument("--token", default=os.environ.get("TOOLVIEW_TOKEN"), help="a JWT for a server with --auth jwt")
+    parser.add_argument("--tls-ca", default=os.environ.get("TOOLVIEW_TLS_CA"), help="the CA (PEM) of a TLS server")
+
+
+def connect(args):
+    """A channel to the server, and the metadata every call carries."""
+    import grpc
+
+    if args.tls_ca:
+        with open(args.tls_ca, "rb") as f:
+            channel = grpc.secure_channel(args.server, grpc.ssl_channel_credentials(root_certificates=f.read()))
+    else:
+        channel = grpc.insecure_channel(args.server)
+    metadata = [("authorization", f"Bearer {args.token}")] if args.token else []
+    return channel, metadata

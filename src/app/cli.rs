@@ -1,10 +1,16 @@
 //! The command line: `serve` and `present`.
 
+use std::path::PathBuf;
+use std::time::Duration;
+
 use clap::{Parser, Subcommand};
 use serde::Deserialize;
 
 use super::ServeConfig;
+use super::config::DEFAULT_JWT_AUDIENCE;
+use crate::auth::{self, GrantClaim};
 use crate::domain::ContentBlock;
+use crate::grpc::cli::Remote;
 use crate::present::{self, FinishedInput};
 
 /// toolview: presentation for AI-agent tool calls.
@@ -19,7 +25,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the gRPC service.
-    Serve(ServeConfig),
+    Serve(Box<ServeConfig>),
     /// Print the view JSON the presenters make for one call: the call view on one line, then the
     /// result view (with --result) on the next.
     Present {
@@ -58,6 +64,29 @@ pub enum Command {
         #[command(flatten)]
         server: ServerArg,
     },
+    /// Mint an HS256 token (for development and tests; production tokens come from an identity
+    /// provider, checked with --jwt-jwks-file) and print it.
+    Token {
+        /// The file with the server's --jwt-secret-file secret.
+        #[arg(long, env = "TOOLVIEW_JWT_SECRET_FILE")]
+        secret_file: PathBuf,
+        /// RIGHTS:GLOB, e.g. `publish,subscribe:team-a/*` (rights: publish, subscribe, read);
+        /// repeat for more.
+        #[arg(long = "grant", required = true, value_parser = auth::parse_grant)]
+        grants: Vec<GrantClaim>,
+        /// How long the token is valid: a number and s, m, h or d.
+        #[arg(long, default_value = "1h", value_parser = auth::parse_ttl)]
+        ttl: Duration,
+        /// The audience (`aud`); the server's --jwt-audience.
+        #[arg(long, default_value = DEFAULT_JWT_AUDIENCE)]
+        aud: String,
+        /// The issuer (`iss`), if the server checks one.
+        #[arg(long)]
+        iss: Option<String>,
+        /// The subject (`sub`), shown in the server's logs.
+        #[arg(long)]
+        sub: Option<String>,
+    },
     /// Run the load generator against fresh local servers and print one table of figures.
     Bench(crate::bench::BenchConfig),
     /// Render `ToolEvent` JSON lines from stdin offline, with no server.
@@ -71,16 +100,44 @@ pub enum Command {
     },
 }
 
-/// Where the client commands connect.
+/// Where and how the client commands connect.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServerArg {
-    /// The server's URL.
+    /// The server's URL: `http://…`, or `https://…` for TLS.
     #[arg(
         long = "server",
         env = "TOOLVIEW_SERVER",
         default_value = "http://127.0.0.1:50051"
     )]
     pub url: String,
+    /// The bearer token (JWT) for a server with --auth jwt.
+    #[arg(long, env = "TOOLVIEW_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// The CA certificate (PEM) an https:// server's certificate must chain to, instead of the
+    /// system's roots.
+    #[arg(long, env = "TOOLVIEW_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
+    /// A client certificate (PEM), for a server that requires one (--tls-client-ca).
+    #[arg(long, env = "TOOLVIEW_TLS_CLIENT_CERT", requires = "tls_client_key")]
+    pub tls_client_cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(long, env = "TOOLVIEW_TLS_CLIENT_KEY", requires = "tls_client_cert")]
+    pub tls_client_key: Option<PathBuf>,
+}
+
+impl ServerArg {
+    /// The connection settings.
+    pub fn remote(&self) -> Remote {
+        Remote {
+            url: self.url.clone(),
+            token: self.token.clone(),
+            tls_ca: self.tls_ca.clone(),
+            tls_identity: self
+                .tls_client_cert
+                .clone()
+                .zip(self.tls_client_key.clone()),
+        }
+    }
 }
 
 /// A rendering target on the command line.

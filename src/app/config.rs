@@ -5,6 +5,8 @@ use std::{net::SocketAddr, path::PathBuf, time::Duration};
 use clap::{Args, ValueEnum};
 
 use super::listen::ConnectionLimits;
+use super::tls::TlsFiles;
+use crate::auth::{JwtSettings, KeySource};
 use crate::session::SessionsConfig;
 
 /// gRPC's customary message limit; large enough for any tool event a harness sends.
@@ -35,6 +37,21 @@ pub const DEFAULT_KEEPALIVE_TIMEOUT_MS: u64 = 20_000;
 pub const RESERVED_DESCRIPTORS: u64 = 128;
 /// Room in a message for what wraps a rendered update (cursor, call id, framing).
 pub const UPDATE_ENVELOPE_BYTES: usize = 16 << 10;
+
+/// The audience tokens must name unless configured otherwise: the service's name.
+pub const DEFAULT_JWT_AUDIENCE: &str = "toolview";
+/// Clock skew allowed between the token issuer and this server. Short, since a subscription
+/// also lasts this long past its token's `exp`.
+pub const DEFAULT_JWT_LEEWAY_SECS: u64 = 30;
+
+/// How requests are authenticated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AuthMode {
+    /// Every request is allowed (only on a loopback address unless --insecure-no-auth).
+    None,
+    /// Bearer JWTs with grants (see --jwt-secret-file, --jwt-jwks-file).
+    Jwt,
+}
 
 /// Where session logs live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -168,6 +185,54 @@ pub struct ServeConfig {
     )]
     pub allowed_hosts: Vec<String>,
 
+    /// Authentication: `jwt` checks `authorization: Bearer` tokens and their grants.
+    #[arg(long, env = "TOOLVIEW_AUTH", value_enum, default_value = "none")]
+    pub auth: AuthMode,
+
+    /// With --auth jwt: a file holding the HS256 secret (at least 32 bytes; a trailing newline
+    /// is ignored). Re-read on SIGHUP.
+    #[arg(
+        long,
+        env = "TOOLVIEW_JWT_SECRET_FILE",
+        conflicts_with = "jwt_jwks_file"
+    )]
+    pub jwt_secret_file: Option<PathBuf>,
+
+    /// With --auth jwt: a JSON Web Key Set file of public keys (RS256, ES256, EdDSA, …), chosen
+    /// by the token's `kid`; each key verifies only its own algorithm. Re-read on SIGHUP.
+    #[arg(long, env = "TOOLVIEW_JWT_JWKS_FILE")]
+    pub jwt_jwks_file: Option<PathBuf>,
+
+    /// The `aud` tokens must carry.
+    #[arg(long, env = "TOOLVIEW_JWT_AUDIENCE", default_value = DEFAULT_JWT_AUDIENCE)]
+    pub jwt_audience: String,
+
+    /// The `iss` tokens must carry, if set.
+    #[arg(long, env = "TOOLVIEW_JWT_ISSUER")]
+    pub jwt_issuer: Option<String>,
+
+    /// Seconds of clock skew allowed on a token's `exp` and `nbf`.
+    #[arg(long, env = "TOOLVIEW_JWT_LEEWAY_SECS", default_value_t = DEFAULT_JWT_LEEWAY_SECS)]
+    pub jwt_leeway_secs: u64,
+
+    /// Allow --auth none on an address other than loopback: anyone who reaches the port can
+    /// then read and write every session.
+    #[arg(long, env = "TOOLVIEW_INSECURE_NO_AUTH")]
+    pub insecure_no_auth: bool,
+
+    /// TLS: the server's certificate chain (PEM). Re-read on SIGHUP.
+    #[arg(long, env = "TOOLVIEW_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// TLS: the server's private key (PEM). Re-read on SIGHUP.
+    #[arg(long, env = "TOOLVIEW_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// TLS: require client certificates signed by these CAs (PEM), i.e. mutual TLS. Re-read on
+    /// SIGHUP.
+    #[arg(long, env = "TOOLVIEW_TLS_CLIENT_CA", requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
+
     /// Log format.
     #[arg(long, env = "TOOLVIEW_LOG_FORMAT", value_enum, default_value = "human")]
     pub log_format: LogFormat,
@@ -234,8 +299,55 @@ impl ServeConfig {
         }
     }
 
+    /// The token checks, if --auth jwt.
+    pub fn jwt_settings(&self) -> anyhow::Result<Option<JwtSettings>> {
+        let keys = match (self.auth, &self.jwt_secret_file, &self.jwt_jwks_file) {
+            (AuthMode::None, None, None) => return Ok(None),
+            (AuthMode::None, _, _) => {
+                anyhow::bail!("--jwt-secret-file and --jwt-jwks-file need --auth jwt")
+            }
+            (AuthMode::Jwt, Some(f), None) => KeySource::Secret(f.clone()),
+            (AuthMode::Jwt, None, Some(f)) => KeySource::Jwks(f.clone()),
+            (AuthMode::Jwt, _, _) => {
+                anyhow::bail!("--auth jwt needs one of --jwt-secret-file or --jwt-jwks-file")
+            }
+        };
+        Ok(Some(JwtSettings {
+            keys,
+            audience: self.jwt_audience.clone(),
+            issuer: self.jwt_issuer.clone(),
+            leeway: Duration::from_secs(self.jwt_leeway_secs),
+        }))
+    }
+
+    /// The TLS files, if TLS is on.
+    pub fn tls_files(&self) -> Option<TlsFiles> {
+        Some(TlsFiles {
+            cert: self.tls_cert.clone()?,
+            key: self.tls_key.clone()?,
+            client_ca: self.tls_client_ca.clone(),
+        })
+    }
+
     /// Checks what flags cannot express alone.
     pub fn validate(&self) -> anyhow::Result<()> {
+        self.jwt_settings()?;
+        if self.tls_cert.is_some() != self.tls_key.is_some() {
+            anyhow::bail!("--tls-cert and --tls-key go together");
+        }
+        if self.tls_client_ca.is_some() && self.tls_cert.is_none() {
+            anyhow::bail!("--tls-client-ca needs --tls-cert and --tls-key");
+        }
+        if self.auth == AuthMode::None && !self.listen.ip().is_loopback() && !self.insecure_no_auth
+        {
+            anyhow::bail!(
+                "refusing to listen on {} without authentication: anyone who can reach it could \
+                 read and forge every session. Use --auth jwt (see README, \"Authentication\"), \
+                 listen on a loopback address, or pass --insecure-no-auth if a proxy in front \
+                 authenticates",
+                self.listen
+            );
+        }
         let most = (self.max_message_size / OUTPUT_SHARE_OF_MESSAGE) as u64;
         if let Some(n) = self.max_output_bytes
             && (n == 0 || n > most)
@@ -287,6 +399,16 @@ impl Default for ServeConfig {
             keepalive_timeout_ms: DEFAULT_KEEPALIVE_TIMEOUT_MS,
             cors_origins: Vec::new(),
             allowed_hosts: Vec::new(),
+            auth: AuthMode::None,
+            jwt_secret_file: None,
+            jwt_jwks_file: None,
+            jwt_audience: DEFAULT_JWT_AUDIENCE.to_owned(),
+            jwt_issuer: None,
+            jwt_leeway_secs: DEFAULT_JWT_LEEWAY_SECS,
+            insecure_no_auth: false,
+            tls_cert: None,
+            tls_key: None,
+            tls_client_ca: None,
             log_format: LogFormat::Human,
         }
     }

@@ -17,8 +17,11 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::tls::Tls;
 
 /// The first wait after a failed `accept`; doubled per failure in a row, up to
 /// [`MAX_ACCEPT_BACKOFF`].
@@ -46,12 +49,14 @@ pub struct ConnectionLimits {
     pub keepalive_timeout: Duration,
 }
 
-/// Serves `service` on every connection `listener` accepts until `shutdown` resolves; then
-/// stops accepting, asks every connection to finish (HTTP/2 GOAWAY) and waits for them.
+/// Serves `service` on every connection `listener` accepts (over TLS if `tls` is given) until
+/// `shutdown` resolves; then stops accepting, asks every connection to finish (HTTP/2 GOAWAY)
+/// and waits for them.
 pub async fn serve(
     listener: TcpListener,
     service: axum::Router,
     limits: ConnectionLimits,
+    tls: Option<Arc<Tls>>,
     shutdown: impl Future<Output = ()>,
 ) {
     let builder = Arc::new(builder(&limits));
@@ -104,6 +109,7 @@ pub async fn serve(
         let service = service.clone();
         let handshake = limits.handshake_timeout;
         let stop = stop.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
             let admitted = Admitted {
                 peer,
@@ -111,7 +117,7 @@ pub async fn serve(
                 watcher,
                 stop,
             };
-            connection(stream, admitted, handshake, &builder, service).await;
+            connection(stream, admitted, handshake, tls, &builder, service).await;
         });
     }
     drop(listener);
@@ -144,11 +150,13 @@ struct Admitted {
     stop: tokio::sync::watch::Receiver<()>,
 }
 
-/// One connection: served once it speaks, until it ends.
+/// One connection: served once it speaks (and completes the TLS handshake within the same
+/// timeout), until it ends.
 async fn connection(
     stream: TcpStream,
     admitted: Admitted,
     handshake: Duration,
+    tls: Option<Arc<Tls>>,
     builder: &auto::Builder<TokioExecutor>,
     service: axum::Router,
 ) {
@@ -172,8 +180,30 @@ async fn connection(
         },
         _ = stop.changed() => return,
     }
-    let conn = builder
-        .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service));
+    let Some(tls) = tls else {
+        return serve_io(stream, peer, watcher, builder, service).await;
+    };
+    let accepted = tokio::select! {
+        accepted = tokio::time::timeout(handshake, tls.acceptor().accept(stream)) => accepted,
+        _ = stop.changed() => return,
+    };
+    match accepted {
+        Ok(Ok(stream)) => serve_io(stream, peer, watcher, builder, service).await,
+        Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
+        Err(_) => tracing::debug!(%peer, "closing a connection whose TLS handshake timed out"),
+    }
+}
+
+/// Serves HTTP on a connection until it ends.
+async fn serve_io(
+    io: impl AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    peer: SocketAddr,
+    watcher: hyper_util::server::graceful::Watcher,
+    builder: &auto::Builder<TokioExecutor>,
+    service: axum::Router,
+) {
+    let conn =
+        builder.serve_connection_with_upgrades(TokioIo::new(io), TowerToHyperService::new(service));
     if let Err(e) = watcher.watch(conn.into_owned()).await {
         tracing::debug!(%peer, error = %e, "connection ended with an error");
     }

@@ -4,6 +4,7 @@ pub mod cli;
 pub mod config;
 pub mod listen;
 pub mod server;
+pub mod tls;
 pub mod web;
 
 pub use config::ServeConfig;

@@ -11,6 +11,8 @@ use tokio::net::TcpListener;
 use super::ServeConfig;
 use super::config::StoreKind;
 use super::listen;
+use super::tls::Tls;
+use crate::auth::Authenticator;
 use crate::grpc::pb::{
     self, presentation_service_server::PresentationServiceServer,
     session_service_server::SessionServiceServer,
@@ -33,12 +35,20 @@ pub async fn run(
 pub struct Server {
     config: ServeConfig,
     sessions: Arc<Sessions>,
+    auth: Arc<Authenticator>,
+    tls: Option<Arc<Tls>>,
 }
 
 impl Server {
-    /// Checks the configuration and opens the store (errors name the data directory).
+    /// Checks the configuration, loads keys and certificates, and opens the store (errors name
+    /// the file or the data directory).
     pub async fn open(config: ServeConfig) -> anyhow::Result<Self> {
         config.validate()?;
+        let auth = Arc::new(match config.jwt_settings()? {
+            Some(settings) => Authenticator::jwt(settings)?,
+            None => Authenticator::open(),
+        });
+        let tls = config.tls_files().map(Tls::load).transpose()?.map(Arc::new);
         let store: Arc<dyn Store> = match config.store {
             StoreKind::Memory => Arc::new(MemoryStore::new()),
             StoreKind::Embedded => Arc::new(EmbeddedStore::open(
@@ -47,7 +57,12 @@ impl Server {
             )?),
         };
         let sessions = Sessions::new(store, config.sessions());
-        Ok(Server { config, sessions })
+        Ok(Server {
+            config,
+            sessions,
+            auth,
+            tls,
+        })
     }
 
     /// Serves until `shutdown` resolves, then drains and closes the store.
@@ -56,7 +71,12 @@ impl Server {
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
-        let Server { config, sessions } = self;
+        let Server {
+            config,
+            sessions,
+            auth,
+            tls,
+        } = self;
         let max = config.max_message_size;
 
         let (health, health_service) = tonic_health::server::health_reporter();
@@ -79,21 +99,24 @@ impl Server {
         // the API's RESOURCE_EXHAUSTED (`transport_status`). The handlers check the decoded
         // size too.
         let presentation = PresentationServiceServer::new(PresentationApi::new(
+            auth.clone(),
             max,
             config.max_update_bytes(),
             config.max_output_bytes(),
         ))
         .max_decoding_message_size(max)
         .max_encoding_message_size(max);
-        let session_api = SessionServiceServer::new(SessionApi::new(sessions.clone(), max))
-            .max_decoding_message_size(max)
-            .max_encoding_message_size(max);
+        let session_api =
+            SessionServiceServer::new(SessionApi::new(sessions.clone(), auth.clone(), max))
+                .max_decoding_message_size(max)
+                .max_encoding_message_size(max);
 
         let expiry = tokio::spawn(expire_sessions(
             sessions.clone(),
             Duration::from_millis(config.expiry_interval_ms.max(1)),
         ));
         let writable = tokio::spawn(follow_store(sessions.store_writable(), health.clone()));
+        let reloads = tokio::spawn(reload_on_hangup(auth.clone(), tls.clone()));
 
         // gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, with the viewer at
         // `/`. gRPC-Web is translated for the gRPC routes only: tonic-web refuses other HTTP/1
@@ -141,10 +164,12 @@ impl Server {
         tracing::info!(
             addr = %listener.local_addr()?,
             store = sessions.store_name(),
+            auth = auth.enabled(),
+            tls = tls.is_some(),
             "serving"
         );
         let limits = config.connection_limits();
-        let server = listen::serve(listener, app, limits, stopping);
+        let server = listen::serve(listener, app, limits, tls, stopping);
         let grace = Duration::from_millis(config.shutdown_grace_ms);
         tokio::select! {
             () = server => {}
@@ -154,6 +179,7 @@ impl Server {
         }
         expiry.abort();
         writable.abort();
+        reloads.abort();
         sessions.close().await;
         tracing::info!("stopped");
         Ok(())
@@ -169,6 +195,43 @@ async fn expire_sessions(sessions: Arc<Sessions>, every: Duration) {
             Ok(n) => tracing::info!(sessions = n, "expired idle sessions"),
             Err(e) => tracing::warn!(error = %e, "session expiry failed"),
         }
+    }
+}
+
+/// Reads keys and certificates again on SIGHUP (certificate rotation without a restart): new
+/// connections and requests use them; open connections keep theirs. A file that does not load
+/// is logged and the old configuration stays.
+async fn reload_on_hangup(auth: Arc<Authenticator>, tls: Option<Arc<Tls>>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut hangups = match signal(SignalKind::hangup()) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGHUP; no reloads");
+                return;
+            }
+        };
+        while hangups.recv().await.is_some() {
+            match auth.reload() {
+                Ok(()) if auth.enabled() => tracing::info!("reloaded the token keys"),
+                Ok(()) => {}
+                Err(e) => tracing::error!(error = format!("{e:#}"), "keeping the old token keys"),
+            }
+            if let Some(tls) = &tls {
+                match tls.reload() {
+                    Ok(()) => tracing::info!("reloaded the TLS certificate"),
+                    Err(e) => {
+                        tracing::error!(error = format!("{e:#}"), "keeping the old TLS certificate")
+                    }
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (auth, tls);
+        std::future::pending::<()>().await;
     }
 }
 

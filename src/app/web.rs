@@ -84,21 +84,36 @@ impl AllowedHosts {
     }
 }
 
-/// Refuses HTTP/1 requests whose `Host` is not allowed (403). HTTP/2 is gRPC from programs,
-/// which browsers cannot send without TLS; it passes.
+/// Whether a request is gRPC over HTTP/2, which browsers cannot send (they speak gRPC-Web).
+fn grpc_from_a_program(request: &axum::extract::Request) -> bool {
+    let content_type = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map_or(&b""[..], HeaderValue::as_bytes);
+    request.version() >= http::Version::HTTP_2
+        && content_type.starts_with(b"application/grpc")
+        && !content_type.starts_with(b"application/grpc-web")
+}
+
+/// Refuses requests a browser could send (the viewer and gRPC-Web, over HTTP/1 or, with TLS,
+/// HTTP/2) whose host is not allowed (403). gRPC over HTTP/2 comes from programs, which name
+/// whatever host they dialled (a Kubernetes service, a proxy); it passes.
 pub async fn check_host(
     axum::extract::State(allowed): axum::extract::State<AllowedHosts>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    if request.version() >= http::Version::HTTP_2 {
+    if grpc_from_a_program(&request) {
         return next.run(request).await;
     }
     let host = request
         .headers()
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
-        .unwrap_or_default();
+        .or_else(|| request.uri().authority().map(|a| a.as_str()))
+        .unwrap_or_default()
+        .to_owned();
+    let host = host.as_str();
     if allowed.allows(host) {
         return next.run(request).await;
     }

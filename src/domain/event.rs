@@ -13,6 +13,8 @@ pub enum IdError {
     TooLong(usize),
     #[error("may only contain [A-Za-z0-9._:-], found {0:?}")]
     BadChar(char),
+    #[error("'/' separates non-empty segments; it may not start, end or repeat")]
+    EmptySegment,
 }
 
 /// Checks the id rule shared by session, event and call ids: 1–128 characters of
@@ -34,8 +36,20 @@ pub fn validate_id(s: &str) -> Result<(), IdError> {
     Ok(())
 }
 
+/// Checks a session id: segments of the id rule joined by `/` (`team-a/run-42`), so that
+/// tokens can grant a whole prefix (`team-a/*`). The whole id is at most 128 characters.
+pub fn validate_session_id(s: &str) -> Result<(), IdError> {
+    if s.len() > 128 && s.is_ascii() {
+        return Err(IdError::TooLong(s.len()));
+    }
+    if s.contains('/') && s.split('/').any(str::is_empty) {
+        return Err(IdError::EmptySegment);
+    }
+    s.split('/').try_for_each(validate_id)
+}
+
 macro_rules! id_type {
-    ($(#[$doc:meta])* $name:ident) => {
+    ($(#[$doc:meta])* $name:ident, $validate:path) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
         #[serde(try_from = "String", into = "String")]
@@ -58,7 +72,7 @@ macro_rules! id_type {
             /// Validates and wraps an id.
             pub fn new(s: impl Into<String>) -> Result<Self, IdError> {
                 let s = s.into();
-                validate_id(&s)?;
+                $validate(&s)?;
                 Ok($name(s))
             }
 
@@ -83,16 +97,19 @@ macro_rules! id_type {
 }
 
 id_type!(
-    /// A session id.
-    SessionId
+    /// A session id: `/`-separated segments, see [`validate_session_id`].
+    SessionId,
+    validate_session_id
 );
 id_type!(
     /// An event id: the idempotency key within a session.
-    EventId
+    EventId,
+    validate_id
 );
 id_type!(
     /// A call id, unique within a session.
-    CallId
+    CallId,
+    validate_id
 );
 
 /// A validated event. Its serde form is the durable storage format of the embedded store

@@ -14,7 +14,7 @@ pub use common::{
 };
 pub use event::{
     CallFinished, CallId, CallOutput, CallStarted, EventBody, EventId, IdError, SessionId,
-    SessionStarted, ToolEvent, validate_id,
+    SessionStarted, ToolEvent, validate_id, validate_session_id,
 };
 pub use lifecycle::{CallPhase, Lifecycle, LifecycleError, Pending};
 pub use result::{

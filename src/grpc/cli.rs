@@ -3,8 +3,12 @@
 //! mapping of `ToolEvent`.
 
 use std::io::{BufRead, Write};
+use std::path::PathBuf;
 
 use anyhow::{Context as _, bail};
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::service::{Interceptor, interceptor::InterceptedService};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 
 use super::convert::events_from_pb;
 use super::json::{event_from_json, to_json};
@@ -14,6 +18,69 @@ use super::pb::{
 };
 use crate::domain::Lifecycle;
 use crate::render::{self, Capabilities, Target};
+
+/// How a client command reaches the server.
+#[derive(Debug, Clone, Default)]
+pub struct Remote {
+    /// `http://host:port`, or `https://…` for TLS.
+    pub url: String,
+    /// A bearer token (JWT), sent with every call.
+    pub token: Option<String>,
+    /// The CA to trust instead of the system's roots (PEM).
+    pub tls_ca: Option<PathBuf>,
+    /// A client certificate and its key (PEM), for mutual TLS.
+    pub tls_identity: Option<(PathBuf, PathBuf)>,
+}
+
+/// Adds `authorization: Bearer …` to every call.
+#[derive(Clone)]
+pub struct Bearer(Option<MetadataValue<Ascii>>);
+
+impl Interceptor for Bearer {
+    fn call(&mut self, mut req: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
+        if let Some(value) = &self.0 {
+            req.metadata_mut().insert("authorization", value.clone());
+        }
+        Ok(req)
+    }
+}
+
+/// A session client with the remote's TLS settings and token.
+pub type Client = SessionServiceClient<InterceptedService<Channel, Bearer>>;
+
+/// Connects to the remote.
+pub async fn connect(remote: &Remote) -> anyhow::Result<Client> {
+    let url = &remote.url;
+    let read = |p: &PathBuf| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
+    let mut endpoint = Endpoint::from_shared(url.clone()).with_context(|| format!("{url:?}"))?;
+    if url.starts_with("https://") {
+        let mut tls = ClientTlsConfig::new();
+        tls = match &remote.tls_ca {
+            Some(ca) => tls.ca_certificate(Certificate::from_pem(read(ca)?)),
+            None => tls.with_native_roots(),
+        };
+        if let Some((cert, key)) = &remote.tls_identity {
+            tls = tls.identity(Identity::from_pem(read(cert)?, read(key)?));
+        }
+        endpoint = endpoint.tls_config(tls)?;
+    } else if remote.tls_ca.is_some() || remote.tls_identity.is_some() {
+        bail!("TLS options need an https:// server URL, not {url:?}");
+    }
+    let channel = endpoint
+        .connect()
+        .await
+        .with_context(|| format!("connecting to {url}"))?;
+    let bearer = remote
+        .token
+        .as_deref()
+        .map(|t| format!("Bearer {}", t.trim()).parse())
+        .transpose()
+        .context("the token is not ASCII text")?;
+    Ok(SessionServiceClient::with_interceptor(
+        channel,
+        Bearer(bearer),
+    ))
+}
 
 /// Reads `ToolEvent` JSON lines (blank lines skipped), naming the line of a bad one.
 pub fn read_events(
@@ -65,15 +132,13 @@ pub fn print_update(update: &pb::RenderedUpdate, out: &mut impl Write) -> std::i
 
 /// `toolview publish`: sends the events as one batch and prints one ack per line.
 pub async fn publish(
-    server: &str,
+    server: &Remote,
     session: &str,
     input: impl BufRead,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     let events = read_events(input, Some(session))?;
-    let mut client = SessionServiceClient::connect(server.to_owned())
-        .await
-        .with_context(|| format!("connecting to {server}"))?;
+    let mut client = connect(server).await?;
     let acks = client
         .publish(pb::PublishRequest { events })
         .await
@@ -86,16 +151,14 @@ pub async fn publish(
 
 /// `toolview tail`: prints a session's updates as they arrive, until the stream ends.
 pub async fn tail(
-    server: &str,
+    server: &Remote,
     session: &str,
     target: Target,
     terminal: bool,
     from_beginning: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    let mut client = SessionServiceClient::connect(server.to_owned())
-        .await
-        .with_context(|| format!("connecting to {server}"))?;
+    let mut client = connect(server).await?;
     let start = if from_beginning {
         Start::FromBeginning(pb::StartFromBeginning {})
     } else {

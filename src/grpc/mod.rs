@@ -1,6 +1,7 @@
 //! The gRPC edge: generated code, conversions, status mapping, and thin service impls. This is
 //! the only module that names generated types.
 
+mod auth;
 pub mod cli;
 pub mod codec;
 pub mod convert;

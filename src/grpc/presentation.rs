@@ -1,18 +1,24 @@
 //! `PresentationService`: stateless presentation.
 
+use std::sync::Arc;
+
 use tonic::{Request, Response, Status};
+
+use super::auth::access;
 
 use super::convert::{PresentInput, RenderInput};
 use super::pb::{self, presentation_service_server::PresentationService};
 use super::status::check_size;
+use crate::auth::Authenticator;
 use crate::domain::Lifecycle;
 use crate::error::Error;
 use crate::present;
 use crate::render;
 
 /// The `PresentationService` implementation.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct PresentationApi {
+    auth: Arc<Authenticator>,
     max_message_size: usize,
     max_update_bytes: usize,
     max_output_bytes: u64,
@@ -21,8 +27,15 @@ pub struct PresentationApi {
 impl PresentationApi {
     /// Requests and responses stay within `max_message_size`, each rendered update within
     /// `max_update_bytes`, rendered output within the output cap ceiling `max_output_bytes`.
-    pub fn new(max_message_size: usize, max_update_bytes: usize, max_output_bytes: u64) -> Self {
+    /// Any valid token may call it (`auth`).
+    pub fn new(
+        auth: Arc<Authenticator>,
+        max_message_size: usize,
+        max_update_bytes: usize,
+        max_output_bytes: u64,
+    ) -> Self {
         PresentationApi {
+            auth,
             max_message_size,
             max_update_bytes,
             max_output_bytes,
@@ -36,6 +49,7 @@ impl PresentationService for PresentationApi {
         &self,
         req: Request<pb::PresentRequest>,
     ) -> Result<Response<pb::PresentResponse>, Status> {
+        access(&self.auth, req.metadata())?;
         check_size(req.get_ref(), self.max_message_size)?;
         let input = PresentInput::try_from(req.into_inner()).map_err(Error::invalid)?;
         // Off the async workers: presenters of large inputs (diffs) take real CPU time.
@@ -59,6 +73,7 @@ impl PresentationService for PresentationApi {
         &self,
         req: Request<pb::RenderRequest>,
     ) -> Result<Response<pb::RenderResponse>, Status> {
+        access(&self.auth, req.metadata())?;
         check_size(req.get_ref(), self.max_message_size)?;
         let input = RenderInput::try_from(req.into_inner()).map_err(Error::invalid)?;
         // The same lifecycle rules as Publish, so Render shows what a session would.

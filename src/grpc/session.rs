@@ -7,9 +7,11 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 use tracing::Instrument;
 
+use super::auth::{Expiring, access};
 use super::convert::{events_from_pb, target_from_pb};
 use super::pb::{self, session_service_server::SessionService};
 use super::status::check_size;
+use crate::auth::{Authenticator, Right};
 use crate::domain::SessionId;
 use crate::error::Error;
 use crate::session::{Sessions, Start, SubscribeItem};
@@ -18,13 +20,16 @@ use crate::session::{Sessions, Start, SubscribeItem};
 #[derive(Clone)]
 pub struct SessionApi {
     sessions: Arc<Sessions>,
+    auth: Arc<Authenticator>,
     max_message_size: usize,
 }
 
 impl SessionApi {
-    pub fn new(sessions: Arc<Sessions>, max_message_size: usize) -> Self {
+    /// Requests are checked by `auth` and stay within `max_message_size`.
+    pub fn new(sessions: Arc<Sessions>, auth: Arc<Authenticator>, max_message_size: usize) -> Self {
         SessionApi {
             sessions,
+            auth,
             max_message_size,
         }
     }
@@ -49,9 +54,21 @@ impl SessionService for SessionApi {
         &self,
         req: Request<pb::PublishRequest>,
     ) -> Result<Response<pb::PublishResponse>, Status> {
+        let access = access(&self.auth, req.metadata())?;
         check_size(req.get_ref(), self.max_message_size)?;
         let pb::PublishRequest { events } = req.into_inner();
         let events = events_from_pb(events).map_err(Error::invalid)?;
+        // Every session of the batch (Mercure's rule), before any is looked at.
+        for (i, event) in events.iter().enumerate() {
+            access
+                .require(Right::Publish, &event.session_id)
+                .map_err(|e| match e {
+                    Error::PermissionDenied(m) => {
+                        Error::PermissionDenied(format!("events[{i}]: {m}"))
+                    }
+                    other => other,
+                })?;
+        }
         let span = tracing::info_span!(
             "publish",
             session_id = %events.first().map_or("", |e| e.session_id.as_str()),
@@ -84,6 +101,7 @@ impl SessionService for SessionApi {
         req: Request<pb::SubscribeRequest>,
     ) -> Result<Response<Self::SubscribeStream>, Status> {
         use pb::subscribe_request::Start as S;
+        let access = access(&self.auth, req.metadata())?;
         let pb::SubscribeRequest {
             session_id: id,
             target,
@@ -91,6 +109,7 @@ impl SessionService for SessionApi {
             start,
         } = req.into_inner();
         let id = session_id(id)?;
+        access.require(Right::Subscribe, &id)?;
         let target = target_from_pb(target).map_err(Error::invalid)?;
         let caps = capabilities.map(Into::into).unwrap_or_default();
         let start = match start.ok_or_else(|| Error::invalid("start: not set"))? {
@@ -125,15 +144,20 @@ impl SessionService for SessionApi {
                 };
                 Ok(pb::SubscribeResponse { item: Some(item) })
             });
-        Ok(Response::new(Box::pin(stream)))
+        Ok(Response::new(Box::pin(Expiring::new(
+            stream,
+            access.valid_until(),
+        ))))
     }
 
     async fn get_session(
         &self,
         req: Request<pb::GetSessionRequest>,
     ) -> Result<Response<pb::GetSessionResponse>, Status> {
+        let access = access(&self.auth, req.metadata())?;
         let pb::GetSessionRequest { session_id: id } = req.into_inner();
         let id = session_id(id)?;
+        access.require_any(&[Right::Read, Right::Subscribe], &id)?;
         let span = tracing::info_span!("get_session", session_id = %id);
         let info = self
             .sessions

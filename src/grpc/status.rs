@@ -9,6 +9,8 @@ impl From<Error> for tonic::Status {
             Error::Lifecycle(msg) => tonic::Status::failed_precondition(msg),
             Error::NotFound(msg) => tonic::Status::not_found(msg),
             Error::Lagging(msg) | Error::TooLarge(msg) => tonic::Status::resource_exhausted(msg),
+            Error::Unauthenticated(msg) => tonic::Status::unauthenticated(msg),
+            Error::PermissionDenied(msg) => tonic::Status::permission_denied(msg),
             Error::Unavailable(msg) => tonic::Status::unavailable(msg),
             Error::DataLoss(msg) => {
                 tracing::error!(%msg, "stored data unreadable");

@@ -1,7 +1,7 @@
 // The toolview browser viewer: subscribes to one session (from the URL, `?session=ID`) over
 // gRPC-Web and renders its VIEW card snapshots live. Each update replaces its call's card.
 
-import { createClient } from "@connectrpc/connect";
+import { createClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { SessionService } from "./gen/toolview/v1/session_service_pb";
 import { CallStatus, Target, type CardSnapshot } from "./gen/toolview/v1/rendering_pb";
@@ -177,7 +177,17 @@ async function main() {
     return;
   }
   header.textContent = `Session ${session}`;
-  const client = createClient(SessionService, createGrpcWebTransport({ baseUrl: location.origin }));
+  // A token comes in the URL fragment (`#token=…`), which browsers never send to a server or
+  // put in a Referer; it goes out only as the `authorization` header of the gRPC-Web calls.
+  const token = new URLSearchParams(location.hash.slice(1)).get("token");
+  const bearer: Interceptor = (next) => async (req) => {
+    if (token) req.header.set("authorization", `Bearer ${token}`);
+    return next(req);
+  };
+  const client = createClient(
+    SessionService,
+    createGrpcWebTransport({ baseUrl: location.origin, interceptors: [bearer] }),
+  );
   const byCall = new Map<string, HTMLElement>();
   state.textContent = "connecting";
   for await (const res of client.subscribe({

@@ -1,0 +1,217 @@
+//! Who may do what. A bearer token (JWT) is checked against the configured keys, audience and
+//! issuer; its `toolview` claim grants rights over sessions named by globs:
+//!
+//! ```json
+//! {"aud": "toolview", "exp": 1767225600,
+//!  "toolview": {"grants": [{"rights": ["publish", "subscribe"], "sessions": ["team-a/*"]}]}}
+//! ```
+//!
+//! No, a malformed, expired, wrongly signed or wrong-audience token is
+//! [`Error::Unauthenticated`]; a valid token that does not cover a request is
+//! [`Error::PermissionDenied`], decided before the session is looked at, so the answer does
+//! not tell whether a session exists.
+
+mod grants;
+mod keys;
+mod mint;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use jsonwebtoken::Validation;
+use parking_lot::RwLock;
+use serde::Deserialize;
+
+pub use grants::{Grant, GrantClaim, Right};
+pub use keys::{KeySource, MIN_SECRET_BYTES, read_secret};
+pub use mint::{MintRequest, mint, parse_grant, parse_ttl};
+
+use crate::domain::SessionId;
+use crate::error::Error;
+use keys::Keys;
+
+/// How tokens are checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JwtSettings {
+    /// The verification keys.
+    pub keys: KeySource,
+    /// The required `aud`.
+    pub audience: String,
+    /// The required `iss`, if any.
+    pub issuer: Option<String>,
+    /// Clock skew allowed on `exp` (and `nbf`).
+    pub leeway: Duration,
+}
+
+/// Checks credentials. Without JWT settings every request is allowed.
+pub struct Authenticator {
+    jwt: Option<Jwt>,
+}
+
+struct Jwt {
+    settings: JwtSettings,
+    /// Swapped whole on reload; a check in flight keeps the keys it started with.
+    keys: RwLock<Arc<Keys>>,
+}
+
+/// The claims toolview reads; others are ignored.
+#[derive(Debug, Deserialize)]
+struct Claims {
+    exp: u64,
+    #[serde(default)]
+    sub: Option<String>,
+    #[serde(default)]
+    toolview: Option<ToolviewClaim>,
+}
+
+/// The `toolview` claim.
+#[derive(Debug, Deserialize)]
+struct ToolviewClaim {
+    #[serde(default)]
+    grants: Vec<GrantClaim>,
+}
+
+/// What a request may do.
+#[derive(Debug, Clone)]
+pub enum Access {
+    /// Authentication is off: everything.
+    Open,
+    /// What a valid token grants, until it expires.
+    Token(Principal),
+}
+
+/// A verified token.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    /// The token's `sub`, for logs.
+    pub subject: Option<String>,
+    /// When the token stops being valid (its `exp` plus the leeway).
+    pub valid_until: SystemTime,
+    grants: Vec<Grant>,
+}
+
+impl Authenticator {
+    /// Allows everything (`--auth none`).
+    pub fn open() -> Self {
+        Authenticator { jwt: None }
+    }
+
+    /// Checks JWTs; fails if the keys cannot be loaded.
+    pub fn jwt(settings: JwtSettings) -> anyhow::Result<Self> {
+        let keys = Keys::load(&settings.keys)?;
+        Ok(Authenticator {
+            jwt: Some(Jwt {
+                settings,
+                keys: RwLock::new(Arc::new(keys)),
+            }),
+        })
+    }
+
+    /// Whether requests need a token.
+    pub fn enabled(&self) -> bool {
+        self.jwt.is_some()
+    }
+
+    /// Reads the key files again; on an error the old keys stay in use.
+    pub fn reload(&self) -> anyhow::Result<()> {
+        if let Some(jwt) = &self.jwt {
+            let keys = Keys::load(&jwt.settings.keys)?;
+            *jwt.keys.write() = Arc::new(keys);
+        }
+        Ok(())
+    }
+
+    /// Checks an `authorization` header value (`Bearer <JWT>`).
+    pub fn authenticate(&self, authorization: Option<&str>) -> Result<Access, Error> {
+        let Some(jwt) = &self.jwt else {
+            return Ok(Access::Open);
+        };
+        let unauthenticated = |why: &str| Error::Unauthenticated(why.to_owned());
+        let value = authorization.ok_or_else(|| {
+            unauthenticated("no token; send the metadata `authorization: Bearer <JWT>`")
+        })?;
+        let token = value
+            .split_once(' ')
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim())
+            .ok_or_else(|| unauthenticated("the authorization is not `Bearer <JWT>`"))?;
+        jwt.verify(token).map(Access::Token)
+    }
+}
+
+impl Jwt {
+    fn verify(&self, token: &str) -> Result<Principal, Error> {
+        let bad =
+            |what: &str, e: &dyn std::fmt::Display| Error::Unauthenticated(format!("{what}: {e}"));
+        let header = jsonwebtoken::decode_header(token).map_err(|e| bad("malformed token", &e))?;
+        let keys = self.keys.read().clone();
+        let (algorithm, key) = keys
+            .select(&header)
+            .map_err(|e| bad("token not accepted", &e))?;
+        let mut validation = Validation::new(algorithm);
+        validation.set_audience(&[&self.settings.audience]);
+        validation.set_required_spec_claims(&["exp", "aud"]);
+        if let Some(iss) = &self.settings.issuer {
+            validation.set_issuer(&[iss]);
+            validation.set_required_spec_claims(&["exp", "aud", "iss"]);
+        }
+        validation.leeway = self.settings.leeway.as_secs();
+        validation.validate_nbf = true;
+        let data = jsonwebtoken::decode::<Claims>(token, key, &validation)
+            .map_err(|e| bad("token not accepted", &e))?;
+        let Claims { exp, sub, toolview } = data.claims;
+        let grants = toolview
+            .map(|t| t.grants)
+            .unwrap_or_default()
+            .iter()
+            .map(Grant::compile)
+            .collect::<Result<_, _>>()
+            .map_err(|e| bad("malformed grant", &e))?;
+        // RFC 7519: valid only *before* `exp`. jsonwebtoken accepts the whole second of `exp`;
+        // checking here keeps new calls and the end of open subscriptions at the same instant.
+        let valid_until = UNIX_EPOCH + Duration::from_secs(exp) + self.settings.leeway;
+        if SystemTime::now() >= valid_until {
+            return Err(bad("token not accepted", &"ExpiredSignature"));
+        }
+        Ok(Principal {
+            subject: sub,
+            valid_until,
+            grants,
+        })
+    }
+}
+
+impl Access {
+    /// `Ok` if the access includes `right` on `session`.
+    pub fn require(&self, right: Right, session: &SessionId) -> Result<(), Error> {
+        self.require_any(&[right], session)
+    }
+
+    /// `Ok` if the access includes one of `rights` on `session`.
+    pub fn require_any(&self, rights: &[Right], session: &SessionId) -> Result<(), Error> {
+        match self {
+            Access::Open => Ok(()),
+            Access::Token(p) => {
+                if rights
+                    .iter()
+                    .any(|&r| p.grants.iter().any(|g| g.allows(r, session)))
+                {
+                    return Ok(());
+                }
+                let names: Vec<&str> = rights.iter().map(|r| r.name()).collect();
+                Err(Error::PermissionDenied(format!(
+                    "the token does not grant {} on session \"{session}\"",
+                    names.join(" or ")
+                )))
+            }
+        }
+    }
+
+    /// When the access ends: a token's expiry, `None` when open.
+    pub fn valid_until(&self) -> Option<SystemTime> {
+        match self {
+            Access::Open => None,
+            Access::Token(p) => Some(p.valid_until),
+        }
+    }
+}
