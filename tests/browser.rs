@@ -14,19 +14,7 @@ use support::sessions::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_viewer_renders_a_live_session() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let script = root.join("tests/js/viewer_browser.cjs");
-    assert!(
-        root.join("tests/js/node_modules/playwright-core").exists(),
-        "run scripts/test.sh (npm ci in tests/js)"
-    );
-    assert!(
-        PathBuf::from("/usr/bin/chromium").exists(),
-        "Chromium is missing: .ci/run installs it (apt-get install chromium)"
-    );
-    let artifacts = root.join("target/test-artifacts");
-    std::fs::create_dir_all(&artifacts).unwrap();
-    let shot = artifacts.join("viewer.png");
+    let shot = artifact("viewer.png");
 
     let server = Server::start().await;
     let mut c = client(&server.url).await;
@@ -34,43 +22,12 @@ async fn the_viewer_renders_a_live_session() {
     let (first, rest) = events.split_at(3);
     publish(&mut c, first.to_vec()).await.unwrap();
 
-    let mut browser = Command::new("node")
-        .arg(&script)
-        .args([&server.url, "web", shot.to_str().unwrap(), "f1"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("node runs");
-    let mut stdin = browser.stdin.take().unwrap();
-    let stdout = browser.stdout.take().unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let ready = tokio::time::timeout(PATIENCE, rx.recv())
-        .await
-        .expect("the browser did not start")
-        .unwrap_or_default();
-    assert_eq!(ready, "ready");
-
+    let viewer = Viewer::open(&server.url, "web", &shot, "f1", None, "").await;
     // The rest arrives while the page is open: live updates, streamed output included.
     for e in rest {
         publish(&mut c, vec![e.clone()]).await.unwrap();
     }
-    writeln!(stdin, "published").unwrap();
-    drop(stdin);
-    let mut last = String::new();
-    while let Ok(Some(line)) = tokio::time::timeout(PATIENCE, rx.recv()).await {
-        last = line;
-    }
-    let status = tokio::task::spawn_blocking(move || browser.wait().unwrap())
-        .await
-        .unwrap();
-    assert!(status.success(), "the browser script failed");
-    let summary: Value =
-        serde_json::from_str(&last).unwrap_or_else(|_| panic!("no summary: {last}"));
+    let summary = viewer.finish().await;
     let cards = summary["cards"].as_array().unwrap();
     let card = |call: &str| {
         cards
@@ -131,6 +88,159 @@ async fn the_viewer_renders_a_live_session() {
     );
     println!("viewer screenshot: {}", shot.display());
     server.shutdown().await;
+}
+
+/// Where screenshots go (kept as test artifacts).
+fn artifact(name: &str) -> PathBuf {
+    let artifacts = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    artifacts.join(name)
+}
+
+/// `tests/js/viewer_browser.cjs` driving headless Chromium on the viewer page.
+struct Viewer {
+    browser: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: tokio::sync::mpsc::UnboundedReceiver<String>,
+}
+
+impl Viewer {
+    /// Opens `?session=…` (with `#token=…`) and waits until a first card is shown.
+    async fn open(
+        base: &str,
+        session: &str,
+        shot: &std::path::Path,
+        last_call: &str,
+        token: Option<&str>,
+        chromium_args: &str,
+    ) -> Viewer {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        assert!(
+            root.join("tests/js/node_modules/playwright-core").exists(),
+            "run scripts/test.sh (npm ci in tests/js)"
+        );
+        assert!(
+            PathBuf::from("/usr/bin/chromium").exists(),
+            "Chromium is missing: .ci/run installs it (apt-get install chromium)"
+        );
+        let mut browser = Command::new("node")
+            .arg(root.join("tests/js/viewer_browser.cjs"))
+            .args([base, session, shot.to_str().unwrap(), last_call])
+            .args(token)
+            .env("CHROMIUM_ARGS", chromium_args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("node runs");
+        let stdin = browser.stdin.take().unwrap();
+        let stdout = browser.stdout.take().unwrap();
+        let (tx, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let ready = tokio::time::timeout(PATIENCE, lines.recv())
+            .await
+            .expect("the browser did not start")
+            .unwrap_or_default();
+        assert_eq!(ready, "ready");
+        Viewer {
+            browser,
+            stdin,
+            lines,
+        }
+    }
+
+    /// Tells the script everything is published; returns its summary of the page.
+    async fn finish(self) -> Value {
+        let Viewer {
+            mut browser,
+            mut stdin,
+            mut lines,
+        } = self;
+        writeln!(stdin, "published").unwrap();
+        drop(stdin);
+        let mut last = String::new();
+        while let Ok(Some(line)) = tokio::time::timeout(PATIENCE, lines.recv()).await {
+            last = line;
+        }
+        let status = tokio::task::spawn_blocking(move || browser.wait().unwrap())
+            .await
+            .unwrap();
+        assert!(status.success(), "the browser script failed");
+        serde_json::from_str(&last).unwrap_or_else(|_| panic!("no summary: {last}"))
+    }
+}
+
+/// The viewer over TLS (HTTPS, a certificate from a test CA pinned in Chromium) on a server
+/// with `--auth jwt`: it takes its token from `#token=…` and sends it with its gRPC-Web calls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_viewer_sends_its_token_over_tls() {
+    use support::auth::{SECRET, token, with_token};
+    let dir = tempfile::tempdir().unwrap();
+    let ca = support::pki::Ca::new();
+    let leaf = ca.server_leaf();
+    let path = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_owned()
+    };
+    let (cert, key, secret) = (
+        path("cert.pem", &leaf.cert),
+        path("key.pem", &leaf.key),
+        path("secret", SECRET),
+    );
+    let server = support::process::ServerProcess::spawn(
+        dir.path(),
+        &[
+            "--store",
+            "memory",
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &key,
+            "--auth",
+            "jwt",
+            "--jwt-secret-file",
+            &secret,
+        ],
+    );
+    let port = server.addr().rsplit(':').next().unwrap().to_owned();
+    let channel = tonic::transport::Endpoint::from_shared(format!("https://localhost:{port}"))
+        .unwrap()
+        .tls_config(
+            tonic::transport::ClientTlsConfig::new()
+                .ca_certificate(tonic::transport::Certificate::from_pem(&ca.pem)),
+        )
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut c = toolview::grpc::pb::session_service_client::SessionServiceClient::new(channel);
+    let events = sample_session_for_viewer("team-a/web");
+    c.publish(with_token(
+        toolview::grpc::pb::PublishRequest { events },
+        &token(&["publish"], &["**"]),
+    ))
+    .await
+    .unwrap();
+
+    let viewer_token = token(&["subscribe"], &["team-a/*"]);
+    let viewer = Viewer::open(
+        &format!("https://localhost:{port}"),
+        "team-a/web",
+        &artifact("viewer-tls.png"),
+        "f1",
+        Some(&viewer_token),
+        &format!("--ignore-certificate-errors-spki-list={}", leaf.spki_sha256),
+    )
+    .await;
+    let summary = viewer.finish().await;
+    assert_eq!(summary["cards"].as_array().unwrap().len(), 6, "{summary}");
+    assert_eq!(summary["header"], "Session team-a/web — /work/proj");
+    let csp = summary["csp"].as_str().unwrap_or_default();
+    assert!(csp.contains("script-src 'self'"), "{csp}");
 }
 
 /// The sample session without the todo call (five cards), with a sixth card, published before

@@ -1,25 +1,30 @@
 // Drives the toolview viewer in headless Chromium (Debian's, via playwright-core).
 //
-//   node viewer_browser.cjs <base-url> <session> <screenshot.png> <last-call-id>
+//   node viewer_browser.cjs <base-url> <session> <screenshot.png> <last-call-id> [token]
 //
+// A token is passed to the page in its URL fragment (`#token=…`); CHROMIUM_ARGS adds
+// space-separated browser flags (e.g. a certificate pin for a test CA).
 // Prints "ready" once the first card is shown (the Rust test then publishes the rest of the
 // session live), waits for the final state, saves a screenshot, and prints a JSON summary of
 // the rendered DOM as its last line.
 const { chromium } = require('playwright-core');
 const readline = require('readline');
 
-const [base, session, shot, lastCall] = process.argv.slice(2);
+const [base, session, shot, lastCall, token] = process.argv.slice(2);
+const extraArgs = (process.env.CHROMIUM_ARGS || '').split(' ').filter(Boolean);
 
 async function main() {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ...extraArgs],
   });
   try {
     const page = await browser.newPage({ viewport: { width: 1100, height: 1500 } });
     page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
-    const response = await page.goto(`${base}/?session=${encodeURIComponent(session)}`);
+    const fragment = token ? `#token=${encodeURIComponent(token)}` : '';
+    const response = await page.goto(`${base}/?session=${encodeURIComponent(session)}${fragment}`);
     await page.waitForSelector('section.card', { timeout: 30000 });
     console.log('ready');
     // Wait until the test says everything is published, then for the last card to finish.

@@ -1,0 +1,333 @@
+//! TLS against the real binary, with a CA made here (rcgen): gRPC, gRPC-Web and the viewer on
+//! one TLS port (ALPN `h2` and `http/1.1`), the CLI with `https://` and `--tls-ca`, mutual TLS,
+//! and a certificate reload on SIGHUP that new connections see while an open stream goes on.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rcgen::ExtendedKeyUsagePurpose;
+use support::auth::grpc_web_status;
+use support::pki::{Ca, Leaf};
+use support::process::ServerProcess;
+use support::sessions::*;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio_rustls::TlsConnector;
+use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
+use tokio_rustls::rustls::{ClientConfig, RootCertStore, crypto::ring};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
+use toolview::grpc::pb::{self, session_service_client::SessionServiceClient};
+
+/// Files of a TLS server: its certificate and key, and the CA.
+struct Files {
+    cert: PathBuf,
+    key: PathBuf,
+    ca: PathBuf,
+}
+
+impl Files {
+    fn write(dir: &Path, ca: &Ca, leaf: &Leaf) -> Files {
+        let files = Files {
+            cert: dir.join("server.pem"),
+            key: dir.join("server-key.pem"),
+            ca: dir.join("ca.pem"),
+        };
+        files.replace(leaf);
+        std::fs::write(&files.ca, &ca.pem).unwrap();
+        files
+    }
+
+    fn replace(&self, leaf: &Leaf) {
+        std::fs::write(&self.cert, &leaf.cert).unwrap();
+        std::fs::write(&self.key, &leaf.key).unwrap();
+    }
+
+    fn flags(&self) -> Vec<String> {
+        let path = |p: &PathBuf| p.to_str().unwrap().to_owned();
+        vec![
+            "--store".into(),
+            "memory".into(),
+            "--tls-cert".into(),
+            path(&self.cert),
+            "--tls-key".into(),
+            path(&self.key),
+        ]
+    }
+}
+
+fn spawn(dir: &Path, flags: &[String]) -> ServerProcess {
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    ServerProcess::spawn(dir, &flags)
+}
+
+/// A tonic channel over TLS trusting `ca`, with an optional client identity.
+async fn tls_channel(
+    server: &ServerProcess,
+    ca: &str,
+    identity: Option<&Leaf>,
+) -> Result<Channel, tonic::transport::Error> {
+    let mut tls = ClientTlsConfig::new()
+        .ca_certificate(Certificate::from_pem(ca))
+        .domain_name("localhost");
+    if let Some(leaf) = identity {
+        tls = tls.identity(Identity::from_pem(&leaf.cert, &leaf.key));
+    }
+    Endpoint::from_shared(format!("https://{}", server.addr()))?
+        .tls_config(tls)?
+        .connect()
+        .await
+}
+
+/// A raw TLS connection offering `alpn`; returns it and the certificate the server sent.
+async fn raw_tls(
+    server: &ServerProcess,
+    ca: &CertificateDer<'static>,
+    alpn: &[&[u8]],
+) -> (
+    tokio_rustls::client::TlsStream<tokio::net::TcpStream>,
+    CertificateDer<'static>,
+) {
+    let mut roots = RootCertStore::empty();
+    roots.add(ca.clone()).unwrap();
+    let mut config = ClientConfig::builder_with_provider(Arc::new(ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    let tcp = tokio::net::TcpStream::connect(server.addr()).await.unwrap();
+    let stream = TlsConnector::from(Arc::new(config))
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+        .unwrap();
+    let served = stream.get_ref().1.peer_certificates().unwrap()[0].clone();
+    (stream, served)
+}
+
+#[tokio::test]
+async fn grpc_grpc_web_and_the_viewer_share_one_tls_port() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = Ca::new();
+    let leaf = ca.server_leaf();
+    let files = Files::write(dir.path(), &ca, &leaf);
+    let server = spawn(dir.path(), &files.flags());
+
+    // gRPC over HTTP/2.
+    let channel = tls_channel(&server, &ca.pem, None).await.unwrap();
+    let mut c = SessionServiceClient::new(channel);
+    publish(&mut c, vec![bash_call("tls/s", "e1", "c1")])
+        .await
+        .unwrap();
+    let mut sub = subscribe(
+        &mut c,
+        request("tls/s", pb::Target::Ansi, true, from_beginning()),
+    )
+    .await;
+    assert_eq!(offsets(&updates_until(&mut sub, 1).await), [1]);
+
+    // ALPN: h2 when offered, http/1.1 for a client that offers only that.
+    let (h2, served) = raw_tls(&server, &ca.der, &[b"h2", b"http/1.1"]).await;
+    assert_eq!(h2.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
+    assert_eq!(served, leaf.der);
+    // gRPC-Web (HTTP/1.1, what a browser sends).
+    let (io, _) = raw_tls(&server, &ca.der, &[b"http/1.1"]).await;
+    assert_eq!(io.get_ref().1.alpn_protocol(), Some(&b"http/1.1"[..]));
+    let get = |id: &str| pb::GetSessionRequest {
+        session_id: id.into(),
+    };
+    let status = grpc_web_status(
+        io,
+        "localhost",
+        "/toolview.v1.SessionService/GetSession",
+        &get("tls/s"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 0);
+    // The viewer page, with its headers.
+    let (mut io, _) = raw_tls(&server, &ca.der, &[b"http/1.1"]).await;
+    io.write_all(b"GET / HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut page = Vec::new();
+    let _ = io.read_to_end(&mut page).await;
+    let page = String::from_utf8_lossy(&page).to_ascii_lowercase();
+    assert!(page.starts_with("http/1.1 200"), "{page}");
+    assert!(
+        page.contains("content-security-policy: default-src 'none'"),
+        "{page}"
+    );
+    assert!(page.contains("<script"), "{page}");
+
+    // Plain text on the TLS port gets no HTTP answer.
+    let mut plain = tokio::net::TcpStream::connect(server.addr()).await.unwrap();
+    plain
+        .write_all(b"GET / HTTP/1.1\r\nhost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(PATIENCE, plain.read_to_end(&mut answer)).await;
+    assert!(!String::from_utf8_lossy(&answer).contains("HTTP/1.1 200"));
+
+    // The CLI: https:// with --tls-ca works; without it the unknown CA is refused.
+    let url = format!(
+        "https://localhost:{}",
+        server.addr().rsplit(':').next().unwrap()
+    );
+    let cli = |extra: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_toolview"));
+        cmd.args(["publish", "--session", "tls/cli", "--server", &url])
+            .args(extra)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(br#"{"eventId":"e1","sessionStarted":{"cwd":"/w"}}"#)
+            .unwrap();
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    };
+    let ok = cli(&["--tls-ca", files.ca.to_str().unwrap()]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("\"offset\":\"1\""));
+    let refused = cli(&[]);
+    assert!(!refused.status.success());
+}
+
+#[tokio::test]
+async fn mutual_tls_accepts_signed_clients_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = Ca::new();
+    let files = Files::write(dir.path(), &ca, &ca.server_leaf());
+    let mut flags = files.flags();
+    flags.extend(["--tls-client-ca".into(), files.ca.to_str().unwrap().into()]);
+    let server = spawn(dir.path(), &flags);
+
+    let client_leaf = ca.leaf(&["harness-1"], ExtendedKeyUsagePurpose::ClientAuth);
+    let channel = tls_channel(&server, &ca.pem, Some(&client_leaf))
+        .await
+        .unwrap();
+    let mut c = SessionServiceClient::new(channel);
+    publish(&mut c, vec![bash_call("mtls/s", "e1", "c1")])
+        .await
+        .expect("a client certificate from the CA is accepted");
+
+    // No client certificate, or one from another CA: no call gets through.
+    let stranger = Ca::new().leaf(&["harness-2"], ExtendedKeyUsagePurpose::ClientAuth);
+    for (why, identity) in [("none", None), ("another CA", Some(&stranger))] {
+        let refused = match tls_channel(&server, &ca.pem, identity).await {
+            Err(_) => true,
+            Ok(channel) => {
+                let mut c = SessionServiceClient::new(channel);
+                publish(&mut c, vec![bash_call("mtls/t", "e1", "c1")])
+                    .await
+                    .is_err()
+            }
+        };
+        assert!(refused, "{why}: the call went through");
+    }
+
+    // The CLI presents a client certificate with --tls-client-cert/--tls-client-key.
+    let cert = dir.path().join("client.pem");
+    let key = dir.path().join("client-key.pem");
+    std::fs::write(&cert, &client_leaf.cert).unwrap();
+    std::fs::write(&key, &client_leaf.key).unwrap();
+    let port = server.addr().rsplit(':').next().unwrap().to_owned();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolview"))
+        .args(["publish", "--session", "mtls/cli", "--server"])
+        .arg(format!("https://localhost:{port}"))
+        .arg("--tls-ca")
+        .arg(&files.ca)
+        .arg("--tls-client-cert")
+        .arg(&cert)
+        .arg("--tls-client-key")
+        .arg(&key)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"eventId":"e1","sessionStarted":{}}"#)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn sighup_reloads_the_certificate_for_new_connections_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = Ca::new();
+    let first = ca.server_leaf();
+    let files = Files::write(dir.path(), &ca, &first);
+    let server = spawn(dir.path(), &files.flags());
+
+    // A stream opened on the first certificate.
+    let channel = tls_channel(&server, &ca.pem, None).await.unwrap();
+    let mut c = SessionServiceClient::new(channel);
+    publish(&mut c, vec![bash_call("reload/s", "e1", "c1")])
+        .await
+        .unwrap();
+    let mut old = subscribe(
+        &mut c,
+        request("reload/s", pb::Target::Ansi, true, from_beginning()),
+    )
+    .await;
+    assert_eq!(offsets(&updates_until(&mut old, 1).await), [1]);
+
+    let second = ca.server_leaf();
+    files.replace(&second);
+    // SAFETY: a signal to our own child.
+    unsafe {
+        libc::kill(server.pid() as libc::pid_t, libc::SIGHUP);
+    }
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let (_, served) = raw_tls(&server, &ca.der, &[b"h2"]).await;
+        if served == second.der {
+            break;
+        }
+        assert_eq!(served, first.der);
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the reload was not picked up"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
+    // The old stream goes on (its connection kept the first certificate)…
+    let mut fresh = SessionServiceClient::new(tls_channel(&server, &ca.pem, None).await.unwrap());
+    publish(
+        &mut fresh,
+        vec![output("reload/s", "e2", "c1", "after the reload\n")],
+    )
+    .await
+    .unwrap();
+    assert_eq!(offsets(&updates_until(&mut old, 2).await), [2]);
+
+    // …and a broken file on reload keeps the second certificate.
+    std::fs::write(&files.key, "not a key").unwrap();
+    // SAFETY: as above.
+    unsafe {
+        libc::kill(server.pid() as libc::pid_t, libc::SIGHUP);
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let (_, served) = raw_tls(&server, &ca.der, &[b"h2"]).await;
+    assert_eq!(served, second.der);
+}
