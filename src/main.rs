@@ -52,11 +52,15 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             target,
             terminal,
             from_beginning,
+            tool_colors,
         } => client_runtime()?.block_on(toolview::grpc::cli::tail(
             &server.remote(),
             &session,
             target.into(),
-            terminal,
+            toolview::render::Capabilities {
+                tool_colors,
+                ..toolview::render::Capabilities::all(terminal)
+            },
             from_beginning,
             &mut std::io::stdout(),
         )),

@@ -439,7 +439,7 @@ mod events {
 
     fn arb_caps() -> impl Strategy<Value = Capabilities> {
         (
-            any::<[bool; 5]>(),
+            any::<[bool; 6]>(),
             proptest::sample::select(vec![0u64, 1, 5, 64]),
         )
             .prop_map(|(b, max_output_bytes)| Capabilities {
@@ -449,6 +449,7 @@ mod events {
                 search: b[3],
                 web: b[4],
                 max_output_bytes,
+                tool_colors: b[5],
             })
     }
 

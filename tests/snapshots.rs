@@ -365,6 +365,7 @@ fn every_target_card_and_capability() {
                     search: on,
                     web: on,
                     max_output_bytes: cap,
+                    tool_colors: false,
                 };
                 let first = render_all("", &events, target, &caps);
                 let again = render_all("", &events, target, &caps);
@@ -389,7 +390,8 @@ fn every_target_card_and_capability() {
 }
 
 /// Tool output, titles, commands, paths and tool names full of terminal escapes: the ANSI target
-/// lets none of them through (only its own SGR colours remain), on every card.
+/// lets none of them through (only its own SGR colours remain), on every card. A subscriber that
+/// asks for `tool_colors` gets a terminal output's own SGR colours too, and nothing more.
 #[test]
 fn ansi_lets_no_escape_sequence_through() {
     use toolview::domain::{
@@ -397,7 +399,7 @@ fn ansi_lets_no_escape_sequence_through() {
         ToolEvent,
     };
     let hostile = "x\u{1b}]52;c;aGVsbG8=\u{7}\u{1b}]0;pwned\u{7}\u{1b}]8;;http://evil\u{1b}\\\\link\
-                   \u{1b}]8;;\u{1b}\\\\\u{1b}[2J\u{1b}[10;10H\u{9b}31m\u{7}\r\u{7f}\u{202e}y";
+                   \u{1b}]8;;\u{1b}\\\\\u{1b}[2J\u{1b}[10;10H\u{9b}31m\u{7}\r\u{7f}\u{202e}y\u{1b}[35mpurple";
     let ev = |n: u32, body| ToolEvent {
         session_id: SessionId::new("s").unwrap(),
         event_id: EventId::new(format!("e{n}")).unwrap(),
@@ -461,12 +463,21 @@ fn ansi_lets_no_escape_sequence_through() {
         start(6, "g", hostile, serde_json::json!({"q": hostile})),
         finish(7, "g", hostile, serde_json::Value::Null),
     ];
-    for terminal in [false, true] {
-        for r in render_all("", &events, Target::Ansi, &Capabilities::all(terminal)) {
+    for (terminal, tool_colors) in [(false, false), (true, false), (false, true), (true, true)] {
+        let caps = Capabilities {
+            tool_colors,
+            ..Capabilities::all(terminal)
+        };
+        let mut kept = 0;
+        for r in render_all("", &events, Target::Ansi, &caps) {
             let Body::Ansi(text) = r.body else {
                 panic!("an ANSI body")
             };
             let mut rest = text.clone();
+            if tool_colors {
+                kept += rest.matches("\u{1b}[35m").count();
+                rest = rest.replace("\u{1b}[35m", "");
+            }
             for sgr in [
                 "\u{1b}[0m",
                 "\u{1b}[1m",
@@ -487,6 +498,8 @@ fn ansi_lets_no_escape_sequence_through() {
             assert!(bad.is_empty(), "{bad:?} reached the terminal in {text:?}");
             assert!(!text.contains("pwned\u{7}"));
         }
+        // The live output and the result's output of the terminal card keep the tool's colour.
+        assert_eq!(kept, if tool_colors { 2 } else { 0 }, "{caps:?}");
     }
 }
 

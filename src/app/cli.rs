@@ -55,6 +55,10 @@ pub enum Command {
         /// Replay the session from its start instead of only new events.
         #[arg(long)]
         from_beginning: bool,
+        /// Keep the colours a tool printed in its terminal output (SGR sequences only; every
+        /// other escape sequence is still shown as text).
+        #[arg(long)]
+        tool_colors: bool,
     },
     /// Publish `ToolEvent` JSON lines from stdin (protobuf JSON mapping) and print the acks.
     Publish {

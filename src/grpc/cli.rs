@@ -154,7 +154,7 @@ pub async fn tail(
     server: &Remote,
     session: &str,
     target: Target,
-    terminal: bool,
+    caps: Capabilities,
     from_beginning: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
@@ -164,7 +164,7 @@ pub async fn tail(
     } else {
         Start::LiveOnly(pb::StartLiveOnly {})
     };
-    let caps = pb::Capabilities::from(Capabilities::all(terminal));
+    let caps = pb::Capabilities::from(caps);
     let request = pb::SubscribeRequest {
         session_id: session.to_owned(),
         target: target_to_pb(target) as i32,

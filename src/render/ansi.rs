@@ -9,7 +9,7 @@ use super::card::{
     Capabilities, PLAIN, Snapshot, diff_line_pairs, flatten, read_lines_text, search_text, web_text,
 };
 use super::fold::{CallStatus, Change};
-use super::visible::visible;
+use super::visible::{visible, visible_keeping_sgr};
 use crate::domain::{FileDiff, TerminalExit, ToolCallView, ToolResultView};
 
 const RESET: &str = "\x1b[0m";
@@ -64,7 +64,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
                 }
                 _ => (streamed.as_ref(), None),
             };
-            push_dim(&mut lines, output);
+            push_output(&mut lines, output, caps.tool_colors);
             match exit {
                 Some(TerminalExit::Code(c)) => lines.push(format!("{DIM}[exit {c}]{RESET}")),
                 Some(TerminalExit::Signal(s)) => {
@@ -95,6 +95,22 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         (None, None) => push_dim(&mut lines, streamed),
     }
     lines.join("\n")
+}
+
+/// A terminal's output, dim; with `tool_colors` its own SGR colours stay (each line still ends
+/// with a reset, so no colour outlives it).
+fn push_output(lines: &mut Vec<String>, text: &str, tool_colors: bool) {
+    if !tool_colors {
+        return push_dim(lines, text);
+    }
+    if text.is_empty() {
+        return;
+    }
+    lines.extend(
+        text.trim_end_matches('\n')
+            .split('\n')
+            .map(|l| format!("{DIM}{}{RESET}", visible_keeping_sgr(l))),
+    );
 }
 
 fn push_dim(lines: &mut Vec<String>, text: &str) {

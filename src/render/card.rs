@@ -22,6 +22,8 @@ pub struct Capabilities {
     pub web: bool,
     /// 0 means no cap.
     pub max_output_bytes: u64,
+    /// ANSI: keep SGR colours in terminal output (and nothing else of its escapes).
+    pub tool_colors: bool,
 }
 
 impl Capabilities {
@@ -35,6 +37,7 @@ impl Capabilities {
             search: true,
             web: true,
             max_output_bytes: 0,
+            tool_colors: false,
         }
     }
 }

@@ -20,7 +20,7 @@ pub use fold::{CallState, CallStatus, Change, Fold, Step};
 pub use renderer::Renderer;
 pub use streamed::{Chunk, Streamed};
 pub use view::{CardSnapshot, ViewUpdate};
-pub use visible::visible;
+pub use visible::{visible, visible_keeping_sgr};
 
 use crate::domain::ToolEvent;
 

@@ -33,9 +33,53 @@ pub fn visible(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Longest SGR parameter list kept (`38;2;255;255;255;48;2;…` fits); a longer one is shown.
+const MAX_SGR_PARAMS: usize = 64;
+
+/// Like [`visible`], but keeps SGR sequences (`ESC [` digits, `;` and `:` `m`): the colours a
+/// tool printed, for a subscriber that asked for them. Every other escape sequence and control
+/// is shown as [`visible`] shows it.
+pub fn visible_keeping_sgr(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(at) = rest.find('\x1b') {
+        out.push_str(&visible(&rest[..at]));
+        rest = &rest[at + 1..];
+        if let Some(params) = rest.strip_prefix('[') {
+            let end = params
+                .find(|c: char| !(c.is_ascii_digit() || c == ';' || c == ':'))
+                .unwrap_or(params.len());
+            if end <= MAX_SGR_PARAMS && params[end..].starts_with('m') {
+                out.push_str("\x1b[");
+                out.push_str(&params[..=end]);
+                rest = &params[end + 1..];
+                continue;
+            }
+        }
+        out.push_str("^[");
+    }
+    out.push_str(&visible(rest));
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_sgr_is_kept_when_asked() {
+        let text = "\x1b[1;31mred\x1b[0m \x1b[2J\x1b]52;c;aGk=\x07\x1b[38;2;1;2;3mx\x1b[";
+        assert_eq!(
+            visible_keeping_sgr(text),
+            "\x1b[1;31mred\x1b[0m ^[[2J^[]52;c;aGk=^G\x1b[38;2;1;2;3mx^[["
+        );
+        let long = format!("\x1b[{}m", "1;".repeat(40));
+        assert!(visible_keeping_sgr(&long).starts_with("^[["));
+        assert_eq!(visible_keeping_sgr("\u{9b}31m"), "\u{fffd}31m");
+    }
 
     #[test]
     fn controls_become_visible() {

@@ -117,6 +117,7 @@ pub fn request(
             search: terminal,
             web: terminal,
             max_output_bytes: 0,
+            tool_colors: false,
         }),
         start: Some(start),
     }

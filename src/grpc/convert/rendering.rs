@@ -33,6 +33,7 @@ impl From<pb::Capabilities> for Capabilities {
             search,
             web,
             max_output_bytes,
+            tool_colors,
         } = c;
         Capabilities {
             terminal,
@@ -41,6 +42,7 @@ impl From<pb::Capabilities> for Capabilities {
             search,
             web,
             max_output_bytes,
+            tool_colors,
         }
     }
 }
@@ -54,6 +56,7 @@ impl From<Capabilities> for pb::Capabilities {
             search,
             web,
             max_output_bytes,
+            tool_colors,
         } = c;
         pb::Capabilities {
             terminal,
@@ -62,6 +65,7 @@ impl From<Capabilities> for pb::Capabilities {
             search,
             web,
             max_output_bytes,
+            tool_colors,
         }
     }
 }
