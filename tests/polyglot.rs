@@ -1,21 +1,27 @@
 //! Harnesses and subscribers in other languages, with nothing but the proto: the Python
-//! (grpcio) and Node.js (@grpc/grpc-js) examples against a real server. The tools are
-//! installed by `scripts/test.sh` (`tests/.venv`, `examples/node/node_modules`).
+//! (grpcio) and Node.js (@grpc/grpc-js) examples against a real server, in the clear and over
+//! TLS with tokens (`--auth jwt`; a token by flag for the harness, by `TOOLVIEW_TOKEN` for the
+//! subscriber). The tools are installed by `scripts/test.sh` (`tests/.venv`,
+//! `examples/node/node_modules`).
 
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use support::auth::{SECRET, token};
+use support::pki::Ca;
+use support::process::ServerProcess;
 use support::server::Server;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn run(program: &Path, args: &[&str]) -> String {
+fn run(program: &Path, args: &[&str], envs: &[(&str, &str)]) -> String {
     let out = Command::new(program)
         .args(args)
+        .envs(envs.iter().copied())
         .current_dir(root())
         .output()
         .unwrap();
@@ -65,6 +71,7 @@ async fn harness_then_subscriber(program: PathBuf, dir: &'static str, ext: &'sta
         let acks = run(
             &program,
             &[&harness, "--server", &addr, "--session", "demo"],
+            &[],
         );
         assert_eq!(acks.lines().count(), 13, "{acks}");
         run(
@@ -78,12 +85,81 @@ async fn harness_then_subscriber(program: PathBuf, dir: &'static str, ext: &'sta
                 "--count",
                 "13",
             ],
+            &[],
         )
     })
     .await
     .unwrap();
     server.shutdown().await;
     markdown
+}
+
+/// The same over TLS (a CA made here) with `--auth jwt`: the harness gets a publish token by
+/// `--token`, the subscriber a subscribe token by `TOOLVIEW_TOKEN`, each the CA by its own means.
+fn secure_harness_then_subscriber(program: &Path, dir: &str, ext: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let ca = Ca::new();
+    let leaf = ca.server_leaf();
+    let file = |name: &str, text: &str| {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_owned()
+    };
+    let (cert, key, ca_file, secret) = (
+        file("cert.pem", &leaf.cert),
+        file("key.pem", &leaf.key),
+        file("ca.pem", &ca.pem),
+        file("secret", SECRET),
+    );
+    let server = ServerProcess::spawn(
+        tmp.path(),
+        &[
+            "--store",
+            "memory",
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &key,
+            "--auth",
+            "jwt",
+            "--jwt-secret-file",
+            &secret,
+        ],
+    );
+    let addr = format!("localhost:{}", server.addr().rsplit(':').next().unwrap());
+    let session = "team-a/demo";
+    let acks = run(
+        program,
+        &[
+            &format!("{dir}/harness.{ext}"),
+            "--server",
+            &addr,
+            "--session",
+            session,
+            "--token",
+            &token(&["publish"], &["team-a/*"]),
+            "--tls-ca",
+            &ca_file,
+        ],
+        &[],
+    );
+    assert_eq!(acks.lines().count(), 13, "{acks}");
+    run(
+        program,
+        &[
+            &format!("{dir}/subscriber.{ext}"),
+            "--server",
+            &addr,
+            "--session",
+            session,
+            "--count",
+            "13",
+        ],
+        &[
+            ("TOOLVIEW_TOKEN", &token(&["subscribe"], &["team-a/*"])),
+            ("TOOLVIEW_TLS_CA", &ca_file),
+        ],
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -93,7 +169,12 @@ async fn python_harness_and_subscriber() {
         python.exists(),
         "tests/.venv is missing: run scripts/test.sh"
     );
-    assert_received(&harness_then_subscriber(python, "examples/python", "py").await);
+    assert_received(&harness_then_subscriber(python.clone(), "examples/python", "py").await);
+    assert_received(&secure_harness_then_subscriber(
+        &python,
+        "examples/python",
+        "py",
+    ));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -104,4 +185,9 @@ async fn node_harness_and_subscriber() {
         "run scripts/test.sh (npm ci --prefix examples/node)"
     );
     assert_received(&harness_then_subscriber(PathBuf::from("node"), "examples/node", "js").await);
+    assert_received(&secure_harness_then_subscriber(
+        Path::new("node"),
+        "examples/node",
+        "js",
+    ));
 }

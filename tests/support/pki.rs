@@ -1,8 +1,8 @@
 //! A test PKI made with rcgen: a CA, server and client certificates.
 
 use rcgen::{
-    BasicConstraints, CertificateParams, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose,
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    Issuer, KeyPair, KeyUsagePurpose,
 };
 use tokio_rustls::rustls::pki_types::CertificateDer;
 
@@ -27,6 +27,12 @@ impl Ca {
     pub fn new() -> Ca {
         let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        // Distinct subject names: OpenSSL-based clients (grpcio, Node) take a leaf whose issuer
+        // name equals its own subject for a self-signed certificate.
+        params.distinguished_name = DistinguishedName::new();
+        params
+            .distinguished_name
+            .push(DnType::CommonName, "toolview test CA");
         params.key_usages = vec![
             KeyUsagePurpose::KeyCertSign,
             KeyUsagePurpose::DigitalSignature,
@@ -42,7 +48,11 @@ impl Ca {
 
     pub fn leaf(&self, names: &[&str], usage: ExtendedKeyUsagePurpose) -> Leaf {
         let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
-        let mut params = CertificateParams::new(names).unwrap();
+        let mut params = CertificateParams::new(names.clone()).unwrap();
+        params.distinguished_name = DistinguishedName::new();
+        params
+            .distinguished_name
+            .push(DnType::CommonName, names[0].as_str());
         params.extended_key_usages = vec![usage];
         let key = KeyPair::generate().unwrap();
         let cert = params.signed_by(&key, &self.issuer).unwrap();
