@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The performance table in one command (docs/performance.md): builds the release binary, makes
 # sure a real nats-server is at hand for the fan-out peer, and runs every scenario. Arguments go
-# to `toolview bench` (e.g. `--scenarios fanout`, `--quick`).
+# to `toolview-bench` (e.g. `--scenarios fanout`, `--quick`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,5 +16,5 @@ if [ -z "${TOOLVIEW_NATS_SERVER:-}" ] && ! command -v nats-server >/dev/null 2>&
 fi
 
 echo "== cargo build --release" >&2
-cargo build --release --locked --bin toolview
-exec target/release/toolview bench "$@"
+cargo build --release --locked -p toolview -p toolview-bench
+exec target/release/toolview-bench "$@"

@@ -22,9 +22,10 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
 echo "== cargo clippy"
-cargo clippy --all-targets --locked --features failpoints -- -D warnings
+cargo clippy --workspace --all-targets --locked --features toolview/failpoints -- -D warnings
 
 echo "== cargo test"
 # --show-output prints what passing tests print: the vector and differential tallies.
 # The `failpoints` feature lets tests/panics.rs inject panics into a real server process.
-cargo test --all-targets --locked --features failpoints -- --show-output
+# --workspace: the load generator's smoke test (bench/tests) runs too.
+cargo test --workspace --all-targets --locked --features toolview/failpoints -- --show-output

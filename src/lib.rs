@@ -6,7 +6,6 @@
 
 pub mod app;
 pub mod auth;
-pub mod bench;
 pub mod domain;
 pub mod error;
 pub mod grpc;

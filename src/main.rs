@@ -91,8 +91,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             println!("{token}");
             Ok(())
         }
-        Command::Bench(config) => tokio::runtime::Runtime::new()?
-            .block_on(toolview::bench::run(config, &mut std::io::stdout())),
         Command::Render { target, terminal } => toolview::grpc::cli::render_offline(
             target.into(),
             terminal,

@@ -91,8 +91,6 @@ pub enum Command {
         #[arg(long)]
         sub: Option<String>,
     },
-    /// Run the load generator against fresh local servers and print one table of figures.
-    Bench(crate::bench::BenchConfig),
     /// Render `ToolEvent` JSON lines from stdin offline, with no server.
     Render {
         /// The rendering target.

@@ -6,7 +6,6 @@ pub mod cli;
 pub mod codec;
 pub mod convert;
 pub mod json;
-pub mod load;
 mod presentation;
 mod session;
 mod status;

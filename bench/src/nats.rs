@@ -11,7 +11,7 @@ use bytes::Bytes;
 use tokio::task::JoinSet;
 use tokio_stream::StreamExt as _;
 
-use super::measure::{CpuProbe, CpuSpan, Fanout, FanoutPlan, Sampled, micros};
+use crate::measure::{CpuProbe, CpuSpan, Fanout, FanoutPlan, Sampled, micros};
 
 const SUBJECT: &str = "bench.fanout";
 

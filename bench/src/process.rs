@@ -1,5 +1,5 @@
 //! Servers under test, each a child process of its own so that its memory is its own: the
-//! real `toolview serve` (this very binary) and a real `nats-server`.
+//! real `toolview serve` and a real `nats-server`.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -18,8 +18,13 @@ pub struct Server {
 impl Server {
     /// Starts `toolview serve` on a free loopback port with `store` (`memory` or `embedded`,
     /// the latter in a fresh directory) and otherwise the shipped defaults.
-    pub fn toolview(store: &str) -> anyhow::Result<Server> {
-        let exe = std::env::current_exe().context("locating the toolview binary")?;
+    pub fn toolview(exe: &Path, store: &str) -> anyhow::Result<Server> {
+        if !exe.exists() {
+            bail!(
+                "no toolview binary at {} (build it: cargo build --release; or pass --toolview)",
+                exe.display()
+            );
+        }
         let dir = std::env::temp_dir().join(format!(
             "toolview-bench-{}-{store}-{}",
             std::process::id(),
@@ -45,7 +50,7 @@ impl Server {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .context("starting toolview serve")?;
+            .with_context(|| format!("starting {} serve", exe.display()))?;
         let stdout = child.stdout.take().expect("piped");
         let addr = first_line_after(stdout, "toolview listening on ");
         let mut server = Server {

@@ -1,4 +1,4 @@
-//! The client side of `toolview bench`: load scenarios over real gRPC connections, one
+//! The client side of `toolview-bench`: load scenarios over real gRPC connections, one
 //! connection per simulated harness or UI (they are separate processes in real use).
 
 use std::sync::Arc;
@@ -10,13 +10,13 @@ use tokio::sync::Notify;
 use tokio::task::JoinSet;
 use tonic::transport::{Channel, Endpoint};
 
-use super::pb::{
+use crate::measure::{CpuProbe, CpuSpan, Fanout, FanoutPlan, Sampled, micros};
+use toolview::grpc::pb::{
     self, presentation_service_client::PresentationServiceClient, rendered_update::Body,
     session_service_client::SessionServiceClient, subscribe_request::Start,
     subscribe_response::Item, tool_event::Event,
 };
-use crate::bench::measure::{CpuProbe, CpuSpan, Fanout, FanoutPlan, Sampled, micros};
-use crate::render::Capabilities;
+use toolview::render::Capabilities;
 
 /// The call every scenario's session runs: a shell command streaming output.
 const CALL_ID: &str = "call-1";
@@ -465,7 +465,8 @@ pub async fn idle_subscribers(
 }
 
 /// The first `n` events of a benchmark session as domain events (for in-process rendering).
-pub fn script_events(n: usize, payload: usize) -> Vec<crate::domain::ToolEvent> {
+pub fn script_events(n: usize, payload: usize) -> Vec<toolview::domain::ToolEvent> {
     let mut script = SessionScript::new("render", output_text(payload));
-    super::convert::events_from_pb(script.next_events(n)).expect("the script's events are valid")
+    toolview::grpc::convert::events_from_pb(script.next_events(n))
+        .expect("the script's events are valid")
 }

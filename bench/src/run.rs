@@ -1,11 +1,7 @@
-//! `toolview bench`: the load generator. It starts the servers under test as child processes
-//! (this binary's `serve` with each store, and a real `nats-server` as the fan-out peer), drives
-//! them over loopback from this process, and prints one Markdown table. Every scenario is
-//! bounded in count and time; see `docs/performance.md` for the method and the figures.
-
-pub mod measure;
-mod nats;
-mod process;
+//! The scenarios and the table. The servers under test run as child processes (`toolview
+//! serve` with each store, and a real `nats-server` as the fan-out peer), driven over loopback
+//! from this process. Every scenario is bounded in count and time; see `docs/performance.md`
+//! for the method and the figures.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,12 +9,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-use crate::grpc::load::{self, Window};
-use crate::render::{Capabilities, Renderer, Target};
-use measure::{Fanout, FanoutPlan, Sampled};
-use process::Server;
+use toolview::render::{Capabilities, Renderer, Target};
 
-/// `toolview bench` options. The defaults are the issue's scenarios; `--quick` shrinks them
+use crate::load::{self, Window};
+use crate::measure::{self, Fanout, FanoutPlan, Sampled};
+use crate::nats;
+use crate::process::Server;
+
+/// `toolview-bench` options. The defaults are the issue's scenarios; `--quick` shrinks them
 /// all for a smoke run.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchConfig {
@@ -64,6 +62,10 @@ pub struct BenchConfig {
     /// Idle subscribers per connection, one measurement (and fresh server) per value.
     #[arg(long, value_delimiter = ',', default_value = "1,100")]
     pub idle_per_connection: Vec<usize>,
+    /// The `toolview` binary to serve with; by default the one next to this binary (cargo
+    /// builds both into the same directory).
+    #[arg(long, env = "TOOLVIEW_BIN", default_value_os_t = sibling_toolview())]
+    pub toolview: PathBuf,
     /// The `nats-server` binary for the fan-out peer; without one, that row says so.
     #[arg(long, env = "TOOLVIEW_NATS_SERVER", default_value = "nats-server")]
     pub nats_server: PathBuf,
@@ -78,6 +80,14 @@ pub struct BenchConfig {
     /// Small counts everywhere: checks that every scenario runs, measures nothing useful.
     #[arg(long)]
     pub quick: bool,
+}
+
+/// `toolview` in this binary's directory.
+fn sibling_toolview() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("toolview")))
+        .unwrap_or_else(|| PathBuf::from("toolview"))
 }
 
 impl BenchConfig {
@@ -160,7 +170,7 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     writeln!(
         out,
-        "toolview bench: {cores} cores, loopback, {} B output per event, {} build, {:.0} s; \
+        "toolview-bench: {cores} cores, loopback, {} B output per event, {} build, {:.0} s; \
          publish and baseline rows: the median of {}{}\n",
         config.payload,
         if cfg!(debug_assertions) {
@@ -190,7 +200,7 @@ async fn publish_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Resu
     let (window, repeat) = (config.window(), config.repeat.max(1));
     let mut baselines = Vec::new();
     for store in ["memory", "embedded"] {
-        let server = Server::toolview(store)?;
+        let server = Server::toolview(&config.toolview, store)?;
         for &n in &config.publishers {
             // Baseline and publish alternate, so drift on a noisy machine hits both alike.
             let (mut base_runs, mut runs) = (Vec::new(), Vec::new());
@@ -311,7 +321,7 @@ async fn fanout_rate_rows(
         "fan-out, {subs} subscribers, {rate} events/s for {duration:?}"
     ));
     let ours = {
-        let server = Server::toolview("embedded")?;
+        let server = Server::toolview(&config.toolview, "embedded")?;
         let cpu = || server.cpu_time();
         load::fanout(&server.url, "fanout", plan, config.payload, &cpu).await?
     };
@@ -392,14 +402,17 @@ fn fanout_row(scenario: String, mut f: Fanout) -> Row {
         per(f.client_cpu)
     );
     if missing > 0 {
-        row.verdict = format!(", {missing} of {} not delivered", f.expected);
+        row.verdict = format!(
+            ", {missing} of {} ({} events × subscribers) not delivered",
+            f.expected, f.published
+        );
     }
     row
 }
 
 async fn replay_row(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let n = config.replay_events;
-    let server = Server::toolview("embedded")?;
+    let server = Server::toolview(&config.toolview, "embedded")?;
     progress(&format!("replay: publishing {n} events"));
     load::fill(&server.url, "replay", n, config.payload, 1_000).await?;
     progress("replay: one new subscriber from the beginning");
@@ -424,7 +437,7 @@ async fn replay_row(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result
 async fn idle_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let n = config.idle_subscribers;
     for &per in &config.idle_per_connection {
-        let server = Server::toolview("embedded")?;
+        let server = Server::toolview(&config.toolview, "embedded")?;
         load::fill(&server.url, "idle", 1, config.payload, 1).await?;
         // Let the freshly started server settle before the baseline reading.
         tokio::time::sleep(Duration::from_millis(300)).await;

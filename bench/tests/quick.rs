@@ -1,21 +1,32 @@
-//! `toolview bench --quick`: every scenario of the load generator runs against real servers
-//! (this binary's `serve` as child processes, and a real nats-server when one is installed)
-//! and the table has a row for each. Figures are not asserted: they are measurements, and a
+//! `toolview-bench --quick`: every scenario of the load generator runs against real servers
+//! (`toolview serve` as child processes, and a real nats-server when one is installed) and the
+//! table has a row for each. Figures are not asserted: they are measurements, and a
 //! quick run measures nothing useful.
 
 use std::process::Command;
 
 #[test]
 fn every_scenario_runs_and_prints_its_row() {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolview"));
-    cmd.args(["bench", "--quick"]);
+    let bench = std::path::Path::new(env!("CARGO_BIN_EXE_toolview-bench"));
+    // cargo builds the workspace's binaries into one directory (`cargo test --workspace`).
+    let server = bench.with_file_name("toolview");
+    assert!(
+        server.exists(),
+        "no toolview binary at {} (run cargo test --workspace)",
+        server.display()
+    );
+    let mut cmd = Command::new(bench);
+    cmd.arg("--quick").arg("--toolview").arg(&server);
     // The test tools' venv holds a nats-server (scripts/test.sh installs it).
-    let nats = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/.venv/bin/nats-server");
+    let nats = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/.venv/bin/nats-server"
+    );
     let have_nats = std::path::Path::new(nats).exists();
     if have_nats {
         cmd.env("TOOLVIEW_NATS_SERVER", nats);
     }
-    let out = cmd.output().expect("run toolview bench");
+    let out = cmd.output().expect("run toolview-bench");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "bench failed:\n{stdout}\n{stderr}");

@@ -129,7 +129,7 @@ impl<'a> CpuSpan<'a> {
 }
 
 fn own_cpu() -> Duration {
-    super::process::cpu_time(std::process::id())
+    crate::process::cpu_time(std::process::id())
 }
 
 #[cfg(test)]
