@@ -154,6 +154,13 @@ async fn resume_by_cursor_and_resets() {
     )
     .await;
     assert_eq!(offsets(&updates_until(&mut s, 10).await), vec![9, 10]);
+    // A cursor without an epoch is not a cursor: no log has an empty epoch.
+    let e = c
+        .subscribe(request("s", pb::Target::Markdown, false, after(8, "")))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert_eq!(e.message(), "start.after.epoch: must not be empty");
     server.shutdown().await;
 }
 

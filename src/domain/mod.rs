@@ -3,6 +3,7 @@
 
 mod call;
 mod common;
+mod cursor;
 mod event;
 mod lifecycle;
 mod result;
@@ -12,6 +13,7 @@ pub use common::{
     ContentBlock, FileDiff, FileLocation, ImageContent, ReadLine, ResourceLink, SearchFileMatches,
     SearchMatch, ToolKind, WebSource,
 };
+pub use cursor::{Cursor, Epoch, EpochError, MAX_EPOCH_LEN};
 pub use event::{
     CallFinished, CallId, CallOutput, CallStarted, EventBody, EventId, IdError, SessionId,
     SessionStarted, ToolEvent, validate_id, validate_session_id,

@@ -8,7 +8,7 @@ use tonic::{Request, Response, Status};
 use tracing::Instrument;
 
 use super::auth::{Expiring, access};
-use super::convert::{events_from_pb, target_from_pb};
+use super::convert::{events_from_pb, rendered_update, target_from_pb};
 use super::pb::{self, session_service_server::SessionService};
 use super::status::check_size;
 use crate::auth::{Authenticator, Right};
@@ -84,10 +84,7 @@ impl SessionService for SessionApi {
             .into_iter()
             .map(|a| pb::PublishAck {
                 event_id: a.event_id.to_string(),
-                cursor: Some(pb::Cursor {
-                    offset: a.offset,
-                    epoch: a.epoch,
-                }),
+                cursor: Some(a.cursor.into()),
                 duplicate: a.duplicate,
             })
             .collect();
@@ -115,7 +112,11 @@ impl SessionService for SessionApi {
         let start = match start.ok_or_else(|| Error::invalid("start: not set"))? {
             S::FromBeginning(pb::StartFromBeginning {}) => Start::FromBeginning,
             S::LiveOnly(pb::StartLiveOnly {}) => Start::LiveOnly,
-            S::After(pb::Cursor { offset, epoch }) => Start::After { offset, epoch },
+            S::After(cursor) => Start::After(
+                cursor
+                    .try_into()
+                    .map_err(|e| Error::invalid(format!("start.after.{e}")))?,
+            ),
         };
         tracing::info_span!("subscribe", session_id = %id, ?target, ?start)
             .in_scope(|| tracing::debug!("subscribed"));
@@ -124,20 +125,15 @@ impl SessionService for SessionApi {
             .subscribe(&id, target, caps, start)
             .map(|item| {
                 let item = match item.map_err(|e| Status::from(Error::from(e)))? {
-                    SubscribeItem::Update { delivered, epoch } => {
-                        let mut update = pb::RenderedUpdate::from(delivered.rendered.clone());
-                        update.cursor = Some(pb::Cursor {
-                            offset: delivered.offset,
-                            epoch,
-                        });
-                        pb::subscribe_response::Item::Update(update)
-                    }
+                    SubscribeItem::Update { delivered, cursor } => pb::subscribe_response::Item::Update(
+                        rendered_update(delivered.rendered.clone(), Some(cursor)),
+                    ),
                     SubscribeItem::Heartbeat { head } => {
                         pb::subscribe_response::Item::Heartbeat(pb::Heartbeat { head_offset: head })
                     }
                     SubscribeItem::Reset { epoch, head } => {
                         pb::subscribe_response::Item::Reset(pb::Reset {
-                            epoch,
+                            epoch: epoch.into(),
                             head_offset: head,
                         })
                     }
@@ -167,7 +163,7 @@ impl SessionService for SessionApi {
             .map_err(Error::from)?;
         Ok(Response::new(pb::GetSessionResponse {
             session_id: id.to_string(),
-            epoch: info.meta.epoch,
+            epoch: info.meta.epoch.into(),
             head_offset: info.meta.head_offset,
             calls: info.calls,
             created_at: Some(timestamp(info.meta.created_ms)),

@@ -18,7 +18,7 @@ use tokio::sync::{Mutex, watch};
 pub use lane::Delivered;
 pub use subscribe::{Start, SubscribeItem, Subscription};
 
-use crate::domain::{CallId, CallPhase, EventId, LifecycleError, SessionId};
+use crate::domain::{CallId, CallPhase, Cursor, Epoch, EventId, LifecycleError, SessionId};
 use crate::render::{Capabilities, Target};
 use crate::store::{SessionMeta, Store, StoreError, now_ms};
 use lane::Lane;
@@ -72,8 +72,8 @@ impl Default for SessionsConfig {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ack {
     pub event_id: EventId,
-    pub offset: u64,
-    pub epoch: String,
+    /// Where the event is (for a duplicate: where it was first appended).
+    pub cursor: Cursor,
     pub duplicate: bool,
 }
 
@@ -99,19 +99,21 @@ pub enum SessionError {
     Lagging { lag: u64, limit: u64 },
 }
 
-/// The durable head of a session, as subscribers see it.
+/// The durable head of a session, as subscribers see it: derived from its metadata.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Head {
-    /// Empty while the session has no log.
-    pub epoch: String,
+    /// `None` while the session has no log.
+    pub epoch: Option<Epoch>,
+    /// The first retained offset.
     pub first: u64,
+    /// The last durable offset.
     pub head: u64,
 }
 
-impl Head {
-    fn of(meta: &SessionMeta) -> Self {
+impl From<&SessionMeta> for Head {
+    fn from(meta: &SessionMeta) -> Self {
         Head {
-            epoch: meta.epoch.clone(),
+            epoch: Some(meta.epoch.clone()),
             first: meta.first_offset,
             head: meta.head_offset,
         }
@@ -239,7 +241,7 @@ impl Sessions {
         let loaded_at = self.store.generation();
         let meta = self.store.meta(&entry.id).await?;
         if let Some(meta) = &meta {
-            entry.head.send_replace(Head::of(meta));
+            entry.head.send_replace(Head::from(meta));
         }
         *state = State {
             loaded: true,

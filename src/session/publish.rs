@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::{Ack, Entry, Head, SessionError, Sessions, State};
-use crate::domain::{CallId, CallPhase, EventId, Lifecycle, Pending, SessionId, ToolEvent};
+use crate::domain::{
+    CallId, CallPhase, Cursor, EventId, Lifecycle, Pending, SessionId, ToolEvent,
+};
 use crate::store::{Known, Record, SessionAppend, SessionMeta, new_epoch, now_ms};
 
 impl State {
@@ -145,8 +147,10 @@ impl Sessions {
                 };
                 acks[i] = Some(Ack {
                     event_id: e.event_id.clone(),
-                    offset,
-                    epoch: meta.epoch.clone(),
+                    cursor: Cursor {
+                        offset,
+                        epoch: meta.epoch.clone(),
+                    },
                     duplicate,
                 });
             }
@@ -187,7 +191,7 @@ impl Sessions {
                 calls,
                 loaded_at: state.loaded_at,
             });
-            heads.push((entry.clone(), Head::of(&meta)));
+            heads.push((entry.clone(), Head::from(&meta)));
             state.meta = Some(meta);
         }
 

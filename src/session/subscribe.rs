@@ -16,7 +16,7 @@ use tokio_stream::Stream;
 
 use super::lane::{Delivered, Lane, LaneRead};
 use super::{Entry, Head, SessionError, Sessions};
-use crate::domain::SessionId;
+use crate::domain::{Cursor, Epoch, SessionId};
 use crate::render::{Capabilities, Target};
 use crate::store::StoreError;
 
@@ -39,26 +39,24 @@ const PRIVATE_CACHE_BYTES: usize = 4 * 1024 * 1024;
 pub enum Start {
     FromBeginning,
     /// Resume after this cursor.
-    After {
-        offset: u64,
-        epoch: String,
-    },
+    After(Cursor),
     LiveOnly,
 }
 
 /// One stream item.
 #[derive(Debug, Clone)]
 pub enum SubscribeItem {
+    /// An update and its position.
     Update {
         delivered: Arc<Delivered>,
-        epoch: String,
+        cursor: Cursor,
     },
     Heartbeat {
         head: u64,
     },
     /// The start point was unusable: updates continue from the start of what is kept.
     Reset {
-        epoch: String,
+        epoch: Epoch,
         head: u64,
     },
 }
@@ -204,30 +202,24 @@ impl Task {
         let mut shutdown = self.sessions.shutdown.subscribe();
         let h = head_rx.borrow_and_update().clone();
 
-        // `pos` is the last offset delivered; `epoch` the log it belongs to ("" = none yet).
-        let (mut pos, mut epoch) = match start {
-            Start::FromBeginning => (h.first.saturating_sub(1), h.epoch.clone()),
-            Start::LiveOnly => (h.head, h.epoch.clone()),
-            Start::After { offset, epoch } if h.epoch.is_empty() => (offset, epoch),
-            Start::After { offset, epoch } => {
-                if epoch != h.epoch || offset + 1 < h.first || offset > h.head {
-                    if self
-                        .send(
-                            vec![SubscribeItem::Reset {
-                                epoch: h.epoch.clone(),
-                                head: h.head,
-                            }],
-                            &head_rx,
-                            &mut shutdown,
-                            0,
-                        )
-                        .await?
-                    {
+        // `pos` is the last offset delivered; `epoch` the log it belongs to (none yet while the
+        // session has no log).
+        let (mut pos, mut epoch) = match (start, &h.epoch) {
+            (Start::FromBeginning, _) => (h.first.saturating_sub(1), h.epoch.clone()),
+            (Start::LiveOnly, _) => (h.head, h.epoch.clone()),
+            (Start::After(c), None) => (c.offset, Some(c.epoch)),
+            (Start::After(c), Some(current)) => {
+                if c.epoch != *current || c.offset + 1 < h.first || c.offset > h.head {
+                    let reset = SubscribeItem::Reset {
+                        epoch: current.clone(),
+                        head: h.head,
+                    };
+                    if self.send(vec![reset], &head_rx, &mut shutdown, 0).await? {
                         return Ok(());
                     }
                     (h.first.saturating_sub(1), h.epoch.clone())
                 } else {
-                    (offset, epoch)
+                    (c.offset, Some(c.epoch))
                 }
             }
         };
@@ -242,38 +234,26 @@ impl Task {
                 return Ok(());
             }
             let h = head_rx.borrow_and_update().clone();
-            if !h.epoch.is_empty() && h.epoch != epoch {
-                if epoch.is_empty() {
-                    // The session's first events: adopt its log.
-                    epoch = h.epoch.clone();
-                    pos = h.first.saturating_sub(1);
-                } else {
-                    // Lost, reset or expired and recreated: the client rebuilds its cards.
-                    if self.reset(&h, &head_rx, &mut shutdown).await? {
-                        return Ok(());
-                    }
-                    epoch = h.epoch.clone();
-                    pos = h.first.saturating_sub(1);
+            let Some(current) = h.epoch.clone() else {
+                // No log yet: wait for the session's first events.
+                if self.wait(&h, pos, &mut head_rx, &mut shutdown, heartbeat.as_mut()).await? {
+                    return Ok(());
                 }
                 continue;
+            };
+            if epoch.as_ref() != Some(&current) {
+                // Lost, reset or expired and recreated: the client rebuilds its cards. For the
+                // session's first events there is nothing to rebuild: adopt its log.
+                if epoch.is_some() && self.reset(&current, &h, &head_rx, &mut shutdown).await? {
+                    return Ok(());
+                }
+                epoch = Some(current);
+                pos = h.first.saturating_sub(1);
+                continue;
             }
-            if h.epoch.is_empty() || h.head <= pos {
-                tokio::select! {
-                    changed = head_rx.changed() => if changed.is_err() { return Ok(()) },
-                    () = &mut heartbeat => {
-                        let due = self.last_sent + interval;
-                        if Instant::now() >= due {
-                            let item = SubscribeItem::Heartbeat { head: h.head };
-                            if self.send(vec![item], &head_rx, &mut shutdown, pos).await? {
-                                return Ok(());
-                            }
-                            heartbeat.as_mut().reset(Instant::now() + interval);
-                        } else {
-                            heartbeat.as_mut().reset(due);
-                        }
-                    }
-                    _ = shutdown.changed() => return Ok(()),
-                    _ = self.tx.closed() => return Ok(()),
+            if h.head <= pos {
+                if self.wait(&h, pos, &mut head_rx, &mut shutdown, heartbeat.as_mut()).await? {
+                    return Ok(());
                 }
                 continue;
             }
@@ -290,8 +270,11 @@ impl Task {
                     let batch = updates
                         .into_iter()
                         .map(|delivered| SubscribeItem::Update {
+                            cursor: Cursor {
+                                offset: delivered.offset,
+                                epoch: current.clone(),
+                            },
                             delivered,
-                            epoch: epoch.clone(),
                         })
                         .collect();
                     if self.send(batch, &head_rx, &mut shutdown, pos).await? {
@@ -301,14 +284,14 @@ impl Task {
                 }
                 LaneRead::TooOld => {
                     // Even a refold from the log's start cannot serve `pos`: it was trimmed.
-                    if self.reset(&h, &head_rx, &mut shutdown).await? {
+                    if self.reset(&current, &h, &head_rx, &mut shutdown).await? {
                         return Ok(());
                     }
                     pos = h.first.saturating_sub(1);
                 }
                 LaneRead::Reset => {
                     let h = head_rx.borrow().clone();
-                    if self.reset(&h, &head_rx, &mut shutdown).await? {
+                    if self.reset(&current, &h, &head_rx, &mut shutdown).await? {
                         return Ok(());
                     }
                     pos = h.first.saturating_sub(1);
@@ -360,9 +343,41 @@ impl Task {
         Ok(read)
     }
 
-    /// Sends a reset; `true` when the subscription should stop.
+    /// Waits for the head to move, sending a heartbeat when the stream has been idle for the
+    /// interval; `true` when the subscription should stop.
+    async fn wait(
+        &mut self,
+        h: &Head,
+        pos: u64,
+        head_rx: &mut watch::Receiver<Head>,
+        shutdown: &mut watch::Receiver<bool>,
+        mut heartbeat: Pin<&mut tokio::time::Sleep>,
+    ) -> Result<bool, SessionError> {
+        let interval = self.sessions.config.heartbeat_interval;
+        tokio::select! {
+            changed = head_rx.changed() => return Ok(changed.is_err()),
+            () = heartbeat.as_mut() => {
+                let due = self.last_sent + interval;
+                if Instant::now() >= due {
+                    let item = SubscribeItem::Heartbeat { head: h.head };
+                    if self.send(vec![item], head_rx, shutdown, pos).await? {
+                        return Ok(true);
+                    }
+                    heartbeat.as_mut().reset(Instant::now() + interval);
+                } else {
+                    heartbeat.as_mut().reset(due);
+                }
+            }
+            _ = shutdown.changed() => return Ok(true),
+            _ = self.tx.closed() => return Ok(true),
+        }
+        Ok(false)
+    }
+
+    /// Sends a reset to the log of `epoch`; `true` when the subscription should stop.
     async fn reset(
         &mut self,
+        epoch: &Epoch,
         h: &Head,
         head_rx: &watch::Receiver<Head>,
         shutdown: &mut watch::Receiver<bool>,
@@ -370,7 +385,7 @@ impl Task {
         self.shared = None;
         self.private = None;
         let item = SubscribeItem::Reset {
-            epoch: h.epoch.clone(),
+            epoch: epoch.clone(),
             head: h.head,
         };
         self.send(vec![item], head_rx, shutdown, h.first.saturating_sub(1))

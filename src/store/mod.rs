@@ -19,7 +19,7 @@ pub use memory::MemoryStore;
 
 use std::collections::HashMap;
 
-use crate::domain::{CallId, CallPhase, EventId, SessionId, ToolEvent};
+use crate::domain::{CallId, CallPhase, Epoch, EventId, SessionId, ToolEvent};
 
 /// Resolves once an enqueued append is durable.
 pub type Durable = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'static>>;
@@ -28,7 +28,7 @@ pub type Durable = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SessionMeta {
     /// Fixed when the log is created; changes only if the log is lost or reset.
-    pub epoch: String,
+    pub epoch: Epoch,
     /// The first retained offset (1 until retention trims).
     pub first_offset: u64,
     /// The latest offset (0 for an empty log).
@@ -171,7 +171,7 @@ pub fn now_ms() -> u64 {
 
 /// A fresh epoch: unique per log creation (time, process and a per-process counter, hashed
 /// with a random key).
-pub fn new_epoch() -> String {
+pub fn new_epoch() -> Epoch {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -184,5 +184,5 @@ pub fn new_epoch() -> String {
     );
     h.write_u32(std::process::id());
     h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    format!("{:016x}", h.finish())
+    Epoch::new(format!("{:016x}", h.finish())).expect("16 hex digits are an epoch")
 }

@@ -9,7 +9,9 @@ pub use events::{
     MetaJsonError, PresentInput, PresentRequestError, ToolEventError, check_meta_json,
     events_from_pb,
 };
-pub use rendering::{RenderInput, RenderRequestError, TargetError, target_from_pb};
+pub use rendering::{
+    CursorError, RenderInput, RenderRequestError, TargetError, rendered_update, target_from_pb,
+};
 pub use value::{json_from_pb, pb_from_json};
 pub use views::{
     BodyError, ContentBlockError, Indexed, ToolCallViewError, ToolResultViewError, ZeroLine,

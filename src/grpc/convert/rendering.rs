@@ -2,7 +2,7 @@
 
 use super::events::{ToolEventError, events_from_pb};
 use super::views::Indexed;
-use crate::domain as d;
+use crate::domain::{self as d, Cursor, Epoch, EpochError};
 use crate::grpc::pb;
 use crate::render::{Body, CallStatus, Capabilities, Rendered, Target, ViewUpdate};
 
@@ -100,8 +100,41 @@ impl From<ViewUpdate> for pb::ViewUpdate {
     }
 }
 
+/// Why a client's cursor is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("epoch: {0}")]
+pub struct CursorError(pub EpochError);
+
+impl TryFrom<pb::Cursor> for Cursor {
+    type Error = CursorError;
+    fn try_from(c: pb::Cursor) -> Result<Self, CursorError> {
+        let pb::Cursor { offset, epoch } = c;
+        Ok(Cursor {
+            offset,
+            epoch: Epoch::new(epoch).map_err(CursorError)?,
+        })
+    }
+}
+
+impl From<Cursor> for pb::Cursor {
+    fn from(c: Cursor) -> Self {
+        let Cursor { offset, epoch } = c;
+        pb::Cursor {
+            offset,
+            epoch: epoch.into(),
+        }
+    }
+}
+
 impl From<Rendered> for pb::RenderedUpdate {
     fn from(r: Rendered) -> Self {
+        rendered_update(r, None)
+    }
+}
+
+/// An update as it goes out: a subscription's carry their cursor, `Render`'s none.
+pub fn rendered_update(r: Rendered, cursor: Option<Cursor>) -> pb::RenderedUpdate {
+    {
         use pb::rendered_update::Body as B;
         let body = match r.body {
             Body::View(v) => B::View(v.into()),
@@ -111,7 +144,7 @@ impl From<Rendered> for pb::RenderedUpdate {
             Body::Ansi(s) => B::Ansi(s),
         };
         pb::RenderedUpdate {
-            cursor: None,
+            cursor: cursor.map(Into::into),
             call_id: r.call_id.unwrap_or_default(),
             body: Some(body),
         }
