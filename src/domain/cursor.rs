@@ -73,7 +73,10 @@ mod tests {
     fn epochs_are_not_empty_and_bounded() {
         assert_eq!(Epoch::new(""), Err(EpochError::Empty));
         assert_eq!(Epoch::new("x".repeat(65)), Err(EpochError::TooLong(65)));
-        assert_eq!(Epoch::new("0838050ed92ebd8f").unwrap().as_str(), "0838050ed92ebd8f");
+        assert_eq!(
+            Epoch::new("0838050ed92ebd8f").unwrap().as_str(),
+            "0838050ed92ebd8f"
+        );
         let json: Result<Epoch, _> = serde_json::from_str("\"\"");
         assert!(json.is_err());
     }

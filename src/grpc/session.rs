@@ -125,9 +125,12 @@ impl SessionService for SessionApi {
             .subscribe(&id, target, caps, start)
             .map(|item| {
                 let item = match item.map_err(|e| Status::from(Error::from(e)))? {
-                    SubscribeItem::Update { delivered, cursor } => pb::subscribe_response::Item::Update(
-                        rendered_update(delivered.rendered.clone(), Some(cursor)),
-                    ),
+                    SubscribeItem::Update { delivered, cursor } => {
+                        pb::subscribe_response::Item::Update(rendered_update(
+                            delivered.rendered.clone(),
+                            Some(cursor),
+                        ))
+                    }
                     SubscribeItem::Heartbeat { head } => {
                         pb::subscribe_response::Item::Heartbeat(pb::Heartbeat { head_offset: head })
                     }

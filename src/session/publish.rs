@@ -8,9 +8,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::{Ack, Entry, Head, SessionError, Sessions, State};
-use crate::domain::{
-    CallId, CallPhase, Cursor, EventId, Lifecycle, Pending, SessionId, ToolEvent,
-};
+use crate::domain::{CallId, CallPhase, Cursor, EventId, Lifecycle, Pending, SessionId, ToolEvent};
 use crate::store::{Known, Record, SessionAppend, SessionMeta, new_epoch, now_ms};
 
 impl State {

@@ -236,7 +236,10 @@ impl Task {
             let h = head_rx.borrow_and_update().clone();
             let Some(current) = h.epoch.clone() else {
                 // No log yet: wait for the session's first events.
-                if self.wait(&h, pos, &mut head_rx, &mut shutdown, heartbeat.as_mut()).await? {
+                if self
+                    .wait(&h, pos, &mut head_rx, &mut shutdown, heartbeat.as_mut())
+                    .await?
+                {
                     return Ok(());
                 }
                 continue;
@@ -252,7 +255,10 @@ impl Task {
                 continue;
             }
             if h.head <= pos {
-                if self.wait(&h, pos, &mut head_rx, &mut shutdown, heartbeat.as_mut()).await? {
+                if self
+                    .wait(&h, pos, &mut head_rx, &mut shutdown, heartbeat.as_mut())
+                    .await?
+                {
                     return Ok(());
                 }
                 continue;
