@@ -18,6 +18,12 @@ tests/.venv/bin/pip install --quiet --disable-pip-version-check grpcurl-binary-w
 echo "== buf lint"
 tests/js/node_modules/.bin/buf lint
 
+# The committed image is the contract as released: a change that breaks it (a field renumbered
+# or retyped, a message removed) fails here. When a break is intended, say so in the commit and
+# rebuild the image: buf build -o tests/data/proto-image.binpb
+echo "== buf breaking (against tests/data/proto-image.binpb)"
+tests/js/node_modules/.bin/buf breaking --against tests/data/proto-image.binpb
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
