@@ -1,13 +1,30 @@
 //! The one typed configuration of `toolview serve`: flags, each with a `TOOLVIEW_*` variable.
 
-use std::{net::SocketAddr, path::PathBuf, time::Duration};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::{path::PathBuf, time::Duration};
 
 use clap::{Args, ValueEnum};
 
 use super::listen::ConnectionLimits;
 use super::tls::TlsFiles;
 use crate::auth::{JwtSettings, KeySource};
-use crate::session::SessionsConfig;
+use crate::session::{
+    DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_LAG_CHECK_INTERVAL, DEFAULT_LANE_CACHE_BYTES,
+    DEFAULT_LANE_CACHE_ENTRIES, DEFAULT_MAX_EVENTS_PER_SESSION, DEFAULT_MAX_LOADED_SESSIONS,
+    DEFAULT_SUBSCRIBER_LAG_LIMIT, SessionsConfig,
+};
+
+/// Loopback only: a server reachable from elsewhere is a decision (with --auth jwt, or
+/// --insecure-no-auth), not a default. The port is gRPC's customary one.
+pub const DEFAULT_LISTEN: SocketAddr =
+    SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 1), 50051));
+/// Next to where the service runs, so `cargo run -- serve` keeps its sessions across restarts.
+pub const DEFAULT_DATA_DIR: &str = "./toolview-data";
+/// The embedded store's page cache: the pages of the sessions being replayed and written.
+pub const DEFAULT_STORE_CACHE_MB: usize = 64;
+/// Time for in-flight publishes to commit and streams to end, within Kubernetes' default
+/// 30-second termination grace.
+pub const DEFAULT_SHUTDOWN_GRACE_MS: u64 = 10_000;
 
 /// gRPC's customary message limit; large enough for any tool event a harness sends.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 << 20;
@@ -17,9 +34,6 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 << 20;
 pub const OUTPUT_SHARE_OF_MESSAGE: usize = 8;
 /// A TTL is coarse (seconds to days); a sweep reads every session's metadata, so not often.
 pub const DEFAULT_EXPIRY_INTERVAL_MS: u64 = 30_000;
-/// Sessions in memory at most: a loaded session costs about 1 KiB, so 10 MiB; a session
-/// evicted costs one metadata read when it is used again.
-pub const DEFAULT_MAX_LOADED_SESSIONS: usize = 10_000;
 /// Open connections at most: room for the bench's 10,000 idle subscribers on their own
 /// connections. Lowered at start to what the descriptor limit allows.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 16_384;
@@ -72,10 +86,10 @@ pub enum LogFormat {
 }
 
 /// Configuration of `toolview serve`.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
 pub struct ServeConfig {
     /// Address to listen on.
-    #[arg(long, env = "TOOLVIEW_LISTEN", default_value = "127.0.0.1:50051")]
+    #[arg(long, env = "TOOLVIEW_LISTEN", default_value_t = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
 
     /// Session store.
@@ -83,17 +97,21 @@ pub struct ServeConfig {
     pub store: StoreKind,
 
     /// Data directory of the embedded store.
-    #[arg(long, env = "TOOLVIEW_DATA_DIR", default_value = "./toolview-data")]
+    #[arg(long, env = "TOOLVIEW_DATA_DIR", default_value = DEFAULT_DATA_DIR)]
     pub data_dir: PathBuf,
 
     /// Page cache of the embedded store, in MiB.
-    #[arg(long, env = "TOOLVIEW_STORE_CACHE_MB", default_value_t = 64)]
+    #[arg(long, env = "TOOLVIEW_STORE_CACHE_MB", default_value_t = DEFAULT_STORE_CACHE_MB)]
     pub store_cache_mb: usize,
 
     /// Rendered updates each (session, target, capabilities) lane caches for its subscribers,
     /// in MiB.
-    #[arg(long, env = "TOOLVIEW_LANE_CACHE_MB", default_value_t = 16)]
+    #[arg(long, env = "TOOLVIEW_LANE_CACHE_MB", default_value_t = DEFAULT_LANE_CACHE_BYTES >> 20)]
     pub lane_cache_mb: usize,
+
+    /// Rendered updates each lane caches, at most (besides the MiB bound).
+    #[arg(long, env = "TOOLVIEW_LANE_CACHE_ENTRIES", default_value_t = DEFAULT_LANE_CACHE_ENTRIES)]
+    pub lane_cache_entries: usize,
 
     /// Largest accepted or sent gRPC message, in bytes. A larger request gets
     /// RESOURCE_EXHAUSTED; no response is ever larger (see --max-output-bytes).
@@ -110,7 +128,7 @@ pub struct ServeConfig {
     #[arg(
         long,
         env = "TOOLVIEW_MAX_EVENTS_PER_SESSION",
-        default_value_t = 100_000
+        default_value_t = DEFAULT_MAX_EVENTS_PER_SESSION
     )]
     pub max_events_per_session: u64,
 
@@ -123,15 +141,27 @@ pub struct ServeConfig {
     pub expiry_interval_ms: u64,
 
     /// Milliseconds between heartbeats on an idle subscription.
-    #[arg(long, env = "TOOLVIEW_HEARTBEAT_INTERVAL_MS", default_value_t = 15_000)]
+    #[arg(
+        long,
+        env = "TOOLVIEW_HEARTBEAT_INTERVAL_MS",
+        default_value_t = DEFAULT_HEARTBEAT_INTERVAL.as_millis() as u64
+    )]
     pub heartbeat_interval_ms: u64,
 
     /// Events a subscriber may fall behind before its stream ends with RESOURCE_EXHAUSTED.
-    #[arg(long, env = "TOOLVIEW_SUBSCRIBER_LAG_LIMIT", default_value_t = 50_000)]
+    #[arg(long, env = "TOOLVIEW_SUBSCRIBER_LAG_LIMIT", default_value_t = DEFAULT_SUBSCRIBER_LAG_LIMIT)]
     pub subscriber_lag_limit: u64,
 
+    /// Milliseconds between lag checks of a subscriber blocked on its full stream.
+    #[arg(
+        long,
+        env = "TOOLVIEW_LAG_CHECK_INTERVAL_MS",
+        default_value_t = DEFAULT_LAG_CHECK_INTERVAL.as_millis() as u64
+    )]
+    pub lag_check_interval_ms: u64,
+
     /// Milliseconds to wait for open streams and in-flight calls on shutdown.
-    #[arg(long, env = "TOOLVIEW_SHUTDOWN_GRACE_MS", default_value_t = 10_000)]
+    #[arg(long, env = "TOOLVIEW_SHUTDOWN_GRACE_MS", default_value_t = DEFAULT_SHUTDOWN_GRACE_MS)]
     pub shutdown_grace_ms: u64,
 
     /// Origins allowed to call over gRPC-Web from a browser (CORS); repeat or comma-separate.
@@ -247,11 +277,12 @@ impl ServeConfig {
                 .then(|| Duration::from_secs(self.session_ttl_secs)),
             heartbeat_interval: Duration::from_millis(self.heartbeat_interval_ms.max(1)),
             subscriber_lag_limit: self.subscriber_lag_limit,
+            lag_check_interval: Duration::from_millis(self.lag_check_interval_ms.max(1)),
+            lane_cache: self.lane_cache_entries.max(1),
             lane_cache_bytes: self.lane_cache_mb << 20,
             max_update_bytes: self.max_update_bytes(),
             max_output_bytes: self.max_output_bytes(),
             max_loaded_sessions: self.max_loaded_sessions.max(1),
-            ..SessionsConfig::default()
         }
     }
 
@@ -378,19 +409,21 @@ impl ServeConfig {
 impl Default for ServeConfig {
     fn default() -> Self {
         ServeConfig {
-            listen: SocketAddr::from(([127, 0, 0, 1], 50051)),
+            listen: DEFAULT_LISTEN,
             store: StoreKind::Embedded,
-            data_dir: PathBuf::from("./toolview-data"),
-            store_cache_mb: 64,
-            lane_cache_mb: 16,
+            data_dir: PathBuf::from(DEFAULT_DATA_DIR),
+            store_cache_mb: DEFAULT_STORE_CACHE_MB,
+            lane_cache_mb: DEFAULT_LANE_CACHE_BYTES >> 20,
+            lane_cache_entries: DEFAULT_LANE_CACHE_ENTRIES,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             max_output_bytes: None,
-            max_events_per_session: 100_000,
+            max_events_per_session: DEFAULT_MAX_EVENTS_PER_SESSION,
             session_ttl_secs: 0,
             expiry_interval_ms: DEFAULT_EXPIRY_INTERVAL_MS,
-            heartbeat_interval_ms: 15_000,
-            subscriber_lag_limit: 50_000,
-            shutdown_grace_ms: 10_000,
+            heartbeat_interval_ms: DEFAULT_HEARTBEAT_INTERVAL.as_millis() as u64,
+            subscriber_lag_limit: DEFAULT_SUBSCRIBER_LAG_LIMIT,
+            lag_check_interval_ms: DEFAULT_LAG_CHECK_INTERVAL.as_millis() as u64,
+            shutdown_grace_ms: DEFAULT_SHUTDOWN_GRACE_MS,
             max_loaded_sessions: DEFAULT_MAX_LOADED_SESSIONS,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_streams_per_connection: DEFAULT_MAX_STREAMS_PER_CONNECTION,
@@ -411,5 +444,26 @@ impl Default for ServeConfig {
             tls_client_ca: None,
             log_format: LogFormat::Human,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use super::*;
+    use crate::app::cli::{Cli, Command};
+
+    /// Tests start servers from `ServeConfig::default()` (or `memory()`): it must be exactly
+    /// what `toolview serve` runs with.
+    #[test]
+    fn the_default_is_what_the_binary_parses() {
+        let Ok(Cli {
+            command: Command::Serve(parsed),
+        }) = Cli::try_parse_from(["toolview", "serve"])
+        else {
+            panic!("`toolview serve` parses to Serve");
+        };
+        assert_eq!(*parsed, ServeConfig::default());
     }
 }

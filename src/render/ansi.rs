@@ -62,7 +62,15 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
                 Some(ToolResultView::Terminal(r)) => {
                     (r.output.as_deref().unwrap_or(""), r.exit.as_ref())
                 }
-                _ => (streamed.as_ref(), None),
+                // Still running (the arm above admits no other result).
+                None
+                | Some(
+                    ToolResultView::Generic(_)
+                    | ToolResultView::Diff(_)
+                    | ToolResultView::Read(_)
+                    | ToolResultView::Search(_)
+                    | ToolResultView::Web(_),
+                ) => (streamed.as_ref(), None),
             };
             push_output(&mut lines, output, caps.tool_colors);
             match exit {

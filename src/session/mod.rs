@@ -26,6 +26,27 @@ use lane::Lane;
 /// Sessions deleted by the TTL per commit.
 const EXPIRY_BATCH: usize = 1000;
 
+/// Events kept per session by default: long agent sessions fit (a few hundred calls with
+/// streamed output), and a replay stays a few seconds.
+pub const DEFAULT_MAX_EVENTS_PER_SESSION: u64 = 100_000;
+/// Heartbeats on an idle subscription: below the idle timeouts of common proxies (30–60 s), so
+/// a quiet stream is not cut.
+pub const DEFAULT_HEARTBEAT_INTERVAL: Duration = Duration::from_secs(15);
+/// A subscriber that stops reading is ended this many events behind: a fast replay's worth,
+/// so a briefly slow UI is not cut off.
+pub const DEFAULT_SUBSCRIBER_LAG_LIMIT: u64 = 50_000;
+/// How often a subscriber blocked on a full stream checks its lag: a few wake-ups a second per
+/// stuck subscriber, and one noticed within a quarter second.
+pub const DEFAULT_LAG_CHECK_INTERVAL: Duration = Duration::from_millis(250);
+/// Rendered updates a lane caches, at most: subscribers joining or slightly behind read them
+/// instead of re-rendering.
+pub const DEFAULT_LANE_CACHE_ENTRIES: usize = 4096;
+/// …and at most this many bytes of them (16 MiB).
+pub const DEFAULT_LANE_CACHE_BYTES: usize = 16 << 20;
+/// Sessions in memory at most: a loaded session costs about 1 KiB, so 10 MiB; a session
+/// evicted costs one metadata read when it is used again.
+pub const DEFAULT_MAX_LOADED_SESSIONS: usize = 10_000;
+
 /// Limits and timings of the session layer.
 #[derive(Debug, Clone)]
 pub struct SessionsConfig {
@@ -37,6 +58,8 @@ pub struct SessionsConfig {
     pub heartbeat_interval: Duration,
     /// A subscriber more events behind than this is ended with `RESOURCE_EXHAUSTED`.
     pub subscriber_lag_limit: u64,
+    /// How often a subscriber blocked on its full stream checks its lag.
+    pub lag_check_interval: Duration,
     /// Rendered updates each shared lane keeps, at most…
     pub lane_cache: usize,
     /// …and at most about this many bytes of them.
@@ -55,14 +78,15 @@ pub struct SessionsConfig {
 impl Default for SessionsConfig {
     fn default() -> Self {
         SessionsConfig {
-            max_events_per_session: 100_000,
+            max_events_per_session: DEFAULT_MAX_EVENTS_PER_SESSION,
             session_ttl: None,
-            heartbeat_interval: Duration::from_secs(15),
-            subscriber_lag_limit: 50_000,
-            lane_cache: 4096,
-            lane_cache_bytes: 16 * 1024 * 1024,
+            heartbeat_interval: DEFAULT_HEARTBEAT_INTERVAL,
+            subscriber_lag_limit: DEFAULT_SUBSCRIBER_LAG_LIMIT,
+            lag_check_interval: DEFAULT_LAG_CHECK_INTERVAL,
+            lane_cache: DEFAULT_LANE_CACHE_ENTRIES,
+            lane_cache_bytes: DEFAULT_LANE_CACHE_BYTES,
             max_update_bytes: usize::MAX,
-            max_loaded_sessions: 10_000,
+            max_loaded_sessions: DEFAULT_MAX_LOADED_SESSIONS,
             max_output_bytes: 0,
         }
     }

@@ -427,7 +427,7 @@ impl Task {
                     Err(_) => Sent::Stop,
                 },
                 _ = shutdown.changed() => break Sent::Stop,
-                _ = tokio::time::sleep(std::time::Duration::from_millis(250)) => {
+                _ = tokio::time::sleep(self.sessions.config.lag_check_interval) => {
                     let lag = head_rx.borrow().head.saturating_sub(pos);
                     if lag > limit {
                         break Sent::Lagging(lag);
