@@ -1,5 +1,6 @@
 //! Compiles `proto/` with protox (pure Rust, no system `protoc`) and generates the tonic code.
-//! The file descriptor set is also written to `OUT_DIR` so the server can offer reflection.
+//! The API's file descriptor set (with its imports, without the storage records) is written to
+//! `OUT_DIR` so the server can offer reflection.
 
 use std::{env, path::PathBuf};
 
@@ -10,13 +11,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "proto/toolview/v1/rendering.proto",
         "proto/toolview/v1/presentation_service.proto",
         "proto/toolview/v1/session_service.proto",
+        "proto/toolview/storage/v1/storage.proto",
     ];
     let fds = protox::compile(files, ["proto"])?;
 
     let out_dir = PathBuf::from(env::var("OUT_DIR")?);
+    let mut api = fds.clone();
+    api.file.retain(|f| {
+        !f.name
+            .as_deref()
+            .is_some_and(|n| n.starts_with("toolview/storage/"))
+    });
     std::fs::write(
         out_dir.join("toolview_descriptor.bin"),
-        prost::Message::encode_to_vec(&fds),
+        prost::Message::encode_to_vec(&api),
     )?;
 
     tonic_prost_build::configure()

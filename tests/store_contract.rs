@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use toolview::domain::{CallId, CallPhase, EventId, SessionId};
+use toolview::grpc::StorageCodec;
 use toolview::store::{
     EmbeddedStore, MemoryStore, Record, SessionAppend, SessionMeta, Store, StoreError, new_epoch,
 };
@@ -60,7 +61,7 @@ impl Backend for Embedded {
         "embedded"
     }
     fn open(&self) -> Arc<dyn Store> {
-        Arc::new(EmbeddedStore::open(self.dir.path(), 4 << 20).unwrap())
+        Arc::new(EmbeddedStore::open(self.dir.path(), 4 << 20, Arc::new(StorageCodec)).unwrap())
     }
     fn durable(&self) -> bool {
         true

@@ -17,7 +17,7 @@ use crate::grpc::pb::{
     self, presentation_service_server::PresentationServiceServer,
     session_service_server::SessionServiceServer,
 };
-use crate::grpc::{PresentationApi, SessionApi, transport_status};
+use crate::grpc::{PresentationApi, SessionApi, StorageCodec, transport_status};
 use crate::session::Sessions;
 use crate::store::{EmbeddedStore, MemoryStore, Store};
 
@@ -54,6 +54,7 @@ impl Server {
             StoreKind::Embedded => Arc::new(EmbeddedStore::open(
                 &config.data_dir,
                 config.store_cache_mb << 20,
+                Arc::new(StorageCodec),
             )?),
         };
         let sessions = Sessions::new(store, config.sessions());

@@ -9,17 +9,34 @@ pub mod json;
 mod presentation;
 mod session;
 mod status;
+mod storage;
 
 pub use presentation::PresentationApi;
 pub use session::SessionApi;
 pub use status::transport_status;
+pub use storage::StorageCodec;
 
-/// The generated code for package `toolview.v1`.
+/// The generated code, in modules that mirror the proto packages (generated code refers across
+/// packages by relative paths).
 #[allow(clippy::all, missing_docs)]
-pub mod pb {
-    tonic::include_proto!("toolview.v1");
+mod generated {
+    pub mod toolview {
+        pub mod v1 {
+            tonic::include_proto!("toolview.v1");
 
-    /// The encoded file descriptor set of `proto/`, for server reflection.
-    pub const FILE_DESCRIPTOR_SET: &[u8] =
-        tonic::include_file_descriptor_set!("toolview_descriptor");
+            /// The encoded file descriptor set of the API (`toolview/v1`), for reflection.
+            pub const FILE_DESCRIPTOR_SET: &[u8] =
+                tonic::include_file_descriptor_set!("toolview_descriptor");
+        }
+        pub mod storage {
+            pub mod v1 {
+                tonic::include_proto!("toolview.storage.v1");
+            }
+        }
+    }
 }
+
+/// The generated code for the stored records, package `toolview.storage.v1`.
+pub use generated::toolview::storage::v1 as storage_pb;
+/// The generated code for the API, package `toolview.v1`.
+pub use generated::toolview::v1 as pb;

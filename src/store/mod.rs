@@ -111,6 +111,20 @@ impl StoreError {
     }
 }
 
+/// The bytes of stored records. A store frames and checks them; their format — the protobuf
+/// package `toolview.storage.v1`, guarded by `buf breaking` like the API — is implemented where
+/// generated types live (`grpc::StorageCodec`) and handed to the stores that keep bytes.
+pub trait RecordCodec: Send + Sync + 'static {
+    /// An event as its session's log keeps it, with the log's epoch and the append time.
+    fn encode_event(&self, record: &Record, epoch: &Epoch, appended_ms: u64) -> Vec<u8>;
+    /// A stored event back; the error says what is wrong with the bytes.
+    fn decode_event(&self, bytes: &[u8]) -> Result<Record, String>;
+    /// A session's metadata as stored.
+    fn encode_meta(&self, meta: &SessionMeta) -> Vec<u8>;
+    /// Stored metadata back.
+    fn decode_meta(&self, bytes: &[u8]) -> Result<SessionMeta, String>;
+}
+
 /// The log backend.
 #[tonic::async_trait]
 pub trait Store: Send + Sync + 'static {

@@ -7,6 +7,7 @@
 //! events are never all read into memory.
 
 mod format;
+mod migrate;
 mod writer;
 
 use std::path::Path;
@@ -17,7 +18,7 @@ use parking_lot::Mutex;
 use redb::{Database, ReadableDatabase, ReadableTable};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::{Durable, Known, Record, SessionAppend, SessionMeta, Store, StoreError};
+use super::{Durable, Known, Record, RecordCodec, SessionAppend, SessionMeta, Store, StoreError};
 use crate::domain::{CallId, EventId, SessionId};
 use format::{CALLS, EVENTS, IDS, SESSIONS, decode_event, decode_meta, phase_of};
 use writer::{Request, Shared, Work, writer_loop};
@@ -43,7 +44,11 @@ fn storage(e: impl Into<redb::Error>) -> StoreError {
 
 /// Opens (or creates) the database file and brings its tables to the current format. Errors
 /// name the file.
-fn open_database(path: &Path, cache_bytes: usize) -> Result<Database, StoreError> {
+fn open_database(
+    path: &Path,
+    cache_bytes: usize,
+    codec: &dyn RecordCodec,
+) -> Result<Database, StoreError> {
     let named = |e: String| StoreError::Storage(format!("{}: {e}", path.display()));
     // A bounded page cache keeps the server's memory predictable.
     let db = Database::builder()
@@ -56,23 +61,29 @@ fn open_database(path: &Path, cache_bytes: usize) -> Result<Database, StoreError
             ),
             e => named(e.to_string()),
         })?;
-    format::prepare(&db).map_err(|e| named(e.to_string()))?;
+    format::prepare(&db, codec).map_err(|e| named(e.to_string()))?;
     Ok(db)
 }
 
 impl EmbeddedStore {
-    /// Opens (or creates) `toolview.redb` in `dir`, with a page cache of `cache_bytes`.
-    pub fn open(dir: &Path, cache_bytes: usize) -> Result<Self, StoreError> {
+    /// Opens (or creates) `toolview.redb` in `dir`, with a page cache of `cache_bytes`, its
+    /// records in `codec`'s format (an earlier format is moved into it).
+    pub fn open(
+        dir: &Path,
+        cache_bytes: usize,
+        codec: Arc<dyn RecordCodec>,
+    ) -> Result<Self, StoreError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| StoreError::Storage(format!("{}: {e}", dir.display())))?;
         let path = dir.join("toolview.redb");
-        let db = open_database(&path, cache_bytes)?;
+        let db = open_database(&path, cache_bytes, &*codec)?;
         let shared = Arc::new(Shared {
             slot: parking_lot::RwLock::new(Some(Arc::new(db))),
             generation: Default::default(),
             healthy: watch::Sender::new(true),
             path,
             cache_bytes,
+            codec,
         });
         let (tx, rx) = mpsc::channel::<Request>(QUEUE);
         let writer_shared = shared.clone();
@@ -108,12 +119,13 @@ impl EmbeddedStore {
     async fn blocking<T: Send + 'static>(
         &self,
         what: String,
-        f: impl FnOnce(&Database) -> Result<T, StoreError> + Send + 'static,
+        f: impl FnOnce(&Database, &dyn RecordCodec) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let db = self.shared.slot.read().clone().ok_or_else(|| {
             StoreError::Storage("the store is reopening after a failed write; retry".into())
         })?;
-        match tokio::task::spawn_blocking(move || f(&db)).await {
+        let codec = self.shared.codec.clone();
+        match tokio::task::spawn_blocking(move || f(&db, &*codec)).await {
             Ok(result) => result,
             Err(e) if e.is_panic() => {
                 StoreError::from_join(e, &format!("reading {what}"));
@@ -124,7 +136,13 @@ impl EmbeddedStore {
     }
 }
 
-fn read_range(db: &Database, sid: &str, after: u64, max: usize) -> Result<Vec<Record>, StoreError> {
+fn read_range(
+    db: &Database,
+    codec: &dyn RecordCodec,
+    sid: &str,
+    after: u64,
+    max: usize,
+) -> Result<Vec<Record>, StoreError> {
     fail::fail_point!("store-read");
     let tx = db.begin_read().map_err(storage)?;
     let events = tx.open_table(EVENTS).map_err(storage)?;
@@ -137,7 +155,7 @@ fn read_range(db: &Database, sid: &str, after: u64, max: usize) -> Result<Vec<Re
             break;
         }
         let (k, v) = item.map_err(storage)?;
-        match decode_event(sid, k.value().1, v.value()) {
+        match decode_event(codec, sid, k.value().1, v.value()) {
             Ok(record) => out.push(record),
             // Serve what comes before a damaged event; the next read reports it.
             Err(_) if !out.is_empty() => break,
@@ -162,11 +180,12 @@ impl Store for EmbeddedStore {
 
     async fn meta(&self, session: &SessionId) -> Result<Option<SessionMeta>, StoreError> {
         let sid = session.to_string();
-        self.blocking(format!("session {session}"), move |db| {
+        self.blocking(format!("session {session}"), move |db, codec| {
             let tx = db.begin_read().map_err(storage)?;
             let sessions = tx.open_table(SESSIONS).map_err(storage)?;
             let meta = sessions.get(sid.as_str()).map_err(storage)?;
-            meta.map(|m| decode_meta(&sid, m.value())).transpose()
+            meta.map(|m| decode_meta(codec, &sid, m.value()))
+                .transpose()
         })
         .await
     }
@@ -178,7 +197,7 @@ impl Store for EmbeddedStore {
         calls: Vec<CallId>,
     ) -> Result<Known, StoreError> {
         let sid = session.to_string();
-        self.blocking(format!("session {session}"), move |db| {
+        self.blocking(format!("session {session}"), move |db, _| {
             let tx = db.begin_read().map_err(storage)?;
             let ids = tx.open_table(IDS).map_err(storage)?;
             let phases = tx.open_table(CALLS).map_err(storage)?;
@@ -205,14 +224,14 @@ impl Store for EmbeddedStore {
         max: usize,
     ) -> Result<Vec<Record>, StoreError> {
         let sid = session.to_string();
-        self.blocking(format!("session {session}"), move |db| {
-            read_range(db, &sid, after, max)
+        self.blocking(format!("session {session}"), move |db, codec| {
+            read_range(db, codec, &sid, after, max)
         })
         .await
     }
 
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
-        self.blocking("the session list".into(), |db| {
+        self.blocking("the session list".into(), |db, codec| {
             let tx = db.begin_read().map_err(storage)?;
             let sessions = tx.open_table(SESSIONS).map_err(storage)?;
             let mut out = Vec::new();
@@ -222,7 +241,7 @@ impl Store for EmbeddedStore {
                     continue;
                 };
                 // One damaged session must not stop expiry of the others.
-                match decode_meta(k.value(), v.value()) {
+                match decode_meta(codec, k.value(), v.value()) {
                     Ok(meta) => out.push((id, meta)),
                     Err(e) => tracing::warn!(error = %e, "skipping a session"),
                 }

@@ -25,7 +25,7 @@ use super::format::{
 };
 use super::{open_database, storage};
 use crate::domain::SessionId;
-use crate::store::{SessionAppend, StoreError, now_ms};
+use crate::store::{RecordCodec, SessionAppend, StoreError, now_ms};
 
 /// The most requests folded into one commit.
 const MAX_GROUP: usize = 1024;
@@ -54,6 +54,8 @@ pub struct Shared {
     pub healthy: watch::Sender<bool>,
     pub path: PathBuf,
     pub cache_bytes: usize,
+    /// The records' format.
+    pub codec: Arc<dyn RecordCodec>,
 }
 
 fn unavailable() -> StoreError {
@@ -84,8 +86,10 @@ pub fn writer_loop(shared: &Shared, mut rx: mpsc::Receiver<Request>) {
         let t0 = std::time::Instant::now();
         let db = shared.slot.read().clone();
         let result = match db {
-            Some(db) => std::panic::catch_unwind(AssertUnwindSafe(|| commit(&db, &group)))
-                .unwrap_or_else(|panic| Err(StoreError::from_panic(panic, "a commit"))),
+            Some(db) => {
+                std::panic::catch_unwind(AssertUnwindSafe(|| commit(&db, &*shared.codec, &group)))
+                    .unwrap_or_else(|panic| Err(StoreError::from_panic(panic, "a commit")))
+            }
             None => Err(unavailable()),
         };
         tracing::debug!(
@@ -128,7 +132,7 @@ fn recover(shared: &Shared, rx: &mut mpsc::Receiver<Request>) {
                 Err(mpsc::error::TryRecvError::Disconnected) => return,
             }
         }
-        match open_database(&shared.path, shared.cache_bytes).and_then(|db| {
+        match open_database(&shared.path, shared.cache_bytes, &*shared.codec).and_then(|db| {
             probe(&db)?;
             Ok(db)
         }) {
@@ -159,7 +163,7 @@ fn probe(db: &Database) -> Result<(), StoreError> {
     tx.commit().map_err(storage)
 }
 
-fn commit(db: &Database, group: &[Request]) -> Result<(), StoreError> {
+fn commit(db: &Database, codec: &dyn RecordCodec, group: &[Request]) -> Result<(), StoreError> {
     let tx = db.begin_write().map_err(storage)?;
     {
         let mut events = tx.open_table(EVENTS).map_err(storage)?;
@@ -188,7 +192,7 @@ fn commit(db: &Database, group: &[Request]) -> Result<(), StoreError> {
             for append in batch {
                 let sid = append.session.as_str();
                 for r in &append.records {
-                    let value = encode_event(&r.event)?;
+                    let value = encode_event(codec, r, &append.meta);
                     events
                         .insert((sid, r.offset), value.as_slice())
                         .map_err(storage)?;
@@ -200,7 +204,7 @@ fn commit(db: &Database, group: &[Request]) -> Result<(), StoreError> {
                     let mut trimmed = Vec::new();
                     for item in events.range((sid, 0)..(sid, before)).map_err(storage)? {
                         let (k, v) = item.map_err(storage)?;
-                        trimmed.push(event_id(sid, k.value().1, v.value())?);
+                        trimmed.push(event_id(codec, sid, k.value().1, v.value())?);
                     }
                     for id in &trimmed {
                         ids.remove((sid, id.as_str())).map_err(storage)?;
@@ -214,7 +218,7 @@ fn commit(db: &Database, group: &[Request]) -> Result<(), StoreError> {
                         .insert((sid, call.as_str()), phase_bits(*phase))
                         .map_err(storage)?;
                 }
-                let meta = encode_meta(&append.meta)?;
+                let meta = encode_meta(codec, &append.meta);
                 sessions.insert(sid, meta.as_slice()).map_err(storage)?;
             }
         }
