@@ -16,6 +16,15 @@ pub enum LifecycleError {
     FinishedTwice(CallId),
 }
 
+/// A batch event that breaks a lifecycle rule, by its index in the request: the one error text
+/// of `Publish`, `Render` and the CLI.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("events[{index}]: {error}")]
+pub struct BatchError {
+    pub index: usize,
+    pub error: LifecycleError,
+}
+
 /// Where one call is in its lifecycle (a call never seen is neither started nor finished).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CallPhase {
@@ -60,6 +69,30 @@ impl Lifecycle {
             .keys()
             .filter(|id| !self.calls.contains_key(*id))
             .count()
+    }
+
+    /// Checks a batch's events in order, each with its index in the request, recording what
+    /// they do in `pending`; the first that breaks a rule is the error.
+    pub fn check_batch<'a>(
+        &self,
+        pending: &mut Pending,
+        events: impl IntoIterator<Item = (usize, &'a EventBody)>,
+    ) -> Result<(), BatchError> {
+        events.into_iter().try_for_each(|(index, body)| {
+            self.check(pending, body)
+                .map_err(|error| BatchError { index, error })
+        })
+    }
+
+    /// Checks a whole batch and records it, or records nothing ([`Self::check_batch`]).
+    pub fn admit_batch<'a>(
+        &mut self,
+        events: impl IntoIterator<Item = &'a EventBody>,
+    ) -> Result<(), BatchError> {
+        let mut pending = Pending::default();
+        self.check_batch(&mut pending, events.into_iter().enumerate())?;
+        self.apply(pending);
+        Ok(())
     }
 
     /// Checks an event against the state, and records it when it is allowed.

@@ -18,7 +18,7 @@ pub use event::{
     CallFinished, CallId, CallOutput, CallStarted, EventBody, EventId, IdError, SessionId,
     SessionStarted, ToolEvent, validate_id, validate_session_id,
 };
-pub use lifecycle::{CallPhase, Lifecycle, LifecycleError, Pending};
+pub use lifecycle::{BatchError, CallPhase, Lifecycle, LifecycleError, Pending};
 pub use result::{
     DiffResultView, GenericResultView, ReadResultView, SearchResultView, SearchShape, TerminalExit,
     TerminalResultView, ToolResultView, WebKind, WebResultView,

@@ -199,12 +199,7 @@ pub fn render_offline(
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     let events = events_from_pb(read_events(input, None)?).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut lifecycle = Lifecycle::default();
-    for (i, e) in events.iter().enumerate() {
-        if let Err(err) = lifecycle.admit(&e.body) {
-            bail!("events[{i}]: {err}");
-        }
-    }
+    Lifecycle::default().admit_batch(events.iter().map(|e| &e.body))?;
     let caps = Capabilities::all(terminal);
     for rendered in render::render_all("", &events, target, &caps) {
         print_update(&pb::RenderedUpdate::from(rendered), out)?;

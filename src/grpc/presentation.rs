@@ -77,12 +77,9 @@ impl PresentationService for PresentationApi {
         check_size(req.get_ref(), self.max_message_size)?;
         let input = RenderInput::try_from(req.into_inner()).map_err(Error::invalid)?;
         // The same lifecycle rules as Publish, so Render shows what a session would.
-        let mut lifecycle = Lifecycle::default();
-        for (i, e) in input.events.iter().enumerate() {
-            lifecycle
-                .admit(&e.body)
-                .map_err(|err| Error::Lifecycle(format!("events[{i}]: {err}")))?;
-        }
+        Lifecycle::default()
+            .admit_batch(input.events.iter().map(|e| &e.body))
+            .map_err(|e| Error::Lifecycle(e.to_string()))?;
         // As a subscriber would see it: the same normalized capabilities and update limit.
         // The response is bounded too: rendering stops once it outgrows a message. Off the
         // async workers, since presenters and diffs of large cards take real CPU time.

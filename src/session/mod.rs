@@ -18,7 +18,7 @@ use tokio::sync::{Mutex, watch};
 pub use lane::Delivered;
 pub use subscribe::{Start, SubscribeItem, Subscription};
 
-use crate::domain::{CallId, CallPhase, Cursor, Epoch, EventId, LifecycleError, SessionId};
+use crate::domain::{BatchError, CallId, CallPhase, Cursor, Epoch, EventId, SessionId};
 use crate::render::{Capabilities, Target};
 use crate::store::{SessionMeta, Store, StoreError, now_ms};
 use lane::Lane;
@@ -111,8 +111,8 @@ pub struct SessionInfo {
 /// Why a session operation failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum SessionError {
-    #[error("events[{index}]: {error}")]
-    Lifecycle { index: usize, error: LifecycleError },
+    #[error(transparent)]
+    Lifecycle(#[from] BatchError),
     #[error("session {0} not found")]
     NotFound(SessionId),
     #[error(transparent)]
@@ -377,7 +377,7 @@ impl From<SessionError> for crate::error::Error {
     fn from(e: SessionError) -> Self {
         use crate::error::Error;
         match e {
-            SessionError::Lifecycle { .. } => Error::Lifecycle(e.to_string()),
+            SessionError::Lifecycle(_) => Error::Lifecycle(e.to_string()),
             SessionError::NotFound(_) => Error::NotFound(e.to_string()),
             SessionError::Lagging { .. } => Error::Lagging(e.to_string()),
             SessionError::ShuttingDown
@@ -529,7 +529,7 @@ mod tests {
         again.event_id = EventId::new("other").unwrap();
         assert!(matches!(
             sessions.publish(vec![again]).await,
-            Err(SessionError::Lifecycle { .. })
+            Err(SessionError::Lifecycle(_))
         ));
     }
 

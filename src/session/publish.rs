@@ -90,15 +90,10 @@ impl Sessions {
             let lifecycle = Lifecycle::with_phases(known.calls.clone());
             let mut pending = Pending::default();
             let mut seen = HashSet::new();
-            for &i in idx {
-                let e = &events[i];
-                if known.events.contains_key(&e.event_id) || !seen.insert(&e.event_id) {
-                    continue;
-                }
-                lifecycle
-                    .check(&mut pending, &e.body)
-                    .map_err(|error| SessionError::Lifecycle { index: i, error })?;
-            }
+            let fresh = idx.iter().map(|&i| (i, &events[i])).filter(|(_, e)| {
+                !known.events.contains_key(&e.event_id) && seen.insert(&e.event_id)
+            });
+            lifecycle.check_batch(&mut pending, fresh.map(|(i, e)| (i, &e.body)))?;
             checked.push(Checked {
                 known,
                 lifecycle,
