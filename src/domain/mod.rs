@@ -6,6 +6,7 @@ mod common;
 mod cursor;
 mod event;
 mod lifecycle;
+mod plan;
 mod result;
 
 pub use call::{DiffCallView, GenericCallView, TerminalCallView, ToolCallView};
@@ -19,6 +20,7 @@ pub use event::{
     SessionStarted, ToolEvent, validate_id, validate_session_id,
 };
 pub use lifecycle::{BatchError, CallPhase, Lifecycle, LifecycleError, Pending};
+pub use plan::{Plan, PlanEntry, PlanStatus};
 pub use result::{
     DiffResultView, GenericResultView, ReadResultView, SearchResultView, SearchShape, TerminalExit,
     TerminalResultView, ToolResultView, WebKind, WebResultView,

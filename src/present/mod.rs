@@ -19,7 +19,7 @@ pub use meta::{MetaDiffs, diffs as meta_diffs};
 pub use registry::{TOOL_NAMES, Tool};
 
 use crate::domain::{
-    ContentBlock, DiffResultView, GenericCallView, GenericResultView, ToolCallView, ToolKind,
+    ContentBlock, DiffResultView, GenericCallView, GenericResultView, Plan, ToolCallView, ToolKind,
     ToolResultView,
 };
 
@@ -109,6 +109,11 @@ pub struct FinishedInput {
     pub meta: Option<Value>,
     /// A harness-computed result view.
     pub view: Option<ToolResultView>,
+}
+
+/// The plan a call states (todo tools), whatever view it is shown with.
+pub fn plan(tool_name: &str, args: &Value) -> Option<Plan> {
+    Tool::lookup(tool_name).and_then(|tool| tool.plan(args))
 }
 
 /// The views for one call and, optionally, its result (what `Present` returns): steps 1–4 of

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::args::Presented;
 use super::claude::{self, ResultRule};
 use super::{ToolResult, dsh};
-use crate::domain::{ToolCallView, ToolResultView};
+use crate::domain::{Plan, PlanEntry, PlanStatus, ToolCallView, ToolResultView};
 
 /// A tool with a built-in presenter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +119,42 @@ impl Tool {
         }
     }
 
+    /// The plan a call's arguments state: for the todo tools, one entry per item of `todos`
+    /// with a string `content` (status `in_progress` or `completed`, anything else pending);
+    /// none when `todos` is not an array, and for every other tool.
+    pub fn plan(self, args: &Value) -> Option<Plan> {
+        match self {
+            Tool::TodoWrite | Tool::CcTodoWrite => todo_plan(args),
+            Tool::Read
+            | Tool::Write
+            | Tool::Edit
+            | Tool::ReadImage
+            | Tool::Shell
+            | Tool::JobOutput
+            | Tool::JobList
+            | Tool::JobKill
+            | Tool::Grep
+            | Tool::Glob
+            | Tool::WebSearch
+            | Tool::WebFetch
+            | Tool::CcBash
+            | Tool::CcRead
+            | Tool::CcWrite
+            | Tool::CcEdit
+            | Tool::CcMultiEdit
+            | Tool::CcGlob
+            | Tool::CcGrep
+            | Tool::CcLs
+            | Tool::CcWebFetch
+            | Tool::CcWebSearch
+            | Tool::CcTask
+            | Tool::CcExitPlanMode
+            | Tool::CcNotebookEdit
+            | Tool::CcBashOutput
+            | Tool::CcKillShell => None,
+        }
+    }
+
     /// The result view, or a decline.
     pub fn result(self, args: &Value, r: &ToolResult) -> Presented<ToolResultView> {
         use super::args::Decline;
@@ -153,6 +189,24 @@ impl Tool {
             | Tool::CcKillShell => claude::result(ResultRule::Decline, args, r),
         }
     }
+}
+
+fn todo_plan(args: &Value) -> Option<Plan> {
+    let todos = args.get("todos")?.as_array()?;
+    let entries = todos
+        .iter()
+        .filter_map(|t| {
+            let content = t.get("content")?.as_str()?.to_owned();
+            let status = match t.get("status").and_then(Value::as_str) {
+                Some("in_progress") => PlanStatus::InProgress,
+                Some("completed") => PlanStatus::Completed,
+                // Unknown statuses, and none, count as not started.
+                Some(_) | None => PlanStatus::Pending,
+            };
+            Some(PlanEntry { content, status })
+        })
+        .collect();
+    Some(Plan { entries })
 }
 
 /// Every tool name with a built-in presenter: 14 of vocabulary 1, 17 of vocabulary 2, and the

@@ -15,7 +15,8 @@ use super::fold::{CallState, CallStatus, Change};
 use super::paths::acp_path;
 use super::streamed::Chunk;
 use crate::domain::{
-    ContentBlock, FileDiff, FileLocation, TerminalExit, ToolCallView, ToolKind, ToolResultView,
+    ContentBlock, FileDiff, FileLocation, Plan, PlanStatus, TerminalExit, ToolCallView, ToolKind,
+    ToolResultView,
 };
 use crate::present::text::fence;
 
@@ -169,35 +170,27 @@ fn started(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<acp
     let mut updates = vec![acp::SessionUpdate::ToolCall(
         call.status(acp::ToolCallStatus::InProgress),
     )];
-    if state.is_todo()
-        && let Some(plan) = plan(&state.args)
-    {
-        updates.push(acp::SessionUpdate::Plan(plan));
+    if let Some(plan) = &state.plan {
+        updates.push(acp::SessionUpdate::Plan(acp_plan(plan)));
     }
     updates
 }
 
-/// A plan from `todos`: one entry per item with a string `content`; none when `todos` is not an
-/// array.
-fn plan(args: &Value) -> Option<acp::Plan> {
-    let todos = args.get("todos")?.as_array()?;
-    let entries = todos
+/// The presenters' plan as ACP's `plan` update (every entry of medium priority).
+fn acp_plan(plan: &Plan) -> acp::Plan {
+    let entries = plan
+        .entries
         .iter()
-        .filter_map(|t| {
-            let content = t.get("content")?.as_str()?;
-            let status = match t.get("status").and_then(Value::as_str) {
-                Some("in_progress") => acp::PlanEntryStatus::InProgress,
-                Some("completed") => acp::PlanEntryStatus::Completed,
-                _ => acp::PlanEntryStatus::Pending,
+        .map(|e| {
+            let status = match e.status {
+                PlanStatus::Pending => acp::PlanEntryStatus::Pending,
+                PlanStatus::InProgress => acp::PlanEntryStatus::InProgress,
+                PlanStatus::Completed => acp::PlanEntryStatus::Completed,
             };
-            Some(acp::PlanEntry::new(
-                content,
-                acp::PlanEntryPriority::Medium,
-                status,
-            ))
+            acp::PlanEntry::new(e.content.clone(), acp::PlanEntryPriority::Medium, status)
         })
         .collect();
-    Some(acp::Plan::new(entries))
+    acp::Plan::new(entries)
 }
 
 // ---- live output ------------------------------------------------------------------------------

@@ -7,9 +7,11 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::streamed::{Chunk, Streamed};
-use crate::domain::{CallId, ContentBlock, EventBody, ToolCallView, ToolEvent, ToolResultView};
+use crate::domain::{
+    CallId, ContentBlock, EventBody, Plan, ToolCallView, ToolEvent, ToolResultView,
+};
 use crate::present::{
-    StartedCall, ToolResult, parse_arguments, parse_meta, resolve_call, resolve_result,
+    StartedCall, ToolResult, parse_arguments, parse_meta, plan, resolve_call, resolve_result,
 };
 
 /// A call's lifecycle state.
@@ -38,6 +40,8 @@ pub struct CallState {
     /// The raw argument text, verbatim.
     pub arguments_json: String,
     pub args: Value,
+    /// What a todo call's arguments plan (from the presenters).
+    pub plan: Option<Plan>,
     /// `None` for an orphan.
     pub call_view: Option<ToolCallView>,
     /// The live output so far (its head and tail, within the fold's retention).
@@ -53,6 +57,7 @@ impl CallState {
             tool_name: String::new(),
             arguments_json: String::new(),
             args: Value::Null,
+            plan: None,
             call_view: None,
             streamed: Streamed::new(retain),
             finished: None,
@@ -65,11 +70,6 @@ impl CallState {
         self.call_view
             .as_ref()
             .map_or(self.call_id.as_str(), ToolCallView::title)
-    }
-
-    /// Whether this is a todo-list call (ACP also emits a plan for it).
-    pub fn is_todo(&self) -> bool {
-        matches!(self.tool_name.as_str(), "todo_write" | "TodoWrite")
     }
 }
 
@@ -173,6 +173,7 @@ impl Fold {
                     call_id: s.call_id.clone(),
                     tool_name: s.tool_name.clone(),
                     arguments_json: s.arguments_json.clone(),
+                    plan: plan(&s.tool_name, &args),
                     args,
                     call_view: Some(view),
                     streamed: Streamed::new(self.retain),

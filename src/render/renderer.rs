@@ -117,6 +117,8 @@ fn stand_in(state: &CallState, note: &str, keep_output: bool) -> CallState {
         tool_name: short(&state.tool_name),
         arguments_json: String::new(),
         args: Value::Null,
+        // A plan too large for an update is left out with the rest.
+        plan: None,
         call_view: state.call_view.as_ref().map(|v| {
             ToolCallView::Generic(GenericCallView {
                 title: short(v.title()),
