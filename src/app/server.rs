@@ -13,11 +13,7 @@ use super::config::StoreKind;
 use super::listen;
 use super::tls::Tls;
 use crate::auth::Authenticator;
-use crate::grpc::pb::{
-    self, presentation_service_server::PresentationServiceServer,
-    session_service_server::SessionServiceServer,
-};
-use crate::grpc::{PresentationApi, SessionApi, StorageCodec, transport_status};
+use crate::grpc::{Health, Limits, Services, StorageCodec, transport_status};
 use crate::session::Sessions;
 use crate::store::{EmbeddedStore, MemoryStore, Store};
 
@@ -78,39 +74,16 @@ impl Server {
             auth,
             tls,
         } = self;
-        let max = config.max_message_size;
-
-        let (health, health_service) = tonic_health::server::health_reporter();
-        health
-            .set_serving::<PresentationServiceServer<PresentationApi>>()
-            .await;
-        health
-            .set_serving::<SessionServiceServer<SessionApi>>()
-            .await;
-        let reflection_v1 = tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
-            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-            .build_v1()?;
-        let reflection_v1alpha = tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
-            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-            .build_v1alpha()?;
-
-        // tonic checks a request's length prefix before buffering it; its OUT_OF_RANGE becomes
-        // the API's RESOURCE_EXHAUSTED (`transport_status`). The handlers check the decoded
-        // size too.
-        let presentation = PresentationServiceServer::new(PresentationApi::new(
+        let Services { routes, health } = crate::grpc::services(
+            sessions.clone(),
             auth.clone(),
-            max,
-            config.max_update_bytes(),
-            config.max_output_bytes(),
-        ))
-        .max_decoding_message_size(max)
-        .max_encoding_message_size(max);
-        let session_api =
-            SessionServiceServer::new(SessionApi::new(sessions.clone(), auth.clone(), max))
-                .max_decoding_message_size(max)
-                .max_encoding_message_size(max);
+            Limits {
+                max_message_size: config.max_message_size,
+                max_update_bytes: config.max_update_bytes(),
+                max_output_bytes: config.max_output_bytes(),
+            },
+        )
+        .await?;
 
         let expiry = tokio::spawn(expire_sessions(
             sessions.clone(),
@@ -122,12 +95,7 @@ impl Server {
         // gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, with the viewer at
         // `/`. gRPC-Web is translated for the gRPC routes only: tonic-web refuses other HTTP/1
         // requests, and the viewer's page is plain HTTP/1.
-        let grpc = tonic::service::Routes::default()
-            .add_service(health_service)
-            .add_service(reflection_v1)
-            .add_service(reflection_v1alpha)
-            .add_service(presentation)
-            .add_service(session_api)
+        let grpc = routes
             .into_axum_router()
             .layer(tower::util::MapResponseLayer::new(transport_status))
             .layer(tonic_web::GrpcWebLayer::new());
@@ -154,9 +122,7 @@ impl Server {
             async move {
                 shutdown.await;
                 tracing::info!("shutting down");
-                health
-                    .set_not_serving::<SessionServiceServer<SessionApi>>()
-                    .await;
+                health.set_sessions_serving(false).await;
                 sessions.begin_shutdown();
                 let _ = fired_tx.send(());
             }
@@ -237,24 +203,10 @@ async fn reload_on_hangup(auth: Arc<Authenticator>, tls: Option<Arc<Tls>>) {
 }
 
 /// Health follows the store: `NOT_SERVING` while it cannot write (it recovers by itself).
-async fn follow_store(
-    mut writable: tokio::sync::watch::Receiver<bool>,
-    health: tonic_health::server::HealthReporter,
-) {
+async fn follow_store(mut writable: tokio::sync::watch::Receiver<bool>, health: Health) {
     loop {
         let ok = *writable.borrow_and_update();
-        let status = if ok {
-            tonic_health::ServingStatus::Serving
-        } else {
-            tonic_health::ServingStatus::NotServing
-        };
-        health.set_service_status("", status).await;
-        health
-            .set_service_status(
-                <SessionServiceServer<SessionApi> as tonic::server::NamedService>::NAME,
-                status,
-            )
-            .await;
+        health.set_sessions_serving(ok).await;
         if writable.changed().await.is_err() {
             return;
         }

@@ -7,11 +7,13 @@ pub mod codec;
 pub mod convert;
 pub mod json;
 mod presentation;
+mod services;
 mod session;
 mod status;
 mod storage;
 
 pub use presentation::PresentationApi;
+pub use services::{Health, Limits, Services, services};
 pub use session::SessionApi;
 pub use status::transport_status;
 pub use storage::StorageCodec;

@@ -1,0 +1,107 @@
+//! The server's gRPC services, assembled: the two API services with their limits, health and
+//! reflection. `app` wires them into the HTTP stack without naming a generated type.
+
+use std::sync::Arc;
+
+use tonic::server::NamedService;
+use tonic_health::ServingStatus;
+use tonic_health::server::HealthReporter;
+
+use super::pb::{
+    self, presentation_service_server::PresentationServiceServer,
+    session_service_server::SessionServiceServer,
+};
+use super::{PresentationApi, SessionApi};
+use crate::auth::Authenticator;
+use crate::session::Sessions;
+
+/// Message limits of the API services.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest request or response message.
+    pub max_message_size: usize,
+    /// Largest rendered update.
+    pub max_update_bytes: usize,
+    /// The output cap ceiling.
+    pub max_output_bytes: u64,
+}
+
+/// The routes of every gRPC service, and the health reporter that says which can serve.
+pub struct Services {
+    pub routes: tonic::service::Routes,
+    pub health: Health,
+}
+
+/// The health service's state: the server as a whole (`""`) and each API service.
+#[derive(Clone)]
+pub struct Health(HealthReporter);
+
+impl Health {
+    /// Whether `SessionService` (and with it the server, `""`) can serve: not while the store
+    /// cannot write, nor once shutdown began. `PresentationService` is stateless and always can.
+    pub async fn set_sessions_serving(&self, serving: bool) {
+        let status = if serving {
+            ServingStatus::Serving
+        } else {
+            ServingStatus::NotServing
+        };
+        self.0.set_service_status("", status).await;
+        self.0
+            .set_service_status(
+                <SessionServiceServer<SessionApi> as NamedService>::NAME,
+                status,
+            )
+            .await;
+    }
+}
+
+/// Builds the services. tonic checks a request's length prefix against `max_message_size`
+/// before buffering it (its OUT_OF_RANGE becomes the API's RESOURCE_EXHAUSTED in
+/// `transport_status`); the handlers check the decoded size too.
+pub async fn services(
+    sessions: Arc<Sessions>,
+    auth: Arc<Authenticator>,
+    limits: Limits,
+) -> anyhow::Result<Services> {
+    let Limits {
+        max_message_size: max,
+        max_update_bytes,
+        max_output_bytes,
+    } = limits;
+    let (reporter, health_service) = tonic_health::server::health_reporter();
+    reporter
+        .set_serving::<PresentationServiceServer<PresentationApi>>()
+        .await;
+    reporter
+        .set_serving::<SessionServiceServer<SessionApi>>()
+        .await;
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
+    let presentation = PresentationServiceServer::new(PresentationApi::new(
+        auth.clone(),
+        max,
+        max_update_bytes,
+        max_output_bytes,
+    ))
+    .max_decoding_message_size(max)
+    .max_encoding_message_size(max);
+    let session = SessionServiceServer::new(SessionApi::new(sessions, auth, max))
+        .max_decoding_message_size(max)
+        .max_encoding_message_size(max);
+    let routes = tonic::service::Routes::default()
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(presentation)
+        .add_service(session);
+    Ok(Services {
+        routes,
+        health: Health(reporter),
+    })
+}
