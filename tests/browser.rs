@@ -177,47 +177,9 @@ impl Viewer {
 /// with `--auth jwt`: it takes its token from `#token=…` and sends it with its gRPC-Web calls.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_viewer_sends_its_token_over_tls() {
-    use support::auth::{SECRET, token, with_token};
-    let dir = tempfile::tempdir().unwrap();
-    let ca = support::pki::Ca::new();
-    let leaf = ca.server_leaf();
-    let path = |name: &str, text: &str| {
-        let p = dir.path().join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_owned()
-    };
-    let (cert, key, secret) = (
-        path("cert.pem", &leaf.cert),
-        path("key.pem", &leaf.key),
-        path("secret", SECRET),
-    );
-    let server = support::process::ServerProcess::spawn(
-        dir.path(),
-        &[
-            "--store",
-            "memory",
-            "--tls-cert",
-            &cert,
-            "--tls-key",
-            &key,
-            "--auth",
-            "jwt",
-            "--jwt-secret-file",
-            &secret,
-        ],
-    );
-    let port = server.addr().rsplit(':').next().unwrap().to_owned();
-    let channel = tonic::transport::Endpoint::from_shared(format!("https://localhost:{port}"))
-        .unwrap()
-        .tls_config(
-            tonic::transport::ClientTlsConfig::new()
-                .ca_certificate(tonic::transport::Certificate::from_pem(&ca.pem)),
-        )
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    let mut c = toolview::grpc::pb::session_service_client::SessionServiceClient::new(channel);
+    use support::auth::{token, with_token};
+    let secure = support::pki::SecureServer::start();
+    let mut c = secure.client().await;
     let events = sample_session_for_viewer("team-a/web");
     c.publish(with_token(
         toolview::grpc::pb::PublishRequest { events },
@@ -228,12 +190,15 @@ async fn the_viewer_sends_its_token_over_tls() {
 
     let viewer_token = token(&["subscribe"], &["team-a/*"]);
     let viewer = Viewer::open(
-        &format!("https://localhost:{port}"),
+        &format!("https://{}", secure.host_port()),
         "team-a/web",
         &artifact("viewer-tls.png"),
         "f1",
         Some(&viewer_token),
-        &format!("--ignore-certificate-errors-spki-list={}", leaf.spki_sha256),
+        &format!(
+            "--ignore-certificate-errors-spki-list={}",
+            secure.leaf.spki_sha256
+        ),
     )
     .await;
     let summary = viewer.finish().await;

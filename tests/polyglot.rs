@@ -9,9 +9,8 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::auth::{SECRET, token};
-use support::pki::Ca;
-use support::process::ServerProcess;
+use support::auth::token;
+use support::pki::SecureServer;
 use support::server::Server;
 
 fn root() -> PathBuf {
@@ -97,36 +96,8 @@ async fn harness_then_subscriber(program: PathBuf, dir: &'static str, ext: &'sta
 /// The same over TLS (a CA made here) with `--auth jwt`: the harness gets a publish token by
 /// `--token`, the subscriber a subscribe token by `TOOLVIEW_TOKEN`, each the CA by its own means.
 fn secure_harness_then_subscriber(program: &Path, dir: &str, ext: &str) -> String {
-    let tmp = tempfile::tempdir().unwrap();
-    let ca = Ca::new();
-    let leaf = ca.server_leaf();
-    let file = |name: &str, text: &str| {
-        let p = tmp.path().join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_owned()
-    };
-    let (cert, key, ca_file, secret) = (
-        file("cert.pem", &leaf.cert),
-        file("key.pem", &leaf.key),
-        file("ca.pem", &ca.pem),
-        file("secret", SECRET),
-    );
-    let server = ServerProcess::spawn(
-        tmp.path(),
-        &[
-            "--store",
-            "memory",
-            "--tls-cert",
-            &cert,
-            "--tls-key",
-            &key,
-            "--auth",
-            "jwt",
-            "--jwt-secret-file",
-            &secret,
-        ],
-    );
-    let addr = format!("localhost:{}", server.addr().rsplit(':').next().unwrap());
+    let secure = SecureServer::start();
+    let (addr, ca_file) = (secure.host_port(), secure.ca_file.clone());
     let session = "team-a/demo";
     let acks = run(
         program,

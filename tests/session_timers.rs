@@ -12,7 +12,9 @@ use std::time::Duration;
 use tokio_stream::StreamExt as _;
 use toolview::domain::{CallId, CallOutput, EventBody, EventId, SessionId, ToolEvent};
 use toolview::render::{Capabilities, Target};
-use toolview::session::{SessionError, Sessions, SessionsConfig, Start, SubscribeItem};
+use toolview::session::{
+    SessionError, Sessions, SessionsConfig, Start, SubscribeItem, Subscription,
+};
 use toolview::store::MemoryStore;
 
 fn event(n: usize) -> ToolEvent {
@@ -40,6 +42,17 @@ fn session_of(e: ToolEvent) -> ToolEvent {
     }
 }
 
+/// Session `s` with its first event, and a subscription from its beginning.
+async fn published_and_subscribed(s: &Arc<Sessions>) -> Subscription {
+    s.publish(vec![session_of(event(1))]).await.unwrap();
+    s.subscribe(
+        &SessionId::new("s").unwrap(),
+        Target::Ansi,
+        Capabilities::all(true),
+        Start::FromBeginning,
+    )
+}
+
 #[tokio::test(start_paused = true)]
 async fn heartbeats_come_after_the_interval_of_silence() {
     let interval = Duration::from_secs(15);
@@ -47,13 +60,7 @@ async fn heartbeats_come_after_the_interval_of_silence() {
         heartbeat_interval: interval,
         ..SessionsConfig::default()
     });
-    s.publish(vec![session_of(event(1))]).await.unwrap();
-    let mut sub = s.subscribe(
-        &SessionId::new("s").unwrap(),
-        Target::Ansi,
-        Capabilities::all(true),
-        Start::FromBeginning,
-    );
+    let mut sub = published_and_subscribed(&s).await;
     let first = sub.next().await.unwrap().unwrap();
     assert!(matches!(first, SubscribeItem::Update { .. }), "{first:?}");
     let quiet = tokio::time::Instant::now();
@@ -86,13 +93,7 @@ async fn a_subscriber_that_stops_reading_ends_at_the_lag_limit() {
         subscriber_lag_limit: 50,
         ..SessionsConfig::default()
     });
-    s.publish(vec![session_of(event(1))]).await.unwrap();
-    let mut sub = s.subscribe(
-        &SessionId::new("s").unwrap(),
-        Target::Ansi,
-        Capabilities::all(true),
-        Start::FromBeginning,
-    );
+    let mut sub = published_and_subscribed(&s).await;
     assert!(matches!(
         sub.next().await.unwrap().unwrap(),
         SubscribeItem::Update { .. }

@@ -149,6 +149,11 @@ fn append(s: &str, meta: SessionMeta, records: Vec<Record>, trim: Option<u64>) -
     }
 }
 
+/// Appends and waits until it is durable.
+async fn committed(store: &dyn Store, batch: Vec<SessionAppend>) {
+    store.append(batch).await.unwrap().await.unwrap();
+}
+
 async fn offsets(store: &dyn Store, s: &str, after: u64, max: usize) -> Vec<u64> {
     let read = store.read(&sid(s), after, max).await.unwrap();
     read.iter().map(|r| r.offset).collect()
@@ -256,23 +261,21 @@ async fn known_ids_and_calls(b: &dyn Backend) {
 async fn trims_forget_old_events(b: &dyn Backend) {
     let store = b.open();
     let m = meta(None, 1, 4);
-    store
-        .append(vec![append("t", m.clone(), records("t", 1, 4), None)])
-        .await
-        .unwrap()
-        .await
-        .unwrap();
-    store
-        .append(vec![append(
+    committed(
+        &*store,
+        vec![append("t", m.clone(), records("t", 1, 4), None)],
+    )
+    .await;
+    committed(
+        &*store,
+        vec![append(
             "t",
             meta(Some(&m), 4, 6),
             records("t", 5, 6),
             Some(4),
-        )])
-        .await
-        .unwrap()
-        .await
-        .unwrap();
+        )],
+    )
+    .await;
     assert_eq!(
         offsets(&*store, "t", 0, 100).await,
         [4, 5, 6],
@@ -303,15 +306,14 @@ async fn trims_forget_old_events(b: &dyn Backend) {
 /// Deleting a session removes its log, its ids and its calls, and nothing else.
 async fn deletes_remove_one_session(b: &dyn Backend) {
     let store = b.open();
-    store
-        .append(vec![
+    committed(
+        &*store,
+        vec![
             append("d1", meta(None, 1, 2), records("d1", 1, 2), None),
             append("d2", meta(None, 1, 2), records("d2", 1, 2), None),
-        ])
-        .await
-        .unwrap()
-        .await
-        .unwrap();
+        ],
+    )
+    .await;
     store.delete(vec![sid("d1")]).await.unwrap();
     assert!(
         store.meta(&sid("d1")).await.unwrap().is_none(),
@@ -343,12 +345,11 @@ async fn reopens_with_everything(b: &dyn Backend) {
     }
     let store = b.open();
     let m = meta(None, 1, 3);
-    store
-        .append(vec![append("p", m.clone(), records("p", 1, 3), None)])
-        .await
-        .unwrap()
-        .await
-        .unwrap();
+    committed(
+        &*store,
+        vec![append("p", m.clone(), records("p", 1, 3), None)],
+    )
+    .await;
     store.close().await;
     drop(store);
     let store = b.open();
@@ -386,15 +387,14 @@ async fn damaged_records_are_corrupt(b: &dyn Backend) {
             }),
         }),
     });
-    store
-        .append(vec![
+    committed(
+        &*store,
+        vec![
             append("x", meta(None, 1, 3), x, None),
             append("y", meta(None, 1, 2), records("y", 1, 2), None),
-        ])
-        .await
-        .unwrap()
-        .await
-        .unwrap();
+        ],
+    )
+    .await;
     store.close().await;
     drop(store);
     if !b.damage(marker.as_bytes()) {

@@ -79,6 +79,54 @@ async fn tls_channel(
         .await
 }
 
+/// `https://localhost:<port>` of a server (its certificate names `localhost`).
+fn https_url(server: &ServerProcess) -> String {
+    format!(
+        "https://localhost:{}",
+        server.addr().rsplit(':').next().unwrap()
+    )
+}
+
+/// `toolview publish` of one event to `session` at `url` with extra flags.
+fn cli_publish(url: &str, session: &str, extra: &[&str]) -> std::process::Output {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolview"))
+        .args(["publish", "--session", session, "--server", url])
+        .args(extra)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(br#"{"eventId":"e1","sessionStarted":{"cwd":"/w"}}"#)
+        .unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+/// A client over TLS that published one call to `session`, and its subscription, past that
+/// first update.
+async fn published_and_following(
+    server: &ServerProcess,
+    ca: &Ca,
+    session: &str,
+) -> (Client, tonic::Streaming<pb::SubscribeResponse>) {
+    let channel = tls_channel(server, &ca.pem, None).await.unwrap();
+    let mut c = SessionServiceClient::new(channel);
+    publish(&mut c, vec![bash_call(session, "e1", "c1")])
+        .await
+        .unwrap();
+    let mut sub = subscribe(
+        &mut c,
+        request(session, pb::Target::Ansi, true, from_beginning()),
+    )
+    .await;
+    assert_eq!(offsets(&updates_until(&mut sub, 1).await), [1]);
+    (c, sub)
+}
+
 /// A raw TLS connection offering `alpn`; returns it and the certificate the server sent.
 async fn raw_tls(
     server: &ServerProcess,
@@ -114,17 +162,7 @@ async fn grpc_grpc_web_and_the_viewer_share_one_tls_port() {
     let server = spawn(dir.path(), &files.flags());
 
     // gRPC over HTTP/2.
-    let channel = tls_channel(&server, &ca.pem, None).await.unwrap();
-    let mut c = SessionServiceClient::new(channel);
-    publish(&mut c, vec![bash_call("tls/s", "e1", "c1")])
-        .await
-        .unwrap();
-    let mut sub = subscribe(
-        &mut c,
-        request("tls/s", pb::Target::Ansi, true, from_beginning()),
-    )
-    .await;
-    assert_eq!(offsets(&updates_until(&mut sub, 1).await), [1]);
+    let _ = published_and_following(&server, &ca, "tls/s").await;
 
     // ALPN: h2 when offered, http/1.1 for a client that offers only that.
     let (h2, served) = raw_tls(&server, &ca.der, &[b"h2", b"http/1.1"]).await;
@@ -171,34 +209,16 @@ async fn grpc_grpc_web_and_the_viewer_share_one_tls_port() {
     assert!(!String::from_utf8_lossy(&answer).contains("HTTP/1.1 200"));
 
     // The CLI: https:// with --tls-ca works; without it the unknown CA is refused.
-    let url = format!(
-        "https://localhost:{}",
-        server.addr().rsplit(':').next().unwrap()
-    );
-    let cli = |extra: &[&str]| {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_toolview"));
-        cmd.args(["publish", "--session", "tls/cli", "--server", &url])
-            .args(extra)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        use std::io::Write as _;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin
-            .write_all(br#"{"eventId":"e1","sessionStarted":{"cwd":"/w"}}"#)
-            .unwrap();
-        drop(stdin);
-        child.wait_with_output().unwrap()
-    };
-    let ok = cli(&["--tls-ca", files.ca.to_str().unwrap()]);
+    let url = https_url(&server);
+    let ca_file = files.ca.to_str().unwrap();
+    let ok = cli_publish(&url, "tls/cli", &["--tls-ca", ca_file]);
     assert!(
         ok.status.success(),
         "{}",
         String::from_utf8_lossy(&ok.stderr)
     );
     assert!(String::from_utf8_lossy(&ok.stdout).contains("\"offset\":\"1\""));
-    let refused = cli(&[]);
+    let refused = cli_publish(&url, "tls/cli", &[]);
     assert!(!refused.status.success());
 }
 
@@ -240,29 +260,18 @@ async fn mutual_tls_accepts_signed_clients_only() {
     let key = dir.path().join("client-key.pem");
     std::fs::write(&cert, &client_leaf.cert).unwrap();
     std::fs::write(&key, &client_leaf.key).unwrap();
-    let port = server.addr().rsplit(':').next().unwrap().to_owned();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolview"))
-        .args(["publish", "--session", "mtls/cli", "--server"])
-        .arg(format!("https://localhost:{port}"))
-        .arg("--tls-ca")
-        .arg(&files.ca)
-        .arg("--tls-client-cert")
-        .arg(&cert)
-        .arg("--tls-client-key")
-        .arg(&key)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write as _;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(br#"{"eventId":"e1","sessionStarted":{}}"#)
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = cli_publish(
+        &https_url(&server),
+        "mtls/cli",
+        &[
+            "--tls-ca",
+            files.ca.to_str().unwrap(),
+            "--tls-client-cert",
+            cert.to_str().unwrap(),
+            "--tls-client-key",
+            key.to_str().unwrap(),
+        ],
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -279,17 +288,7 @@ async fn sighup_reloads_the_certificate_for_new_connections_only() {
     let server = spawn(dir.path(), &files.flags());
 
     // A stream opened on the first certificate.
-    let channel = tls_channel(&server, &ca.pem, None).await.unwrap();
-    let mut c = SessionServiceClient::new(channel);
-    publish(&mut c, vec![bash_call("reload/s", "e1", "c1")])
-        .await
-        .unwrap();
-    let mut old = subscribe(
-        &mut c,
-        request("reload/s", pb::Target::Ansi, true, from_beginning()),
-    )
-    .await;
-    assert_eq!(offsets(&updates_until(&mut old, 1).await), [1]);
+    let (_c, mut old) = published_and_following(&server, &ca, "reload/s").await;
 
     let second = ca.server_leaf();
     files.replace(&second);

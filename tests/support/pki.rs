@@ -75,3 +75,79 @@ impl Ca {
         )
     }
 }
+
+/// `toolview serve` over TLS (a fresh CA, a leaf for `localhost`) with `--auth jwt` and the
+/// tests' HS256 secret, on the memory store.
+pub struct SecureServer {
+    pub server: super::process::ServerProcess,
+    pub ca: Ca,
+    pub leaf: Leaf,
+    /// The CA's PEM file, for clients' `--tls-ca`.
+    pub ca_file: String,
+    _dir: tempfile::TempDir,
+}
+
+impl SecureServer {
+    pub fn start() -> SecureServer {
+        let dir = tempfile::tempdir().unwrap();
+        let ca = Ca::new();
+        let leaf = ca.server_leaf();
+        let file = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p.to_str().unwrap().to_owned()
+        };
+        let (cert, key, ca_file, secret) = (
+            file("cert.pem", &leaf.cert),
+            file("key.pem", &leaf.key),
+            file("ca.pem", &ca.pem),
+            file("secret", super::auth::SECRET),
+        );
+        let server = super::process::ServerProcess::spawn(
+            dir.path(),
+            &[
+                "--store",
+                "memory",
+                "--tls-cert",
+                &cert,
+                "--tls-key",
+                &key,
+                "--auth",
+                "jwt",
+                "--jwt-secret-file",
+                &secret,
+            ],
+        );
+        SecureServer {
+            server,
+            ca,
+            leaf,
+            ca_file,
+            _dir: dir,
+        }
+    }
+
+    /// `localhost:<port>` (the name its certificate has).
+    pub fn host_port(&self) -> String {
+        format!(
+            "localhost:{}",
+            self.server.addr().rsplit(':').next().unwrap()
+        )
+    }
+
+    /// A session client over TLS that trusts the CA.
+    pub async fn client(&self) -> super::sessions::Client {
+        let channel =
+            tonic::transport::Endpoint::from_shared(format!("https://{}", self.host_port()))
+                .unwrap()
+                .tls_config(
+                    tonic::transport::ClientTlsConfig::new()
+                        .ca_certificate(tonic::transport::Certificate::from_pem(&self.ca.pem)),
+                )
+                .unwrap()
+                .connect()
+                .await
+                .unwrap();
+        toolview::grpc::pb::session_service_client::SessionServiceClient::new(channel)
+    }
+}

@@ -3,26 +3,18 @@
 //! larger than a message.
 #![no_main]
 
-use std::sync::{Arc, OnceLock};
+#[path = "common.rs"]
+mod common;
 
+use std::sync::Arc;
+
+use common::{MAX_MESSAGE, MAX_OUTPUT, MAX_UPDATE, runtime};
 use libfuzzer_sys::fuzz_target;
 use prost::Message as _;
 use tonic::Request;
 use toolview::auth::Authenticator;
 use toolview::grpc::PresentationApi;
 use toolview::grpc::pb::{self, presentation_service_server::PresentationService as _};
-
-const MAX_MESSAGE: usize = 4 << 20;
-
-fn runtime() -> &'static tokio::runtime::Runtime {
-    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, bytes)) = data.split_first() else {
@@ -31,8 +23,8 @@ fuzz_target!(|data: &[u8]| {
     let api = PresentationApi::new(
         Arc::new(Authenticator::open()),
         MAX_MESSAGE,
-        MAX_MESSAGE - (16 << 10),
-        (MAX_MESSAGE / 8) as u64,
+        MAX_UPDATE,
+        MAX_OUTPUT,
     );
     runtime().block_on(async move {
         if pick & 1 == 0 {

@@ -4,9 +4,13 @@
 //! and a replay must reach the session's head.
 #![no_main]
 
-use std::sync::{Arc, OnceLock};
+#[path = "common.rs"]
+mod common;
+
+use std::sync::Arc;
 use std::time::Duration;
 
+use common::{MAX_MESSAGE, MAX_OUTPUT, MAX_UPDATE, runtime};
 use libfuzzer_sys::fuzz_target;
 use prost::Message as _;
 use tokio_stream::StreamExt as _;
@@ -17,19 +21,6 @@ use toolview::grpc::pb::{self, session_service_server::SessionService as _};
 use toolview::session::{Sessions, SessionsConfig};
 use toolview::store::MemoryStore;
 
-/// The message size limit the server runs with by default.
-const MAX_MESSAGE: usize = 4 << 20;
-
-fn runtime() -> &'static tokio::runtime::Runtime {
-    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
-    })
-}
-
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, bytes)) = data.split_first() else {
         return;
@@ -39,8 +30,8 @@ fuzz_target!(|data: &[u8]| {
     };
     runtime().block_on(async move {
         let config = SessionsConfig {
-            max_update_bytes: MAX_MESSAGE - (16 << 10),
-            max_output_bytes: (MAX_MESSAGE / 8) as u64,
+            max_update_bytes: MAX_UPDATE,
+            max_output_bytes: MAX_OUTPUT,
             ..SessionsConfig::default()
         };
         let sessions = Sessions::new(Arc::new(MemoryStore::new()), config);
