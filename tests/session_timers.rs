@@ -7,13 +7,14 @@
 mod support;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio_stream::StreamExt as _;
 use toolview::domain::{CallId, CallOutput, EventBody, EventId, SessionId, ToolEvent};
 use toolview::render::{Capabilities, Target};
 use toolview::session::{
-    SessionError, Sessions, SessionsConfig, Start, SubscribeItem, Subscription,
+    Clock, SessionError, Sessions, SessionsConfig, Start, SubscribeItem, Subscription,
 };
 use toolview::store::MemoryStore;
 
@@ -125,5 +126,39 @@ async fn a_subscriber_that_stops_reading_ends_at_the_lag_limit() {
         read < 1000,
         "it was ended before it read everything ({read})"
     );
+    s.close().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn sessions_idle_past_the_ttl_expire_and_others_stay() {
+    let now = Arc::new(AtomicU64::new(1_700_000_000_000));
+    let clock = {
+        let now = now.clone();
+        Clock::new(move || now.load(Ordering::Relaxed))
+    };
+    let s = sessions(SessionsConfig {
+        session_ttl: Some(Duration::from_secs(60)),
+        clock,
+        ..SessionsConfig::default()
+    });
+    let id = |name: &str| SessionId::new(name).unwrap();
+    let in_session = |name: &str, n: usize| ToolEvent {
+        session_id: id(name),
+        ..event(n)
+    };
+    s.publish(vec![in_session("old", 1)]).await.unwrap();
+    s.publish(vec![in_session("busy", 1)]).await.unwrap();
+    // 59 s on, nothing has expired; then "busy" moves.
+    now.fetch_add(59_000, Ordering::Relaxed);
+    assert_eq!(s.expire().await.unwrap(), 0);
+    s.publish(vec![in_session("busy", 2)]).await.unwrap();
+    // 2 s more: "old" has been idle 61 s, "busy" 2 s.
+    now.fetch_add(2_000, Ordering::Relaxed);
+    assert_eq!(s.expire().await.unwrap(), 1);
+    assert!(matches!(
+        s.info(&id("old")).await,
+        Err(SessionError::NotFound(_))
+    ));
+    assert_eq!(s.info(&id("busy")).await.unwrap().meta.head_offset, 2);
     s.close().await;
 }

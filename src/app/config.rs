@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use super::listen::ConnectionLimits;
 use super::tls::TlsFiles;
 use crate::auth::{JwtSettings, KeySource};
+use crate::session::Clock;
 use crate::session::{
     DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_LAG_CHECK_INTERVAL, DEFAULT_LANE_CACHE_BYTES,
     DEFAULT_LANE_CACHE_ENTRIES, DEFAULT_MAX_EVENTS_PER_SESSION, DEFAULT_MAX_LOADED_SESSIONS,
@@ -283,6 +284,7 @@ impl ServeConfig {
             max_update_bytes: self.max_update_bytes(),
             max_output_bytes: self.max_output_bytes(),
             max_loaded_sessions: self.max_loaded_sessions.max(1),
+            clock: Clock::wall(),
         }
     }
 

@@ -47,6 +47,41 @@ pub const DEFAULT_LANE_CACHE_BYTES: usize = 16 << 20;
 /// evicted costs one metadata read when it is used again.
 pub const DEFAULT_MAX_LOADED_SESSIONS: usize = 10_000;
 
+/// Where the session layer reads the time for stored timestamps and TTL expiry, in milliseconds
+/// since the Unix epoch: the wall clock (timestamps are persisted, so not a monotonic clock), or
+/// one a test moves.
+#[derive(Clone)]
+pub struct Clock(Arc<dyn Fn() -> u64 + Send + Sync>);
+
+impl Clock {
+    /// The system clock.
+    pub fn wall() -> Self {
+        Clock(Arc::new(now_ms))
+    }
+
+    /// A clock that reads `now`.
+    pub fn new(now: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+        Clock(Arc::new(now))
+    }
+
+    /// The time now.
+    pub fn now_ms(&self) -> u64 {
+        (self.0)()
+    }
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock::wall()
+    }
+}
+
+impl std::fmt::Debug for Clock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Clock({} ms)", self.now_ms())
+    }
+}
+
 /// Limits and timings of the session layer.
 #[derive(Debug, Clone)]
 pub struct SessionsConfig {
@@ -70,6 +105,8 @@ pub struct SessionsConfig {
     /// Sessions kept in memory at most: idle ones beyond are evicted, least recently used
     /// first (a session with a subscriber or a publish in flight is never evicted).
     pub max_loaded_sessions: usize,
+    /// The time for stored timestamps and expiry.
+    pub clock: Clock,
     /// The output cap ceiling: subscribers' caps are normalized to it
     /// ([`Capabilities::normalized`]); 0 leaves them as they are (no limit).
     pub max_output_bytes: u64,
@@ -87,6 +124,7 @@ impl Default for SessionsConfig {
             lane_cache_bytes: DEFAULT_LANE_CACHE_BYTES,
             max_update_bytes: usize::MAX,
             max_loaded_sessions: DEFAULT_MAX_LOADED_SESSIONS,
+            clock: Clock::wall(),
             max_output_bytes: 0,
         }
     }
@@ -310,7 +348,11 @@ impl Sessions {
         let Some(ttl) = self.config.session_ttl else {
             return Ok(0);
         };
-        let cutoff = now_ms().saturating_sub(ttl.as_millis() as u64);
+        let cutoff = self
+            .config
+            .clock
+            .now_ms()
+            .saturating_sub(ttl.as_millis() as u64);
         let mut expired: Vec<SessionId> = self
             .store
             .sessions()

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::{Ack, Entry, Head, SessionError, Sessions, State};
 use crate::domain::{CallId, CallPhase, Cursor, EventId, Lifecycle, Pending, SessionId, ToolEvent};
-use crate::store::{Known, Record, SessionAppend, SessionMeta, new_epoch, now_ms};
+use crate::store::{Known, Record, SessionAppend, SessionMeta, new_epoch};
 
 impl State {
     /// What the store knows of `ids` and `calls`, with this session's appends in flight on top.
@@ -102,7 +102,7 @@ impl Sessions {
         }
 
         // Pass 2, record: offsets, ids and phases in flight, retention.
-        let now = now_ms();
+        let now = self.config.clock.now_ms();
         let mut acks: Vec<Option<Ack>> = vec![None; events.len()];
         let mut appends = Vec::new();
         let mut heads = Vec::new();
