@@ -470,6 +470,15 @@ async fn jwks_keys_are_chosen_by_kid_and_rotate_on_sighup() {
         status(get_with(&mut c, &old, "s").await),
         Code::Unauthenticated
     );
+    // The same keys decide over gRPC-Web.
+    let web_get = |token: String| {
+        let message = pb::GetSessionRequest {
+            session_id: "s".into(),
+        };
+        web_call(server.addr().to_owned(), "GetSession", message, Some(token))
+    };
+    assert_eq!(web_get(old.clone()).await, 16);
+    assert_eq!(web_get(new_token.clone()).await, 5);
     let kept = signed(&ed, Algorithm::EdDSA, Some("ed-1"));
     assert_eq!(status(get_with(&mut c, &kept, "s").await), Code::NotFound);
 
@@ -495,33 +504,76 @@ async fn grpc_web_gets_the_same_answers() {
     publish_with(&mut c, &admin, vec![bash_call("team-b/exists", "e1", "c1")])
         .await
         .unwrap();
-    let call = |token: Option<String>, session: &str| {
-        let addr = server.addr().to_owned();
+    let addr = server.addr().to_owned();
+    let get = |token: Option<String>, session: &str| {
         let message = pb::GetSessionRequest {
             session_id: session.into(),
         };
-        async move {
-            let io = tokio::net::TcpStream::connect(&addr).await.unwrap();
-            grpc_web_status(
-                io,
-                &addr,
-                "/toolview.v1.SessionService/GetSession",
-                &message,
-                token.as_deref(),
-            )
-            .await
-        }
+        web_call(addr.clone(), "GetSession", message, token)
     };
     // UNAUTHENTICATED = 16, PERMISSION_DENIED = 7, NOT_FOUND = 5, OK = 0.
-    assert_eq!(call(None, "team-b/exists").await, 16);
-    assert_eq!(call(Some("garbage".into()), "team-b/exists").await, 16);
-    let expired = hs256(&claims(&["read"], &["**"], -10), SECRET);
-    assert_eq!(call(Some(expired), "team-b/exists").await, 16);
+    assert_eq!(get(None, "team-b/exists").await, 16);
+    let all = ["publish", "subscribe", "read"];
+    let mut wrong_audience = claims(&all, &["**"], 3600);
+    wrong_audience["aud"] = json!("someone-else");
+    for (why, bad) in [
+        ("garbage", "garbage".to_owned()),
+        ("expired", hs256(&claims(&all, &["**"], -10), SECRET)),
+        ("alg none", unsigned(&claims(&all, &["**"], 3600))),
+        (
+            "another secret",
+            hs256(
+                &claims(&all, &["**"], 3600),
+                "another-secret-0123456789abcdef0123456789",
+            ),
+        ),
+        ("wrong audience", hs256(&wrong_audience, SECRET)),
+    ] {
+        assert_eq!(get(Some(bad), "team-b/exists").await, 16, "{why}");
+    }
     let team_a = token(&["read"], &["team-a/*"]);
-    assert_eq!(call(Some(team_a.clone()), "team-b/exists").await, 7);
-    assert_eq!(call(Some(team_a.clone()), "team-b/missing").await, 7);
-    assert_eq!(call(Some(team_a), "team-a/missing").await, 5);
-    assert_eq!(call(Some(admin), "team-b/exists").await, 0);
+    assert_eq!(get(Some(team_a.clone()), "team-b/exists").await, 7);
+    assert_eq!(get(Some(team_a.clone()), "team-b/missing").await, 7);
+    assert_eq!(get(Some(team_a), "team-a/missing").await, 5);
+    assert_eq!(get(Some(admin), "team-b/exists").await, 0);
+    // A read-only token publishing over gRPC-Web.
+    let publish = |token: String| {
+        let message = pb::PublishRequest {
+            events: vec![output("team-b/exists", "e2", "c1", "x")],
+        };
+        web_call(addr.clone(), "Publish", message, Some(token))
+    };
+    assert_eq!(publish(token(&["read"], &["**"])).await, 7);
+    assert_eq!(publish(token(&["publish"], &["team-b/*"])).await, 0);
+    // A subscription over gRPC-Web (the viewer's) ends with UNAUTHENTICATED when its token
+    // expires: its trailers carry status 16 after the updates.
+    let short = hs256(&claims(&["subscribe"], &["team-b/*"], 2), SECRET);
+    let subscribe = request("team-b/exists", pb::Target::View, true, from_beginning());
+    let io = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let path = "/toolview.v1.SessionService/Subscribe";
+    let (ended, body) = tokio::time::timeout(
+        PATIENCE,
+        grpc_web_exchange(io, &addr, path, &subscribe, Some(&short)),
+    )
+    .await
+    .expect("the stream ended when its token expired");
+    assert_eq!(ended, 16);
+    // It was a live stream that delivered the session's call before it ended, not a refusal.
+    let delivered = String::from_utf8_lossy(&body);
+    let (_head, frames) = delivered.split_once("\r\n\r\n").unwrap();
+    assert!(frames.contains("c1"), "{delivered}");
+}
+
+/// One unary `SessionService` call over gRPC-Web (HTTP/1.1); its `grpc-status`.
+async fn web_call(
+    addr: String,
+    method: &str,
+    message: impl prost::Message,
+    token: Option<String>,
+) -> u32 {
+    let io = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let path = format!("/toolview.v1.SessionService/{method}");
+    grpc_web_status(io, &addr, &path, &message, token.as_deref()).await
 }
 
 #[test]

@@ -61,15 +61,27 @@ pub fn with_token<T>(message: T, token: &str) -> tonic::Request<T> {
     req
 }
 
-/// One unary gRPC-Web call over HTTP/1.1 (what a browser sends) on `io`; returns the
+/// One gRPC-Web call over HTTP/1.1 (what a browser sends) on `io`; returns the
 /// `grpc-status` the server answered with.
 pub async fn grpc_web_status(
-    mut io: impl AsyncRead + AsyncWrite + Unpin,
+    io: impl AsyncRead + AsyncWrite + Unpin,
     host: &str,
     path: &str,
     message: &impl prost::Message,
     token: Option<&str>,
 ) -> u32 {
+    grpc_web_exchange(io, host, path, message, token).await.0
+}
+
+/// One gRPC-Web call read to its end: the `grpc-status` and the whole response (head, data
+/// frames and trailers) as bytes.
+pub async fn grpc_web_exchange(
+    mut io: impl AsyncRead + AsyncWrite + Unpin,
+    host: &str,
+    path: &str,
+    message: &impl prost::Message,
+    token: Option<&str>,
+) -> (u32, Vec<u8>) {
     let body = message.encode_to_vec();
     let mut frame = vec![0u8];
     frame.extend_from_slice(&(body.len() as u32).to_be_bytes());
@@ -89,11 +101,12 @@ pub async fn grpc_web_status(
     let at = text
         .find("grpc-status:")
         .unwrap_or_else(|| panic!("no grpc-status in {text}"));
-    text[at + "grpc-status:".len()..]
+    let status = text[at + "grpc-status:".len()..]
         .trim_start()
         .chars()
         .take_while(char::is_ascii_digit)
         .collect::<String>()
         .parse()
-        .unwrap()
+        .unwrap();
+    (status, response)
 }
