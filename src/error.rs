@@ -21,6 +21,9 @@ pub enum Error {
     /// A message over the size limit.
     #[error("too large: {0}")]
     TooLarge(String),
+    /// Writers to one session kept colliding (replicas over a shared store): retry.
+    #[error("aborted: {0}")]
+    Aborted(String),
     /// Shutting down, or the store cannot be used.
     #[error("unavailable: {0}")]
     Unavailable(String),

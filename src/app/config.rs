@@ -6,6 +6,7 @@ use std::{path::PathBuf, time::Duration};
 use clap::{Args, ValueEnum};
 
 use super::listen::ConnectionLimits;
+use super::nats::NatsConfig;
 use super::tls::TlsFiles;
 use crate::auth::{JwtSettings, KeySource};
 use crate::session::Clock;
@@ -75,6 +76,8 @@ pub enum StoreKind {
     Embedded,
     /// In memory: lost on exit.
     Memory,
+    /// NATS JetStream (see --nats-url): any number of replicas share the logs.
+    Jetstream,
 }
 
 /// Log line format on stderr.
@@ -96,6 +99,10 @@ pub struct ServeConfig {
     /// Session store.
     #[arg(long, env = "TOOLVIEW_STORE", value_enum, default_value = "embedded")]
     pub store: StoreKind,
+
+    /// The JetStream store's connection and stream.
+    #[command(flatten)]
+    pub nats: NatsConfig,
 
     /// Data directory of the embedded store.
     #[arg(long, env = "TOOLVIEW_DATA_DIR", default_value = DEFAULT_DATA_DIR)]
@@ -365,6 +372,9 @@ impl ServeConfig {
     /// Checks what flags cannot express alone.
     pub fn validate(&self) -> anyhow::Result<()> {
         self.jwt_settings()?;
+        if self.store == StoreKind::Jetstream {
+            self.nats.validate()?;
+        }
         if self.tls_cert.is_some() != self.tls_key.is_some() {
             anyhow::bail!("--tls-cert and --tls-key go together");
         }
@@ -413,6 +423,7 @@ impl Default for ServeConfig {
         ServeConfig {
             listen: DEFAULT_LISTEN,
             store: StoreKind::Embedded,
+            nats: NatsConfig::default(),
             data_dir: PathBuf::from(DEFAULT_DATA_DIR),
             store_cache_mb: DEFAULT_STORE_CACHE_MB,
             lane_cache_mb: DEFAULT_LANE_CACHE_BYTES >> 20,

@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod config;
 pub mod listen;
+pub mod nats;
 pub mod server;
 pub mod tls;
 pub mod web;

@@ -52,6 +52,7 @@ impl Server {
                 config.store_cache_mb << 20,
                 Arc::new(StorageCodec),
             )?),
+            StoreKind::Jetstream => jetstream_store(&config).await?,
         };
         let sessions = Sessions::new(store, config.sessions());
         Ok(Server {
@@ -90,6 +91,8 @@ impl Server {
             Duration::from_millis(config.expiry_interval_ms.max(1)),
         ));
         let writable = tokio::spawn(follow_store(sessions.store_writable(), health.clone()));
+        // Appends other replicas make reach this one's subscribers (a shared store only).
+        let changes = tokio::spawn(sessions.clone().follow_store());
         let reloads = tokio::spawn(reload_on_hangup(auth.clone(), tls.clone()));
 
         // gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, with the viewer at
@@ -146,11 +149,25 @@ impl Server {
         }
         expiry.abort();
         writable.abort();
+        changes.abort();
         reloads.abort();
         sessions.close().await;
         tracing::info!("stopped");
         Ok(())
     }
+}
+
+/// The JetStream store, connected and its stream checked.
+#[cfg(feature = "jetstream")]
+async fn jetstream_store(config: &ServeConfig) -> anyhow::Result<Arc<dyn Store>> {
+    let options = config.nats.options(config);
+    let store = crate::store::JetStreamStore::open(options, Arc::new(StorageCodec)).await?;
+    Ok(Arc::new(store))
+}
+
+#[cfg(not(feature = "jetstream"))]
+async fn jetstream_store(_: &ServeConfig) -> anyhow::Result<Arc<dyn Store>> {
+    anyhow::bail!("--store jetstream: this toolview was built without the `jetstream` feature")
 }
 
 /// Deletes expired sessions now and then (only when a TTL is configured).

@@ -12,6 +12,7 @@ impl From<Error> for tonic::Status {
             Error::Unauthenticated(msg) => tonic::Status::unauthenticated(msg),
             Error::PermissionDenied(msg) => tonic::Status::permission_denied(msg),
             Error::Unavailable(msg) => tonic::Status::unavailable(msg),
+            Error::Aborted(msg) => tonic::Status::aborted(msg),
             Error::DataLoss(msg) => {
                 tracing::error!(%msg, "stored data unreadable");
                 tonic::Status::data_loss(msg)

@@ -20,7 +20,7 @@ pub use subscribe::{Start, SubscribeItem, Subscription};
 
 use crate::domain::{BatchError, CallId, CallPhase, Cursor, Epoch, EventId, SessionId};
 use crate::render::{Capabilities, Target};
-use crate::store::{SessionMeta, Store, StoreError, now_ms};
+use crate::store::{Change, SessionMeta, Store, StoreError, now_ms};
 use lane::Lane;
 
 /// Sessions deleted by the TTL per commit.
@@ -338,6 +338,62 @@ impl Sessions {
         self.shutdown.send_replace(true);
     }
 
+    /// Follows the appends the store reports (other replicas' too, with a shared store): a
+    /// loaded session's head moves, so its subscribers read them, and its publish state is read
+    /// again before its next publish. Ends at shutdown, or when the store's feed ends; returns
+    /// at once for a store only this process writes.
+    pub async fn follow_store(self: Arc<Self>) {
+        let Some(mut changes) = self.store.changes() else {
+            return;
+        };
+        let mut shutdown = self.shutdown.subscribe();
+        loop {
+            let change = tokio::select! {
+                change = changes.recv() => match change {
+                    Some(change) => change,
+                    None => return,
+                },
+                _ = shutdown.wait_for(|stop| *stop) => return,
+            };
+            self.apply_change(change).await;
+        }
+    }
+
+    async fn apply_change(&self, change: Change) {
+        let Some(entry) = self.loaded(&change.session) else {
+            return;
+        };
+        let same_log = entry.head.borrow().epoch.as_ref() == Some(&change.epoch);
+        if same_log {
+            entry.head.send_if_modified(|h| {
+                let newer = change.head > h.head;
+                if newer {
+                    h.head = change.head;
+                    h.first = change.first.unwrap_or(h.first);
+                }
+                newer
+            });
+            // Offsets computed from this state would conflict: read it again first (unless this
+            // process has appends in flight, which are then read back with it).
+            if let Ok(mut state) = entry.state.try_lock()
+                && state.inflight_ids.is_empty()
+                && state
+                    .meta
+                    .as_ref()
+                    .is_none_or(|m| m.head_offset < change.head)
+            {
+                state.loaded = false;
+            }
+            return;
+        }
+        // A log this process has not seen (the session's first, or one made again).
+        let mut state = entry.state.lock().await;
+        state.loaded = false;
+        if let Err(e) = self.ensure_loaded(&entry, &mut state).await {
+            tracing::warn!(session = %change.session, error = %e, "cannot read a changed session");
+        }
+    }
+
     /// Closes the store (after the server has drained).
     pub async fn close(&self) {
         self.store.close().await;
@@ -427,6 +483,7 @@ impl From<SessionError> for crate::error::Error {
                 Error::Unavailable(e.to_string())
             }
             SessionError::Store(StoreError::Corrupt(_)) => Error::DataLoss(e.to_string()),
+            SessionError::Store(StoreError::Conflict(_)) => Error::Aborted(e.to_string()),
             SessionError::Store(StoreError::Bug(_)) => Error::Internal(e.to_string()),
         }
     }

@@ -6,10 +6,11 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::{Ack, Entry, Head, SessionError, Sessions, State};
 use crate::domain::{CallId, CallPhase, Cursor, EventId, Lifecycle, Pending, SessionId, ToolEvent};
-use crate::store::{Known, Record, SessionAppend, SessionMeta, new_epoch};
+use crate::store::{Known, Record, SessionAppend, SessionMeta, StoreError, new_epoch};
 
 impl State {
     /// What the store knows of `ids` and `calls`, with this session's appends in flight on top.
@@ -57,11 +58,38 @@ struct Checked {
     pending: Pending,
 }
 
+/// A publish that loses the race to another writer (a conflict) is checked again against the
+/// log as it now is, at most this many times: each retry means another writer made progress.
+const MAX_CONFLICT_RETRIES: u32 = 16;
+/// The longest pause before such a retry (a random pause below it, doubling per attempt), so
+/// writers that collided do not collide again in lockstep.
+const MAX_CONFLICT_PAUSE: Duration = Duration::from_millis(50);
+
 impl Sessions {
     /// Appends a validated batch. The whole batch is checked first (lifecycle rules, across
     /// every session it names); nothing is appended if any event is refused. Event ids the
     /// session already holds are acknowledged as duplicates with their original cursor.
+    ///
+    /// When another writer appended to one of the sessions first (a store with several
+    /// writers), the sessions are read again and the batch checked again: events it stored
+    /// meanwhile become duplicates, rules it now breaks refuse the batch.
     pub async fn publish(&self, events: Vec<ToolEvent>) -> Result<Vec<Ack>, SessionError> {
+        let mut attempt = 0;
+        loop {
+            match self.publish_once(&events).await {
+                Err(SessionError::Store(StoreError::Conflict(why)))
+                    if attempt < MAX_CONFLICT_RETRIES =>
+                {
+                    attempt += 1;
+                    tracing::debug!(%why, attempt, "another writer appended first; checking again");
+                    tokio::time::sleep(pause(attempt)).await;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn publish_once(&self, events: &[ToolEvent]) -> Result<Vec<Ack>, SessionError> {
         if *self.shutdown.borrow() {
             return Err(SessionError::ShuttingDown);
         }
@@ -229,4 +257,15 @@ impl Sessions {
             .map(|a| a.expect("every event is acknowledged"))
             .collect())
     }
+}
+
+/// A random pause before conflict retry `attempt` (1, 2, …): below 1 ms, 2 ms, 4 ms, … up to
+/// [`MAX_CONFLICT_PAUSE`].
+fn pause(attempt: u32) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    let ceiling = Duration::from_millis(1 << attempt.min(16)).min(MAX_CONFLICT_PAUSE);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(attempt);
+    let nanos = ceiling.as_nanos() as u64;
+    Duration::from_nanos(h.finish() % nanos.max(1))
 }

@@ -8,6 +8,8 @@
 //! and wait for durability after releasing it, so concurrent publishes share commits.
 
 mod embedded;
+#[cfg(feature = "jetstream")]
+mod jetstream;
 mod memory;
 
 use std::future::Future;
@@ -15,6 +17,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 pub use embedded::EmbeddedStore;
+#[cfg(feature = "jetstream")]
+pub use jetstream::{JetStreamOptions, JetStreamStore};
 pub use memory::MemoryStore;
 
 use std::collections::HashMap;
@@ -75,6 +79,18 @@ pub struct Known {
     pub calls: HashMap<CallId, CallPhase>,
 }
 
+/// An append to a session's log, as a store with other writers reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub session: SessionId,
+    /// The log it went to.
+    pub epoch: Epoch,
+    /// Its offset: the log's head now, or soon.
+    pub head: u64,
+    /// The first retained offset, when the store knows it.
+    pub first: Option<u64>,
+}
+
 /// Why the store failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
@@ -84,6 +100,10 @@ pub enum StoreError {
     Closed,
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// The log moved on since the append was computed (another writer appended first): the
+    /// session's state must be read again and the append checked again.
+    #[error("conflicting writers: {0}")]
+    Conflict(String),
     /// A bug: a panic while reading, writing or rendering. The detail was logged.
     #[error("{0}")]
     Bug(String),
@@ -172,6 +192,12 @@ pub trait Store: Send + Sync + 'static {
     /// Whether the store takes writes now (it recovers by itself).
     fn writable(&self) -> tokio::sync::watch::Receiver<bool> {
         tokio::sync::watch::channel(true).1
+    }
+
+    /// Appends the store reports as they are stored, made by this process or another one; the
+    /// first call takes the feed. `None` for a store only this process writes.
+    fn changes(&self) -> Option<tokio::sync::mpsc::Receiver<Change>> {
+        None
     }
 }
 

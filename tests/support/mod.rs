@@ -72,6 +72,7 @@ pub fn same_json(got: &Value, want: &Value) -> Result<(), String> {
 
 pub mod acp;
 pub mod auth;
+pub mod nats;
 pub mod pki;
 pub mod process;
 pub mod server;

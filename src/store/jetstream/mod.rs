@@ -1,0 +1,283 @@
+//! The NATS JetStream store: every session's log in one stream, one subject per session, any
+//! number of toolview replicas writing and reading it. The design and its reasons are in
+//! ARCHITECTURE.md ("The JetStream store").
+//!
+//! - A message per event: the `toolview.storage.v1` record as payload, and headers for what
+//!   the log needs without decoding it (`Toolview-Offset`, `-Epoch`, `-Created-Ms`,
+//!   `-Updated-Ms`, `-Calls`). JetStream numbers messages per stream only, so the dense
+//!   per-session offset is ours, made safe by a compare-and-set: the first message of every
+//!   append carries `Nats-Expected-Last-Subject-Sequence` (the stream sequence of the head the
+//!   offsets were computed from), and an append that does not follow it is refused whole.
+//! - Appends of one session are chained: the next waits for the previous one's stream
+//!   sequence, since a cluster refuses a second checked append to a subject in flight.
+//! - A refused compare-and-set is [`StoreError::Conflict`]: the session layer reloads and
+//!   re-validates (ids now stored become duplicate acks) and retries.
+//! - Each replica follows the stream with one ordered consumer and reports appends it did not
+//!   make through [`Store::changes`].
+
+mod append;
+mod feed;
+mod index;
+mod load;
+mod options;
+mod subject;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_nats::jetstream;
+use parking_lot::Mutex;
+use tokio::sync::{Semaphore, mpsc, watch};
+
+pub use options::JetStreamOptions;
+
+use self::index::Index;
+use super::{
+    Change, Durable, Known, Record, RecordCodec, SessionAppend, SessionMeta, Store, StoreError,
+};
+use crate::domain::{CallId, EventId, SessionId};
+
+/// Appends in flight at most (enqueued and not yet acknowledged by the stream): beyond, an
+/// append waits (back-pressure), as it waits for the embedded store's queue.
+const MAX_APPENDS_IN_FLIGHT: usize = 4096;
+/// Changes from other replicas queued for the session layer.
+const CHANGES_BUFFER: usize = 4096;
+/// How long an API request to the servers may take: a leader election takes seconds.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One session's index slot: empty until loaded, and emptied when found stale.
+type Slot = Arc<tokio::sync::Mutex<Option<Index>>>;
+
+/// Session logs in a JetStream stream.
+pub struct JetStreamStore {
+    inner: Arc<Inner>,
+    changes: Mutex<Option<mpsc::Receiver<Change>>>,
+    feed: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+struct Inner {
+    client: async_nats::Client,
+    js: jetstream::Context,
+    stream: jetstream::stream::Stream,
+    options: JetStreamOptions,
+    codec: Arc<dyn RecordCodec>,
+    indexes: Mutex<HashMap<SessionId, Slot>>,
+    /// The last append enqueued per session, while it is in flight.
+    chains: Mutex<HashMap<SessionId, append::Link>>,
+    inflight: Arc<Semaphore>,
+    writable: watch::Sender<bool>,
+}
+
+impl JetStreamStore {
+    /// Connects, checks the server version, and creates the stream or checks the one there.
+    pub async fn open(
+        options: JetStreamOptions,
+        codec: Arc<dyn RecordCodec>,
+    ) -> Result<Self, StoreError> {
+        let storage = |what: &str, e: &dyn std::fmt::Display| {
+            StoreError::Storage(format!("NATS ({}): {what}: {e}", options.urls.join(",")))
+        };
+        let writable = watch::Sender::new(false);
+        let events = writable.clone();
+        let mut connect = async_nats::ConnectOptions::new()
+            .name("toolview")
+            .connection_timeout(REQUEST_TIMEOUT)
+            .request_timeout(Some(REQUEST_TIMEOUT))
+            .max_reconnects(None)
+            .event_callback(move |event| {
+                let events = events.clone();
+                async move {
+                    match event {
+                        async_nats::Event::Connected => {
+                            tracing::info!("connected to NATS");
+                            events.send_replace(true);
+                        }
+                        async_nats::Event::Disconnected | async_nats::Event::Closed => {
+                            tracing::warn!("lost the connection to NATS; reconnecting");
+                            events.send_replace(false);
+                        }
+                        other => tracing::info!(event = %other, "NATS"),
+                    }
+                }
+            });
+        if let Some((user, password)) = &options.user_password {
+            connect = connect.user_and_password(user.clone(), password.clone());
+        }
+        if let Some(token) = &options.token {
+            connect = connect.token(token.clone());
+        }
+        if let Some(file) = &options.credentials_file {
+            connect = connect
+                .credentials_file(file)
+                .await
+                .map_err(|e| storage(&format!("credentials {}", file.display()), &e))?;
+        }
+        if let Some(ca) = &options.tls_ca {
+            connect = connect.add_root_certificates(ca.clone()).require_tls(true);
+        }
+        let client = connect
+            .connect(options.urls.as_slice())
+            .await
+            .map_err(|e| storage("connect", &e))?;
+        writable.send_replace(true);
+        let info = client.server_info();
+        if !options::version_supported(&info.version) {
+            return Err(StoreError::Storage(format!(
+                "NATS server {} is {}; the JetStream store needs {}.{} or later (atomic batch \
+                 publish)",
+                info.server_name,
+                info.version,
+                options::MIN_SERVER_VERSION.0,
+                options::MIN_SERVER_VERSION.1
+            )));
+        }
+        let needed = options.max_event_bytes + options::MESSAGE_OVERHEAD;
+        if (info.max_payload as usize) < needed {
+            return Err(StoreError::Storage(format!(
+                "NATS server {} takes messages up to {} bytes (max_payload), but an event of \
+                 --max-message-size needs {needed}: set `max_payload: 8MB` in the server \
+                 configuration, or lower --max-message-size",
+                info.server_name, info.max_payload
+            )));
+        }
+        let mut js = jetstream::new(client.clone());
+        js.set_timeout(REQUEST_TIMEOUT);
+        let stream = open_stream(&js, &options).await?;
+        let inner = Arc::new(Inner {
+            client,
+            js,
+            stream,
+            options,
+            codec,
+            indexes: Mutex::default(),
+            chains: Mutex::default(),
+            inflight: Arc::new(Semaphore::new(MAX_APPENDS_IN_FLIGHT)),
+            writable,
+        });
+        let (tx, rx) = mpsc::channel(CHANGES_BUFFER);
+        let feed = feed::follow(inner.clone(), tx).await?;
+        Ok(JetStreamStore {
+            inner,
+            changes: Mutex::new(Some(rx)),
+            feed: Mutex::new(Some(feed)),
+        })
+    }
+}
+
+/// The stream, created when missing; an existing one must keep our guarantees.
+async fn open_stream(
+    js: &jetstream::Context,
+    options: &JetStreamOptions,
+) -> Result<jetstream::stream::Stream, StoreError> {
+    use jetstream::context::GetStreamErrorKind;
+    let name = &options.stream;
+    match js.get_stream(name).await {
+        Ok(mut stream) => {
+            let info = stream
+                .info()
+                .await
+                .map_err(|e| StoreError::Storage(format!("stream {name}: {e}")))?;
+            let problems = options.problems(&info.config);
+            if !problems.is_empty() {
+                return Err(StoreError::Storage(format!(
+                    "stream {name} exists but cannot hold toolview's logs: {}. Change it (`nats \
+                     stream edit`), or name another with --nats-stream",
+                    problems.join("; ")
+                )));
+            }
+            if info.config.num_replicas != options.replicas {
+                tracing::warn!(
+                    stream = %name,
+                    replicas = info.config.num_replicas,
+                    wanted = options.replicas,
+                    "the stream's replica count differs from --nats-replicas; keeping it"
+                );
+            }
+            Ok(stream)
+        }
+        Err(e)
+            if matches!(e.kind(), GetStreamErrorKind::JetStream(ref js)
+                if js.error_code() == jetstream::ErrorCode::STREAM_NOT_FOUND) =>
+        {
+            tracing::info!(stream = %name, replicas = options.replicas, "creating the stream");
+            js.create_stream(options.stream_config())
+                .await
+                .map_err(|e| StoreError::Storage(format!("create stream {name}: {e}")))
+        }
+        Err(e) => Err(StoreError::Storage(format!("stream {name}: {e}"))),
+    }
+}
+
+#[tonic::async_trait]
+impl Store for JetStreamStore {
+    fn name(&self) -> &'static str {
+        "jetstream"
+    }
+
+    async fn append(&self, batch: Vec<SessionAppend>) -> Result<Durable, StoreError> {
+        append::enqueue(&self.inner, batch).await
+    }
+
+    async fn meta(&self, session: &SessionId) -> Result<Option<SessionMeta>, StoreError> {
+        self.inner.meta(session).await
+    }
+
+    async fn known(
+        &self,
+        session: &SessionId,
+        events: Vec<EventId>,
+        calls: Vec<CallId>,
+    ) -> Result<Known, StoreError> {
+        self.inner.known(session, events, calls).await
+    }
+
+    async fn read(
+        &self,
+        session: &SessionId,
+        after: u64,
+        max: usize,
+    ) -> Result<Vec<Record>, StoreError> {
+        self.inner.read(session, after, max).await
+    }
+
+    /// None: the stream ages events out itself (`max_age`), so the session layer has no idle
+    /// sessions to sweep (see ARCHITECTURE.md on the two TTLs).
+    async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError> {
+        for session in sessions {
+            let subject = subject::subject(&self.inner.options.subject_prefix, &session);
+            self.inner
+                .stream
+                .purge()
+                .filter(subject)
+                .await
+                .map_err(|e| StoreError::Storage(format!("purge {session}: {e}")))?;
+            self.inner.forget(&session);
+        }
+        Ok(())
+    }
+
+    async fn close(&self) {
+        // Appends in flight finish (each holds a permit); then the feed stops and the
+        // connection drains.
+        let all = u32::try_from(MAX_APPENDS_IN_FLIGHT).unwrap_or(u32::MAX);
+        let _ =
+            tokio::time::timeout(REQUEST_TIMEOUT * 2, self.inner.inflight.acquire_many(all)).await;
+        if let Some(feed) = self.feed.lock().take() {
+            feed.abort();
+        }
+        let _ = self.inner.client.drain().await;
+    }
+
+    fn writable(&self) -> watch::Receiver<bool> {
+        self.inner.writable.subscribe()
+    }
+
+    fn changes(&self) -> Option<mpsc::Receiver<Change>> {
+        self.changes.lock().take()
+    }
+}

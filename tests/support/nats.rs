@@ -1,0 +1,241 @@
+//! Real `nats-server` processes with JetStream on loopback — one server, or a cluster — each
+//! with its own store directory, killed (SIGKILL) when dropped.
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a server or cluster may take to be ready.
+const READY_WITHIN: Duration = Duration::from_secs(30);
+
+/// The `nats-server` binary: `$TOOLVIEW_NATS_SERVER`, the one `scripts/test.sh` installs in
+/// `tests/.venv`, or one on the `PATH`.
+pub fn binary() -> PathBuf {
+    if let Ok(path) = std::env::var("TOOLVIEW_NATS_SERVER") {
+        return path.into();
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/.venv/bin/nats-server");
+    if venv.exists() {
+        return venv;
+    }
+    PathBuf::from("nats-server")
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One node: its ports and process.
+pub struct Node {
+    pub name: String,
+    pub client_port: u16,
+    pub http_port: u16,
+    config: PathBuf,
+    child: Option<Child>,
+}
+
+impl Node {
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.client_port)
+    }
+
+    fn start(&mut self) {
+        let child = Command::new(binary())
+            .arg("-c")
+            .arg(&self.config)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "starting {} (scripts/test.sh installs it): {e}",
+                    binary().display()
+                )
+            });
+        self.child = Some(child);
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// A monitoring endpoint's JSON (`/jsz?…`, `/healthz`); `None` while the node is down.
+    pub fn monitor(&self, path: &str) -> Option<serde_json::Value> {
+        let mut conn = TcpStream::connect(("127.0.0.1", self.http_port)).ok()?;
+        conn.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+        write!(conn, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
+        let mut response = String::new();
+        conn.read_to_string(&mut response).ok()?;
+        let (_, body) = response.split_once("\r\n\r\n")?;
+        serde_json::from_str(body).ok()
+    }
+}
+
+/// A server, or a cluster of them.
+pub struct Nats {
+    pub nodes: Vec<Node>,
+    _dir: tempfile::TempDir,
+}
+
+impl Nats {
+    /// One JetStream server.
+    pub fn single() -> Nats {
+        Nats::start(1)
+    }
+
+    /// A JetStream cluster of `n` servers (routes among all of them).
+    pub fn cluster(n: usize) -> Nats {
+        Nats::start(n)
+    }
+
+    fn start(n: usize) -> Nats {
+        let dir = tempfile::tempdir().unwrap();
+        let routes: Vec<u16> = (0..n).map(|_| free_port()).collect();
+        let route_list = routes
+            .iter()
+            .map(|p| format!("nats-route://127.0.0.1:{p}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut nodes = Vec::new();
+        for (i, route) in routes.iter().enumerate() {
+            let name = format!("n{}", i + 1);
+            let (client_port, http_port) = (free_port(), free_port());
+            let store = dir.path().join(&name);
+            let cluster = if n > 1 {
+                format!(
+                    "cluster {{ name: toolview-test, listen: 127.0.0.1:{route}, routes: [{route_list}] }}"
+                )
+            } else {
+                String::new()
+            };
+            // Events up to the API's 4 MiB message limit must fit (NATS defaults to 1 MB).
+            let text = format!(
+                "server_name: {name}\nlisten: 127.0.0.1:{client_port}\nhttp: 127.0.0.1:{http_port}\n\
+                 max_payload: 8MB\n\
+                 jetstream {{ store_dir: \"{}\", max_memory_store: 256MB, max_file_store: 2GB }}\n\
+                 {cluster}\n",
+                store.display()
+            );
+            let config = dir.path().join(format!("{name}.conf"));
+            std::fs::write(&config, text).unwrap();
+            nodes.push(Node {
+                name,
+                client_port,
+                http_port,
+                config,
+                child: None,
+            });
+        }
+        let mut nats = Nats { nodes, _dir: dir };
+        for node in &mut nats.nodes {
+            node.start();
+        }
+        nats.wait_ready();
+        nats
+    }
+
+    /// Every node's client URL, comma-separated (what `--nats-url` takes).
+    pub fn urls(&self) -> String {
+        self.nodes
+            .iter()
+            .map(Node::url)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Waits until every running node serves JetStream and, in a cluster, a meta leader is
+    /// elected.
+    pub fn wait_ready(&self) {
+        let deadline = Instant::now() + READY_WITHIN;
+        for node in self.nodes.iter().filter(|n| n.child.is_some()) {
+            loop {
+                let health = node.monitor("/healthz?js-enabled-only=true");
+                let ok = health.is_some_and(|h| h["status"] == "ok");
+                let leader = self.nodes.len() == 1
+                    || node.monitor("/jsz").is_some_and(|j| {
+                        j["meta_cluster"]["leader"]
+                            .as_str()
+                            .is_some_and(|l| !l.is_empty())
+                    });
+                if ok && leader {
+                    break;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "{} did not become ready",
+                    node.name
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+
+    /// SIGKILL of node `i`.
+    pub fn kill(&mut self, i: usize) {
+        self.nodes[i].kill();
+    }
+
+    /// Starts node `i` again on its store directory.
+    pub fn restart(&mut self, i: usize) {
+        self.nodes[i].start();
+    }
+
+    /// The node that leads `stream` now, by its index.
+    pub fn stream_leader(&self, stream: &str) -> Option<usize> {
+        let path = "/jsz?streams=true";
+        for node in self.nodes.iter().filter(|n| n.child.is_some()) {
+            let Some(jsz) = node.monitor(path) else {
+                continue;
+            };
+            for account in jsz["account_details"].as_array().into_iter().flatten() {
+                for s in account["stream_detail"].as_array().into_iter().flatten() {
+                    if s["name"] == stream
+                        && let Some(leader) = s["cluster"]["leader"].as_str()
+                    {
+                        return self.nodes.iter().position(|n| n.name == leader);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Consumers on `stream`, as the servers report them.
+    pub fn consumer_count(&self, stream: &str) -> Option<u64> {
+        let path = "/jsz?streams=true&consumers=true";
+        self.nodes
+            .iter()
+            .filter(|n| n.child.is_some())
+            .find_map(|node| {
+                let jsz = node.monitor(path)?;
+                jsz["account_details"]
+                    .as_array()?
+                    .iter()
+                    .flat_map(|a| a["stream_detail"].as_array().into_iter().flatten())
+                    .find(|s| s["name"] == stream)
+                    .and_then(|s| s["state"]["consumer_count"].as_u64())
+            })
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        for node in &mut self.nodes {
+            node.kill();
+        }
+    }
+}
