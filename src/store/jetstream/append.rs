@@ -164,12 +164,9 @@ async fn write(
     }
 
     let last_seq = if let [one] = messages.as_slice() {
-        // The dedup id names the append itself, so only a repeat of it can match.
-        let token = one.subject.as_str().rsplit_once('.').map_or("", |(_, t)| t);
-        let id = format!(
-            "{token}/{}/{}",
-            batch[0].meta.epoch, batch[0].records[0].offset
-        );
+        // The dedup id names this append, not its offset: another writer's append at the same
+        // offset must meet the compare-and-set (and fail), never be taken for a repeat of ours.
+        let id = format!("{}/{}", batch[0].records[0].offset, nonce());
         publish_one(inner, one, &id).await
     } else {
         publish_batch(inner, &messages).await
@@ -290,6 +287,19 @@ impl Inner {
         ix.trim_before(before);
         Ok(())
     }
+}
+
+/// 64 random bits, as hex: unique to one append and its repeats.
+fn nonce() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    format!("{:016x}", h.finish())
 }
 
 enum Failure {

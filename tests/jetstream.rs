@@ -1,0 +1,427 @@
+//! toolview over NATS JetStream, against real `nats-server`s on loopback: the store on one
+//! server, and `toolview serve` replicas over a three-node cluster (R3). Every wait is bounded;
+//! nothing here measures speed.
+
+mod support;
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use prost::Message as _;
+use tonic::Code;
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_check_response::ServingStatus;
+use toolview::domain::{EventId, SessionId};
+use toolview::grpc::StorageCodec;
+use toolview::grpc::pb;
+use toolview::session::{Sessions, SessionsConfig};
+use toolview::store::{JetStreamOptions, JetStreamStore, Store, StoreError};
+
+use support::nats::Nats;
+use support::process::ServerProcess;
+use support::sessions::*;
+
+const STREAM: &str = "TOOLVIEW";
+
+fn options(nats: &Nats, replicas: usize) -> JetStreamOptions {
+    JetStreamOptions {
+        urls: vec![nats.urls()],
+        user_password: None,
+        token: None,
+        credentials_file: None,
+        tls_ca: None,
+        stream: STREAM.into(),
+        subject_prefix: "toolview.s".into(),
+        replicas,
+        duplicate_window: Duration::from_secs(1),
+        max_events_per_session: 100_000,
+        max_age: None,
+        max_event_bytes: 4 << 20,
+        max_indexed_sessions: 1000,
+    }
+}
+
+async fn store(nats: &Nats) -> Arc<dyn Store> {
+    Arc::new(
+        JetStreamStore::open(options(nats, 1), Arc::new(StorageCodec))
+            .await
+            .unwrap(),
+    )
+}
+
+/// A `toolview serve` replica on the cluster's stream (R3).
+fn replica(nats: &Nats) -> (ServerProcess, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let urls = nats.urls();
+    let server = ServerProcess::spawn(
+        dir.path(),
+        &[
+            "--store",
+            "jetstream",
+            "--nats-url",
+            &urls,
+            "--nats-replicas",
+            &nats.nodes.len().to_string(),
+        ],
+    );
+    (server, dir)
+}
+
+fn domain(event: pb::ToolEvent) -> toolview::domain::ToolEvent {
+    toolview::domain::ToolEvent::try_from(event).unwrap()
+}
+
+/// Publishes one event until it is acknowledged: `UNAVAILABLE` (a leader election) and
+/// `ABORTED` (writers kept colliding) are retryable, and the same event id makes a retry of an
+/// event that was stored after all a duplicate.
+async fn publish_acked(c: &mut Client, event: pb::ToolEvent) -> pb::PublishAck {
+    for _ in 0..600 {
+        match publish(c, vec![event.clone()]).await {
+            Ok(acks) => return acks.into_iter().next().unwrap(),
+            Err(s) if matches!(s.code(), Code::Unavailable | Code::Aborted) => {
+                eprintln!("publish {}: {:?}, retrying", event.event_id, s.code());
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(s) => panic!("publish {}: {s:?}", event.event_id),
+        }
+    }
+    panic!("publish {} was never acknowledged", event.event_id)
+}
+
+/// A stored message that is not a record is reported as corrupt for its session, and other
+/// sessions are served.
+#[tokio::test]
+async fn a_message_that_is_not_a_record_is_corrupt_for_its_session_only() {
+    let nats = Nats::single();
+    let store = store(&nats).await;
+    let sessions = Sessions::new(store.clone(), SessionsConfig::default());
+    for s in ["x", "y"] {
+        let mut e = domain(bash_call(s, "e1", "c1"));
+        e.session_id = SessionId::new(s).unwrap();
+        sessions.publish(vec![e]).await.unwrap();
+    }
+    let client = async_nats::connect(nats.nodes[0].url()).await.unwrap();
+    let js = async_nats::jetstream::new(client);
+    js.publish("toolview.s.x", "not a record".into())
+        .await
+        .unwrap()
+        .await
+        .unwrap();
+    match store.read(&SessionId::new("x").unwrap(), 0, 10).await {
+        Err(StoreError::Corrupt(why)) => assert!(why.contains("toolview.s.x"), "{why}"),
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    let y = store
+        .read(&SessionId::new("y").unwrap(), 0, 10)
+        .await
+        .unwrap();
+    assert_eq!(y.len(), 1);
+}
+
+/// Idempotency is the log's, not the dedup window's: an event id published again after the
+/// window (1 s here) is a duplicate with its original cursor, on this replica and another.
+#[tokio::test]
+async fn idempotency_outlasts_the_dedup_window() {
+    let nats = Nats::single();
+    let first = Sessions::new(store(&nats).await, SessionsConfig::default());
+    let event = domain(bash_call("s", "e1", "c1"));
+    let original = first.publish(vec![event.clone()]).await.unwrap().remove(0);
+    assert!(!original.duplicate);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let again = first.publish(vec![event.clone()]).await.unwrap().remove(0);
+    assert!(again.duplicate);
+    assert_eq!(again.cursor, original.cursor);
+    let other = Sessions::new(store(&nats).await, SessionsConfig::default());
+    let there = other.publish(vec![event]).await.unwrap().remove(0);
+    assert!(there.duplicate);
+    assert_eq!(there.cursor, original.cursor);
+    // The lifecycle holds across replicas too: a second start of c1 is refused.
+    let mut restart = domain(bash_call("s", "e2", "c1"));
+    restart.event_id = EventId::new("e2").unwrap();
+    assert!(other.publish(vec![restart]).await.is_err());
+}
+
+/// A publisher on replica A; subscribers on A and B get every update, in offset order, with
+/// the same bytes; so does a late subscriber on B.
+#[tokio::test]
+async fn replicas_deliver_the_same_updates() {
+    let nats = Nats::cluster(3);
+    let (a, _da) = replica(&nats);
+    let (b, _db) = replica(&nats);
+    let (mut ca, mut cb) = (client(&a.url).await, client(&b.url).await);
+    let req = || request("r", pb::Target::Acp, true, from_beginning());
+    let mut on_a = subscribe(&mut ca, req()).await;
+    let mut on_b = subscribe(&mut cb, req()).await;
+    let events = sample_session("r");
+    let n = events.len() as u64;
+    for e in events {
+        publish_acked(&mut ca, e).await;
+    }
+    let bytes = |u: Vec<pb::RenderedUpdate>| -> Vec<Vec<u8>> {
+        u.iter().map(|u| u.encode_to_vec()).collect()
+    };
+    let got_a = updates_until(&mut on_a, n).await;
+    let got_b = updates_until(&mut on_b, n).await;
+    assert_eq!(offsets(&got_a), (1..=n).collect::<Vec<_>>());
+    assert_eq!(bytes(got_a.clone()), bytes(got_b));
+    let mut late = subscribe(&mut cb, req()).await;
+    assert_eq!(bytes(updates_until(&mut late, n).await), bytes(got_a));
+}
+
+/// Publishers on A and B write one session at once: every event is stored once, at dense
+/// offsets; the same event id through both is one append and one duplicate ack.
+#[tokio::test]
+async fn concurrent_publishers_on_two_replicas_append_each_event_once() {
+    let nats = Nats::cluster(3);
+    let (a, _da) = replica(&nats);
+    let (b, _db) = replica(&nats);
+    let (mut ca, mut cb) = (client(&a.url).await, client(&b.url).await);
+    publish_acked(&mut ca, bash_call("c", "start", "c1")).await;
+    const EACH: usize = 40;
+    let run = |mut c: Client, side: &'static str| async move {
+        let mut acks = Vec::new();
+        for i in 0..EACH {
+            let id = format!("{side}{i}");
+            acks.push(publish_acked(&mut c, output("c", &id, "c1", &format!("{id}\n"))).await);
+        }
+        acks
+    };
+    let (from_a, from_b) = tokio::join!(run(ca.clone(), "a"), run(cb.clone(), "b"));
+    let mut seen = BTreeMap::new();
+    for ack in from_a.iter().chain(&from_b) {
+        assert!(!ack.duplicate, "{ack:?}");
+        let offset = ack.cursor.as_ref().unwrap().offset;
+        assert!(
+            seen.insert(offset, ack.event_id.clone()).is_none(),
+            "{offset} twice"
+        );
+    }
+    let total = 1 + 2 * EACH as u64;
+    assert_eq!(
+        seen.keys().copied().collect::<Vec<_>>(),
+        (2..=total).collect::<Vec<_>>()
+    );
+    let head = get_session(&mut cb, "c").await.unwrap();
+    assert_eq!(head.head_offset, total);
+
+    let dup = output("c", "same", "c1", "once\n");
+    let (x, y) = tokio::join!(
+        publish_acked(&mut ca, dup.clone()),
+        publish_acked(&mut cb, dup)
+    );
+    assert_eq!(
+        [x.duplicate, y.duplicate].iter().filter(|d| !**d).count(),
+        1,
+        "{x:?} {y:?}"
+    );
+    assert_eq!(x.cursor, y.cursor);
+    assert_eq!(x.cursor.unwrap().offset, total + 1);
+    let mut all = subscribe(
+        &mut ca,
+        request("c", pb::Target::View, false, from_beginning()),
+    )
+    .await;
+    assert_eq!(
+        offsets(&updates_until(&mut all, total + 1).await),
+        (1..=total + 1).collect::<Vec<_>>()
+    );
+}
+
+/// SIGKILL of the stream leader under publish load: publishing goes on after the election,
+/// every acknowledged event is in the log once at its acknowledged offset, and a subscriber
+/// resuming from a cursor sees no gap and no duplicate.
+#[tokio::test]
+async fn a_killed_stream_leader_loses_no_acknowledged_event() {
+    let mut nats = Nats::cluster(3);
+    let (a, _da) = replica(&nats);
+    let mut ca = client(&a.url).await;
+    publish_acked(&mut ca, bash_call("k", "start", "c1")).await;
+    const EVENTS: usize = 200;
+    let mut acked = BTreeMap::new();
+    let mut killed = None;
+    for i in 0..EVENTS {
+        if i == EVENTS / 4 {
+            let leader = nats.stream_leader(STREAM).expect("the stream has a leader");
+            nats.kill(leader);
+            killed = Some(leader);
+        }
+        let id = format!("o{i}");
+        let ack = publish_acked(&mut ca, output("k", &id, "c1", &format!("{id}\n"))).await;
+        let offset = ack.cursor.unwrap().offset;
+        assert!(
+            acked.insert(offset, id).is_none(),
+            "offset {offset} acknowledged twice"
+        );
+    }
+    let killed = killed.unwrap();
+    let now = nats
+        .stream_leader(STREAM)
+        .expect("a leader after the election");
+    assert_ne!(now, killed, "another server leads the stream");
+    eprintln!(
+        "stream leader n{} killed; n{} leads now",
+        killed + 1,
+        now + 1
+    );
+    let total = 1 + EVENTS as u64;
+    assert_eq!(
+        acked.keys().copied().collect::<Vec<_>>(),
+        (2..=total).collect::<Vec<_>>()
+    );
+
+    // Read back through a subscription: the first half, then resume from its cursor.
+    let req = |start| request("k", pb::Target::View, false, start);
+    let mut first = subscribe(&mut ca, req(from_beginning())).await;
+    let head = updates_until(&mut first, total / 2).await;
+    drop(first);
+    let cursor = head.last().unwrap().cursor.clone().unwrap();
+    let mut rest = subscribe(&mut ca, req(after(cursor.offset, &cursor.epoch))).await;
+    let tail = updates_until(&mut rest, total).await;
+    let mut all = offsets(&head);
+    all.extend(offsets(&tail));
+    assert_eq!(all, (1..=total).collect::<Vec<_>>(), "no gap, no duplicate");
+    let stored = get_session(&mut ca, "k").await.unwrap();
+    assert_eq!(stored.head_offset, total, "nothing stored twice");
+}
+
+/// SIGKILL of replica A while its subscriber reads: the subscriber resumes on B with its
+/// cursor and loses nothing.
+#[tokio::test]
+async fn subscribers_of_a_killed_replica_resume_on_another() {
+    let nats = Nats::cluster(3);
+    let (mut a, _da) = replica(&nats);
+    let (b, _db) = replica(&nats);
+    let (mut ca, mut cb) = (client(&a.url).await, client(&b.url).await);
+    publish_acked(&mut cb, bash_call("m", "start", "c1")).await;
+    for i in 0..49 {
+        publish_acked(&mut cb, output("m", &format!("o{i}"), "c1", "x\n")).await;
+    }
+    let req = |start| request("m", pb::Target::Acp, true, start);
+    let mut on_a = subscribe(&mut ca, req(from_beginning())).await;
+    let seen = updates_until(&mut on_a, 20).await;
+    a.kill();
+    for i in 49..99 {
+        publish_acked(&mut cb, output("m", &format!("o{i}"), "c1", "y\n")).await;
+    }
+    let cursor = seen.last().unwrap().cursor.clone().unwrap();
+    let mut on_b = subscribe(&mut cb, req(after(cursor.offset, &cursor.epoch))).await;
+    let rest = updates_until(&mut on_b, 100).await;
+    assert_eq!(
+        offsets(&rest),
+        (cursor.offset + 1..=100).collect::<Vec<_>>()
+    );
+    // The same bytes a subscriber of B from the beginning gets after that cursor.
+    let mut whole = subscribe(&mut cb, req(from_beginning())).await;
+    let whole = updates_until(&mut whole, 100).await;
+    let tail: Vec<Vec<u8>> = whole[cursor.offset as usize..]
+        .iter()
+        .map(|u| u.encode_to_vec())
+        .collect();
+    let resumed: Vec<Vec<u8>> = rest.iter().map(|u| u.encode_to_vec()).collect();
+    assert_eq!(resumed, tail);
+}
+
+/// 2,000 subscribers on one replica leave the stream with that replica's one consumer.
+#[tokio::test]
+async fn subscribers_do_not_make_consumers() {
+    let nats = Nats::single();
+    let (a, _da) = replica(&nats);
+    const SESSIONS: usize = 40;
+    const SUBSCRIBERS: usize = 2000;
+    let mut c = client(&a.url).await;
+    for s in 0..SESSIONS {
+        publish_acked(&mut c, bash_call(&format!("s{s}"), "e1", "c1")).await;
+    }
+    // Ten connections, each multiplexing 200 streams (under the per-connection limit).
+    let mut streams = Vec::with_capacity(SUBSCRIBERS);
+    let mut clients = Vec::new();
+    for _ in 0..10 {
+        clients.push(client(&a.url).await);
+    }
+    for i in 0..SUBSCRIBERS {
+        let n = clients.len();
+        let c = &mut clients[i % n];
+        let req = request(
+            &format!("s{}", i % SESSIONS),
+            pb::Target::Acp,
+            true,
+            from_beginning(),
+        );
+        streams.push(subscribe(c, req).await);
+    }
+    for s in &mut streams {
+        assert_eq!(offsets(&updates_until(s, 1).await), [1]);
+    }
+    assert_eq!(nats.consumer_count(STREAM), Some(1));
+    // Subscribers keep getting live updates through that one consumer.
+    publish_acked(&mut c, output("s0", "e2", "c1", "more\n")).await;
+    let distinct: HashSet<u64> = (0..SUBSCRIBERS)
+        .step_by(SESSIONS)
+        .map(|i| i as u64)
+        .collect();
+    for i in distinct {
+        assert_eq!(
+            offsets(&updates_until(&mut streams[i as usize], 2).await),
+            [2]
+        );
+    }
+    assert_eq!(nats.consumer_count(STREAM), Some(1));
+}
+
+async fn health(url: &str) -> Option<ServingStatus> {
+    let channel = tonic::transport::Endpoint::from_shared(url.to_owned())
+        .unwrap()
+        .connect()
+        .await
+        .ok()?;
+    let mut h = tonic_health::pb::health_client::HealthClient::new(channel);
+    let request = HealthCheckRequest {
+        service: "toolview.v1.SessionService".into(),
+    };
+    let status = h.check(request).await.ok()?.into_inner().status;
+    ServingStatus::try_from(status).ok()
+}
+
+/// Waits (up to `PATIENCE`) for the health status.
+async fn health_becomes(url: &str, want: ServingStatus) {
+    let waited = tokio::time::timeout(PATIENCE, async {
+        while health(url).await != Some(want) {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(waited.is_ok(), "health never became {want:?}");
+}
+
+/// Health is NOT_SERVING while NATS is unreachable and SERVING again once it is back; live
+/// updates resume; SIGTERM drains and exits cleanly.
+#[tokio::test]
+async fn health_follows_nats_and_recovers_by_itself() {
+    let mut nats = Nats::single();
+    let (mut a, _da) = replica(&nats);
+    health_becomes(&a.url, ServingStatus::Serving).await;
+    let mut c = client(&a.url).await;
+    publish_acked(&mut c, bash_call("h", "e1", "c1")).await;
+    let mut live = subscribe(
+        &mut c,
+        request("h", pb::Target::View, false, from_beginning()),
+    )
+    .await;
+    assert_eq!(offsets(&updates_until(&mut live, 1).await), [1]);
+
+    nats.kill(0);
+    health_becomes(&a.url, ServingStatus::NotServing).await;
+    nats.restart(0);
+    nats.wait_ready();
+    health_becomes(&a.url, ServingStatus::Serving).await;
+    publish_acked(&mut c, output("h", "e2", "c1", "back\n")).await;
+    assert_eq!(offsets(&updates_until(&mut live, 2).await), [2]);
+
+    // SAFETY: a signal to our own child, which has not been reaped (we wait below).
+    unsafe {
+        libc::kill(a.pid() as libc::pid_t, libc::SIGTERM);
+    }
+    let status = a.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
