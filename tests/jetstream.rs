@@ -50,22 +50,24 @@ async fn store(nats: &Nats) -> Arc<dyn Store> {
     )
 }
 
-/// A `toolview serve` replica on the cluster's stream (R3).
+/// A `toolview serve` replica on the cluster's stream (as many copies as nodes).
 fn replica(nats: &Nats) -> (ServerProcess, tempfile::TempDir) {
+    replica_with(nats, &[])
+}
+
+fn replica_with(nats: &Nats, extra: &[&str]) -> (ServerProcess, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let urls = nats.urls();
-    let server = ServerProcess::spawn(
-        dir.path(),
-        &[
-            "--store",
-            "jetstream",
-            "--nats-url",
-            &urls,
-            "--nats-replicas",
-            &nats.nodes.len().to_string(),
-        ],
-    );
-    (server, dir)
+    let (urls, replicas) = (nats.urls(), nats.nodes.len().to_string());
+    let mut args = vec![
+        "--store",
+        "jetstream",
+        "--nats-url",
+        &urls,
+        "--nats-replicas",
+        &replicas,
+    ];
+    args.extend_from_slice(extra);
+    (ServerProcess::spawn(dir.path(), &args), dir)
 }
 
 fn domain(event: pb::ToolEvent) -> toolview::domain::ToolEvent {
@@ -424,4 +426,157 @@ async fn health_follows_nats_and_recovers_by_itself() {
     }
     let status = a.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
+}
+
+/// Retention by the stream (`max_msgs_per_subject` = --max-events-per-session) and a purged
+/// log both reach subscribers as a `Reset`: a cursor older than what is kept restarts at the
+/// first kept event; a log made again after a purge starts a new epoch at offset 1.
+#[tokio::test]
+async fn trimmed_and_purged_logs_are_resets() {
+    use pb::subscribe_response::Item;
+    let nats = Nats::single();
+    let (a, _da) = replica_with(&nats, &["--max-events-per-session", "5"]);
+    let mut c = client(&a.url).await;
+    let first = publish_acked(&mut c, bash_call("t", "e0", "c1")).await;
+    let epoch = first.cursor.unwrap().epoch;
+    for i in 1..10 {
+        publish_acked(&mut c, output("t", &format!("e{i}"), "c1", "x\n")).await;
+    }
+    let req = |start| request("t", pb::Target::View, false, start);
+    let mut old = subscribe(&mut c, req(after(2, &epoch))).await;
+    match next_item(&mut old).await.unwrap() {
+        Some(Item::Reset(r)) => assert_eq!((r.epoch.as_str(), r.head_offset), (epoch.as_str(), 10)),
+        other => panic!("expected a reset, got {other:?}"),
+    }
+    assert_eq!(
+        offsets(&updates_until(&mut old, 10).await),
+        [6, 7, 8, 9, 10]
+    );
+
+    // The log is purged behind toolview's back; the next publish makes a new one.
+    let client = async_nats::connect(nats.nodes[0].url()).await.unwrap();
+    let js = async_nats::jetstream::new(client);
+    let stream = js.get_stream(STREAM).await.unwrap();
+    stream.purge().filter("toolview.s.t").await.unwrap();
+    let again = publish_acked(&mut c, bash_call("t", "n0", "c9")).await;
+    let cursor = again.cursor.unwrap();
+    assert_eq!(cursor.offset, 1);
+    assert_ne!(cursor.epoch, epoch);
+    match next_item(&mut old).await.unwrap() {
+        Some(Item::Reset(r)) => assert_eq!(r.epoch, cursor.epoch),
+        other => panic!("expected a reset to the new log, got {other:?}"),
+    }
+    assert_eq!(offsets(&updates_until(&mut old, 1).await), [1]);
+}
+
+/// An existing stream that would break the guarantees stops the server at start, saying what
+/// is wrong.
+#[tokio::test]
+async fn a_stream_that_breaks_the_guarantees_is_refused_at_start() {
+    let nats = Nats::single();
+    let client = async_nats::connect(nats.nodes[0].url()).await.unwrap();
+    let js = async_nats::jetstream::new(client);
+    js.create_stream(async_nats::jetstream::stream::Config {
+        name: STREAM.into(),
+        subjects: vec!["toolview.s.>".into()],
+        max_messages_per_subject: 5,
+        discard: async_nats::jetstream::stream::DiscardPolicy::New,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let urls = nats.urls();
+    let out = support::process::serve_command(
+        dir.path(),
+        &[
+            "--store",
+            "jetstream",
+            "--nats-url",
+            &urls,
+            "--nats-replicas",
+            "1",
+        ],
+    )
+    .stderr(std::process::Stdio::piped())
+    .output()
+    .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for problem in [
+        "max_msgs_per_subject is 5",
+        "discard policy",
+        "allow_atomic",
+        "allow_direct",
+    ] {
+        assert!(stderr.contains(problem), "{problem}: {stderr}");
+    }
+}
+
+/// NATS with a user and password, over TLS with a CA made here: the replica connects with
+/// --nats-user/--nats-password and --nats-tls-ca; without the password, or without the CA, it
+/// refuses to start and says why.
+#[tokio::test]
+async fn nats_credentials_and_tls() {
+    let ca = support::pki::Ca::new();
+    let leaf = ca.server_leaf();
+    let nats = Nats::single_with(|dir| {
+        let (cert, key) = (dir.join("nats.pem"), dir.join("nats.key"));
+        std::fs::write(&cert, &leaf.cert).unwrap();
+        std::fs::write(&key, &leaf.key).unwrap();
+        format!(
+            "authorization {{ user: toolview, password: \"pw-0123456789\" }}\n\
+             tls {{ cert_file: \"{}\", key_file: \"{}\" }}",
+            cert.display(),
+            key.display()
+        )
+    });
+    let files = tempfile::tempdir().unwrap();
+    let ca_file = files.path().join("ca.pem");
+    std::fs::write(&ca_file, &ca.pem).unwrap();
+    let ca_path = ca_file.to_str().unwrap();
+    let url = nats.nodes[0].tls_url();
+    let base = [
+        "--store",
+        "jetstream",
+        "--nats-url",
+        &url,
+        "--nats-replicas",
+        "1",
+    ];
+    let refused = |extra: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let out = support::process::serve_command(dir.path(), &args)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{extra:?} started");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let no_password = refused(&["--nats-tls-ca", ca_path]);
+    assert!(no_password.contains("NATS"), "{no_password}");
+    let no_ca = refused(&[
+        "--nats-user",
+        "toolview",
+        "--nats-password",
+        "pw-0123456789",
+    ]);
+    assert!(no_ca.contains("NATS"), "{no_ca}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = base.to_vec();
+    args.extend_from_slice(&[
+        "--nats-tls-ca",
+        ca_path,
+        "--nats-user",
+        "toolview",
+        "--nats-password",
+        "pw-0123456789",
+    ]);
+    let a = ServerProcess::spawn(dir.path(), &args);
+    let mut c = client(&a.url).await;
+    let ack = publish_acked(&mut c, bash_call("secure", "e1", "c1")).await;
+    assert_eq!(ack.cursor.unwrap().offset, 1);
 }

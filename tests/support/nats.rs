@@ -45,6 +45,11 @@ impl Node {
         format!("nats://127.0.0.1:{}", self.client_port)
     }
 
+    /// The client URL for a TLS-only server.
+    pub fn tls_url(&self) -> String {
+        format!("tls://127.0.0.1:{}", self.client_port)
+    }
+
     fn start(&mut self) {
         let child = Command::new(binary())
             .arg("-c")
@@ -94,16 +99,23 @@ pub struct Nats {
 impl Nats {
     /// One JetStream server.
     pub fn single() -> Nats {
-        Nats::start(1)
+        Nats::start(1, |_| String::new())
+    }
+
+    /// One JetStream server with more configuration, written by `extra` given the server's
+    /// directory (for certificate files).
+    pub fn single_with(extra: impl FnOnce(&Path) -> String) -> Nats {
+        Nats::start(1, extra)
     }
 
     /// A JetStream cluster of `n` servers (routes among all of them).
     pub fn cluster(n: usize) -> Nats {
-        Nats::start(n)
+        Nats::start(n, |_| String::new())
     }
 
-    fn start(n: usize) -> Nats {
+    fn start(n: usize, extra: impl FnOnce(&Path) -> String) -> Nats {
         let dir = tempfile::tempdir().unwrap();
+        let extra = extra(dir.path());
         let routes: Vec<u16> = (0..n).map(|_| free_port()).collect();
         let route_list = routes
             .iter()
@@ -127,7 +139,7 @@ impl Nats {
                 "server_name: {name}\nlisten: 127.0.0.1:{client_port}\nhttp: 127.0.0.1:{http_port}\n\
                  max_payload: 8MB\n\
                  jetstream {{ store_dir: \"{}\", max_memory_store: 256MB, max_file_store: 2GB }}\n\
-                 {cluster}\n",
+                 {cluster}\n{extra}\n",
                 store.display()
             );
             let config = dir.path().join(format!("{name}.conf"));
