@@ -45,6 +45,11 @@ const MAX_APPENDS_IN_FLIGHT: usize = 4096;
 const CHANGES_BUFFER: usize = 4096;
 /// How long an API request to the servers may take: a leader election takes seconds.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a starting replica waits for JetStream to be ready: a new cluster elects its meta
+/// leader within seconds.
+const STARTUP_PATIENCE: Duration = Duration::from_secs(30);
+/// …asking it this often whether it is ready.
+const STARTUP_PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// One session's index slot: empty until loaded, and emptied when found stale.
 type Slot = Arc<tokio::sync::Mutex<Option<Index>>>;
@@ -75,10 +80,71 @@ impl JetStreamStore {
         options: JetStreamOptions,
         codec: Arc<dyn RecordCodec>,
     ) -> Result<Self, StoreError> {
-        let storage = |what: &str, e: &dyn std::fmt::Display| {
-            StoreError::Storage(format!("NATS ({}): {what}: {e}", options.urls.join(",")))
-        };
         let writable = watch::Sender::new(false);
+        let client = connect_patiently(&options, &writable).await?;
+        let info = client.server_info();
+        if !options::version_supported(&info.version) {
+            return Err(StoreError::Storage(format!(
+                "NATS server {} is {}; the JetStream store needs {}.{} or later (atomic batch \
+                 publish)",
+                info.server_name,
+                info.version,
+                options::MIN_SERVER_VERSION.0,
+                options::MIN_SERVER_VERSION.1
+            )));
+        }
+        let needed = options.max_event_bytes + options::MESSAGE_OVERHEAD;
+        if (info.max_payload as usize) < needed {
+            return Err(StoreError::Storage(format!(
+                "NATS server {} takes messages up to {} bytes (max_payload), but an event of \
+                 --max-message-size needs {needed}: set `max_payload: 8MB` in the server \
+                 configuration, or lower --max-message-size",
+                info.server_name, info.max_payload
+            )));
+        }
+        // While JetStream is electing its leaders, its API does not answer at all: probe it
+        // with short requests.
+        let mut probe = jetstream::new(client.clone());
+        probe.set_timeout(STARTUP_PROBE_TIMEOUT);
+        open_stream_patiently(&probe, &options).await?;
+        let mut js = jetstream::new(client.clone());
+        js.set_timeout(REQUEST_TIMEOUT);
+        let stream = js
+            .get_stream(&options.stream)
+            .await
+            .map_err(|e| StoreError::Storage(format!("stream {}: {e}", options.stream)))?;
+        let inner = Arc::new(Inner {
+            client,
+            js,
+            stream,
+            options,
+            codec,
+            indexes: Mutex::default(),
+            chains: Mutex::default(),
+            inflight: Arc::new(Semaphore::new(MAX_APPENDS_IN_FLIGHT)),
+            writable,
+        });
+        let (tx, rx) = mpsc::channel(CHANGES_BUFFER);
+        let feed = feed::follow(inner.clone(), tx).await?;
+        Ok(JetStreamStore {
+            inner,
+            changes: Mutex::new(Some(rx)),
+            feed: Mutex::new(Some(feed)),
+        })
+    }
+}
+
+/// Connects to NATS, waiting (up to [`STARTUP_PATIENCE`]) while no server accepts connections
+/// — NATS may start after toolview —; credentials or certificates that are refused fail at once.
+async fn connect_patiently(
+    options: &JetStreamOptions,
+    writable: &watch::Sender<bool>,
+) -> Result<async_nats::Client, StoreError> {
+    let storage = |what: &str, e: &dyn std::fmt::Display| {
+        StoreError::Storage(format!("NATS ({}): {what}: {e}", options.urls.join(",")))
+    };
+    let deadline = tokio::time::Instant::now() + STARTUP_PATIENCE;
+    loop {
         let events = writable.clone();
         let mut connect = async_nats::ConnectOptions::new()
             .name("toolview")
@@ -116,60 +182,81 @@ impl JetStreamStore {
         if let Some(ca) = &options.tls_ca {
             connect = connect.add_root_certificates(ca.clone()).require_tls(true);
         }
-        let client = connect
-            .connect(options.urls.as_slice())
-            .await
-            .map_err(|e| storage("connect", &e))?;
-        writable.send_replace(true);
-        let info = client.server_info();
-        if !options::version_supported(&info.version) {
-            return Err(StoreError::Storage(format!(
-                "NATS server {} is {}; the JetStream store needs {}.{} or later (atomic batch \
-                 publish)",
-                info.server_name,
-                info.version,
-                options::MIN_SERVER_VERSION.0,
-                options::MIN_SERVER_VERSION.1
-            )));
+        match connect.connect(options.urls.as_slice()).await {
+            Ok(client) => {
+                writable.send_replace(true);
+                return Ok(client);
+            }
+            Err(e) if unreachable(&e) && tokio::time::Instant::now() < deadline => {
+                tracing::info!(error = %e, "waiting for NATS");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) => return Err(storage("connect", &e)),
         }
-        let needed = options.max_event_bytes + options::MESSAGE_OVERHEAD;
-        if (info.max_payload as usize) < needed {
-            return Err(StoreError::Storage(format!(
-                "NATS server {} takes messages up to {} bytes (max_payload), but an event of \
-                 --max-message-size needs {needed}: set `max_payload: 8MB` in the server \
-                 configuration, or lower --max-message-size",
-                info.server_name, info.max_payload
-            )));
-        }
-        let mut js = jetstream::new(client.clone());
-        js.set_timeout(REQUEST_TIMEOUT);
-        let stream = open_stream(&js, &options).await?;
-        let inner = Arc::new(Inner {
-            client,
-            js,
-            stream,
-            options,
-            codec,
-            indexes: Mutex::default(),
-            chains: Mutex::default(),
-            inflight: Arc::new(Semaphore::new(MAX_APPENDS_IN_FLIGHT)),
-            writable,
-        });
-        let (tx, rx) = mpsc::channel(CHANGES_BUFFER);
-        let feed = feed::follow(inner.clone(), tx).await?;
-        Ok(JetStreamStore {
-            inner,
-            changes: Mutex::new(Some(rx)),
-            feed: Mutex::new(Some(feed)),
-        })
     }
 }
+
+/// Whether a failed connect found no server (worth waiting for), rather than one that refused
+/// us (credentials, certificates).
+fn unreachable(e: &async_nats::ConnectError) -> bool {
+    use async_nats::ConnectErrorKind;
+    use std::io::ErrorKind;
+    match e.kind() {
+        ConnectErrorKind::TimedOut | ConnectErrorKind::Dns => true,
+        ConnectErrorKind::Io => {
+            let mut source = std::error::Error::source(e);
+            while let Some(s) = source {
+                if let Some(io) = s.downcast_ref::<std::io::Error>() {
+                    return matches!(
+                        io.kind(),
+                        ErrorKind::ConnectionRefused
+                            | ErrorKind::ConnectionReset
+                            | ErrorKind::ConnectionAborted
+                            | ErrorKind::NotConnected
+                            | ErrorKind::TimedOut
+                    );
+                }
+                source = s.source();
+            }
+            // The message is all async-nats keeps of some I/O errors.
+            e.to_string().contains("Connection refused")
+        }
+        _ => false,
+    }
+}
+
+/// [`open_stream`], waiting while JetStream is not ready (a cluster electing its first leader
+/// answers "JetStream not available" for a few seconds); a stream that breaks the guarantees
+/// fails at once.
+async fn open_stream_patiently(
+    js: &jetstream::Context,
+    options: &JetStreamOptions,
+) -> Result<jetstream::stream::Stream, StoreError> {
+    let deadline = tokio::time::Instant::now() + STARTUP_PATIENCE;
+    loop {
+        match open_stream(js, options).await {
+            Err(Unready(e)) if tokio::time::Instant::now() < deadline => {
+                tracing::info!(error = %e, "waiting for JetStream");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(Unready(e) | Refused(e)) => return Err(e),
+            Ok(stream) => return Ok(stream),
+        }
+    }
+}
+
+/// Why the stream could not be opened: not yet (worth waiting), or never (its configuration).
+enum OpenError {
+    Unready(StoreError),
+    Refused(StoreError),
+}
+use OpenError::{Refused, Unready};
 
 /// The stream, created when missing; an existing one must keep our guarantees.
 async fn open_stream(
     js: &jetstream::Context,
     options: &JetStreamOptions,
-) -> Result<jetstream::stream::Stream, StoreError> {
+) -> Result<jetstream::stream::Stream, OpenError> {
     use jetstream::context::GetStreamErrorKind;
     let name = &options.stream;
     match js.get_stream(name).await {
@@ -177,14 +264,14 @@ async fn open_stream(
             let info = stream
                 .info()
                 .await
-                .map_err(|e| StoreError::Storage(format!("stream {name}: {e}")))?;
+                .map_err(|e| Unready(StoreError::Storage(format!("stream {name}: {e}"))))?;
             let problems = options.problems(&info.config);
             if !problems.is_empty() {
-                return Err(StoreError::Storage(format!(
+                return Err(Refused(StoreError::Storage(format!(
                     "stream {name} exists but cannot hold toolview's logs: {}. Change it (`nats \
                      stream edit`), or name another with --nats-stream",
                     problems.join("; ")
-                )));
+                ))));
             }
             if info.config.num_replicas != options.replicas {
                 tracing::warn!(
@@ -203,9 +290,9 @@ async fn open_stream(
             tracing::info!(stream = %name, replicas = options.replicas, "creating the stream");
             js.create_stream(options.stream_config())
                 .await
-                .map_err(|e| StoreError::Storage(format!("create stream {name}: {e}")))
+                .map_err(|e| Unready(StoreError::Storage(format!("create stream {name}: {e}"))))
         }
-        Err(e) => Err(StoreError::Storage(format!("stream {name}: {e}"))),
+        Err(e) => Err(Unready(StoreError::Storage(format!("stream {name}: {e}")))),
     }
 }
 
