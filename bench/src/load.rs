@@ -192,7 +192,7 @@ pub async fn unary_baseline(
 /// Runs one closed loop per client: `op` takes the client's state, makes one call and gives
 /// the state back with whether the call succeeded. Calls that end inside the window count
 /// `weight` operations and one latency each.
-async fn closed_loop<C, F, Fut>(
+pub(crate) async fn closed_loop<C, F, Fut>(
     clients: Vec<C>,
     window: Window,
     weight: u64,
@@ -300,8 +300,11 @@ pub async fn replay(url: &str, session: &str, last: u64) -> anyhow::Result<(Dura
 /// Fan-out: `subscribers` UIs (ACP, terminal on, one connection each) follow one session
 /// while one harness publishes `rate` output events per second for `duration`, `batch`
 /// events per `Publish`. Each delivery's latency runs from just before its `Publish` was sent.
+/// The harness publishes to `url`, the UIs subscribe at `subscribe_url` (another replica, or
+/// the same server).
 pub async fn fanout(
     url: &str,
+    subscribe_url: &str,
     session: &str,
     plan: FanoutPlan,
     payload: usize,
@@ -323,7 +326,7 @@ pub async fn fanout(
 
     let mut tasks = JoinSet::new();
     for i in 0..subscribers {
-        let mut client = SessionServiceClient::new(connect(url).await?);
+        let mut client = SessionServiceClient::new(connect(subscribe_url).await?);
         let (sent, ready) = (sent.clone(), ready.clone());
         let request = subscribe_request(session, Start::FromBeginning(pb::StartFromBeginning {}));
         tasks.spawn(async move {

@@ -3,6 +3,7 @@
 //! one Markdown table (`docs/performance.md`). Not part of the product: `scripts/bench.sh` builds
 //! and runs it.
 
+mod jetstream;
 mod load;
 mod measure;
 mod nats;

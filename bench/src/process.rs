@@ -19,6 +19,11 @@ impl Server {
     /// Starts `toolview serve` on a free loopback port with `store` (`memory` or `embedded`,
     /// the latter in a fresh directory) and otherwise the shipped defaults.
     pub fn toolview(exe: &Path, store: &str) -> anyhow::Result<Server> {
+        Server::toolview_with(exe, store, &[])
+    }
+
+    /// [`Server::toolview`] with more `serve` flags.
+    pub fn toolview_with(exe: &Path, store: &str, extra: &[&str]) -> anyhow::Result<Server> {
         if !exe.exists() {
             bail!(
                 "no toolview binary at {} (build it: cargo build --release; or pass --toolview)",
@@ -42,6 +47,7 @@ impl Server {
                 "--data-dir",
             ])
             .arg(&dir)
+            .args(extra)
             .env(
                 "TOOLVIEW_LOG",
                 std::env::var("TOOLVIEW_LOG").unwrap_or_else(|_| "warn".into()),
@@ -66,6 +72,28 @@ impl Server {
     pub fn nats(bin: &Path) -> anyhow::Result<Server> {
         let mut child = Command::new(bin)
             .args(["-a", "127.0.0.1", "-p", "-1"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("starting {}", bin.display()))?;
+        let stderr = child.stderr.take().expect("piped");
+        let addr = first_line_after(stderr, "Listening for client connections on ");
+        let mut server = Server {
+            child,
+            url: String::new(),
+            data_dir: None,
+        };
+        server.url = format!("nats://{}", addr.context("nats-server did not start")?);
+        Ok(server)
+    }
+
+    /// Starts `nats-server` with JetStream (file storage under `dir`) from a configuration file:
+    /// one node of a cluster, or a server alone.
+    pub fn nats_node(bin: &Path, config: &Path) -> anyhow::Result<Server> {
+        let mut child = Command::new(bin)
+            .arg("-c")
+            .arg(config)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -143,5 +171,80 @@ fn first_line_after(output: impl Read + Send + 'static, marker: &str) -> anyhow:
             std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
             return Ok(found);
         }
+    }
+}
+
+/// A JetStream cluster (or one server) on loopback, its store in a fresh directory removed on
+/// drop.
+pub struct NatsCluster {
+    pub nodes: Vec<Server>,
+    dir: PathBuf,
+}
+
+impl NatsCluster {
+    /// `n` JetStream servers routed to each other (one: no cluster), `max_payload` 8 MB.
+    pub fn start(bin: &Path, n: usize) -> anyhow::Result<NatsCluster> {
+        let dir = std::env::temp_dir().join(format!(
+            "toolview-bench-nats-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        std::fs::create_dir_all(&dir)?;
+        let port = || -> anyhow::Result<u16> {
+            Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+                .local_addr()?
+                .port())
+        };
+        let routes = (0..n)
+            .map(|_| port())
+            .collect::<anyhow::Result<Vec<u16>>>()?;
+        let route_list = routes
+            .iter()
+            .map(|p| format!("nats-route://127.0.0.1:{p}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut cluster = NatsCluster {
+            nodes: Vec::new(),
+            dir: dir.clone(),
+        };
+        for (i, route) in routes.iter().enumerate() {
+            let cluster_block = if n > 1 {
+                format!(
+                    "cluster {{ name: bench, listen: 127.0.0.1:{route}, routes: [{route_list}] }}"
+                )
+            } else {
+                String::new()
+            };
+            let config = dir.join(format!("n{i}.conf"));
+            std::fs::write(
+                &config,
+                format!(
+                    "server_name: n{i}\nlisten: 127.0.0.1:{}\nmax_payload: 8MB\n\
+                     jetstream {{ store_dir: \"{}\" }}\n{cluster_block}\n",
+                    port()?,
+                    dir.join(format!("n{i}")).display()
+                ),
+            )?;
+            cluster.nodes.push(Server::nats_node(bin, &config)?);
+        }
+        Ok(cluster)
+    }
+
+    /// Every node's URL, comma-separated.
+    pub fn urls(&self) -> String {
+        self.nodes
+            .iter()
+            .map(|n| n.url.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl Drop for NatsCluster {
+    fn drop(&mut self) {
+        self.nodes.clear();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

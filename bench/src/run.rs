@@ -74,7 +74,7 @@ pub struct BenchConfig {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "publish,fanout,replay,idle,render"
+        default_value = "publish,fanout,replay,idle,render,jetstream"
     )]
     pub scenarios: Vec<Scenario>,
     /// Small counts everywhere: checks that every scenario runs, measures nothing useful.
@@ -104,7 +104,7 @@ impl BenchConfig {
         self.idle_per_connection = vec![1, 10];
     }
 
-    fn window(&self) -> Window {
+    pub(crate) fn window(&self) -> Window {
         Window {
             warmup: Duration::from_millis(self.warmup_ms),
             duration: Duration::from_millis(self.duration_ms),
@@ -125,19 +125,22 @@ pub enum Scenario {
     Idle,
     /// ACP rendering on one core, in process.
     Render,
+    /// The JetStream store: publish on R1 and R3 beside bare JetStream, and fan-out across
+    /// replicas.
+    Jetstream,
 }
 
 /// One line of the table.
-struct Row {
-    scenario: String,
-    result: String,
-    latency: Option<(f64, f64)>,
-    goal: &'static str,
-    verdict: String,
+pub(crate) struct Row {
+    pub scenario: String,
+    pub result: String,
+    pub latency: Option<(f64, f64)>,
+    pub goal: &'static str,
+    pub verdict: String,
 }
 
 impl Row {
-    fn new(scenario: String, result: String) -> Self {
+    pub fn new(scenario: String, result: String) -> Self {
         Row {
             scenario,
             result,
@@ -164,6 +167,7 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
             Scenario::Replay => replay_row(&config, &mut rows).await?,
             Scenario::Idle => idle_rows(&config, &mut rows).await?,
             Scenario::Render => rows.push(render_row(&config)),
+            Scenario::Jetstream => crate::jetstream::rows(&config, &mut rows).await?,
         }
     }
 
@@ -190,7 +194,7 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
     Ok(())
 }
 
-fn progress(what: &str) {
+pub(crate) fn progress(what: &str) {
     static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
     let t = START.get_or_init(Instant::now).elapsed().as_secs_f64();
     eprintln!("bench [{t:6.1} s]: {what}");
@@ -290,7 +294,7 @@ async fn publish_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Resu
 }
 
 /// The run with the median rate.
-fn median(mut runs: Vec<Sampled>) -> Sampled {
+pub(crate) fn median(mut runs: Vec<Sampled>) -> Sampled {
     runs.sort_by(|a, b| a.rate().total_cmp(&b.rate()));
     let mid = runs.len() / 2;
     runs.swap_remove(mid)
@@ -323,7 +327,15 @@ async fn fanout_rate_rows(
     let ours = {
         let server = Server::toolview(&config.toolview, "embedded")?;
         let cpu = || server.cpu_time();
-        load::fanout(&server.url, "fanout", plan, config.payload, &cpu).await?
+        load::fanout(
+            &server.url,
+            &server.url,
+            "fanout",
+            plan,
+            config.payload,
+            &cpu,
+        )
+        .await?
     };
     let message = "x".repeat(ours.message_bytes.max(1));
     let peer = match Server::nats(&config.nats_server) {
@@ -381,13 +393,13 @@ async fn fanout_rate_rows(
     Ok(())
 }
 
-fn percentile_of(f: &Fanout, p: f64) -> f64 {
+pub(crate) fn percentile_of(f: &Fanout, p: f64) -> f64 {
     let mut v = f.delivered.latencies_us.clone();
     v.sort_unstable();
     measure::percentile(&v, p)
 }
 
-fn fanout_row(scenario: String, mut f: Fanout) -> Row {
+pub(crate) fn fanout_row(scenario: String, mut f: Fanout) -> Row {
     let missing = f.expected.saturating_sub(f.delivered.ops);
     let mut row = Row::new(
         scenario,
@@ -496,7 +508,7 @@ fn render_row(config: &BenchConfig) -> Row {
     row
 }
 
-fn errors(s: &Sampled) -> String {
+pub(crate) fn errors(s: &Sampled) -> String {
     if s.errors > 0 {
         format!(", {} errors", s.errors)
     } else {
@@ -504,7 +516,7 @@ fn errors(s: &Sampled) -> String {
     }
 }
 
-fn mark(met: bool, detail: String) -> String {
+pub(crate) fn mark(met: bool, detail: String) -> String {
     let detail = detail.trim_start_matches(", ");
     match (met, detail.is_empty()) {
         (true, true) => "met".into(),
@@ -515,7 +527,7 @@ fn mark(met: bool, detail: String) -> String {
 }
 
 /// `1 caller`, `16 callers`.
-fn plural(n: usize, noun: &str) -> String {
+pub(crate) fn plural(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
@@ -524,7 +536,7 @@ fn plural(n: usize, noun: &str) -> String {
 }
 
 /// `1234567.8` → `1,234,568`.
-fn thousands(x: f64) -> String {
+pub(crate) fn thousands(x: f64) -> String {
     let digits = format!("{:.0}", x.max(0.0));
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

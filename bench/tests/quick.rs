@@ -56,6 +56,18 @@ fn every_scenario_runs_and_prints_its_row() {
                 .any(|r| r.starts_with("| fan-out via NATS core (peer): 20 subscribers")),
             "no NATS row in:\n{stdout}"
         );
+        for scenario in [
+            "publish, JetStream R1 store, 1 publisher",
+            "bare JetStream publish (peer), R1, 4 publishers",
+            "publish, JetStream R3 store, 4 publishers, 8 events per `Publish`",
+            "bare JetStream publish (peer), R3, 4 publishers, 8 messages awaited together",
+            "fan-out across replicas (JetStream R3; ACP, terminal on): publisher on A, 20 subscribers on B",
+        ] {
+            assert!(
+                rows.iter().any(|r| r.starts_with(&format!("| {scenario}"))),
+                "no row for {scenario:?} in:\n{stdout}"
+            );
+        }
     }
     // Every delivery arrived, in both fan-outs, and no request failed.
     for row in &rows {
