@@ -57,8 +57,18 @@ async fn publish_rows(
         shapes.push((most, config.publish_batch));
     }
     for (n, batch) in shapes {
-        let (mut ours, mut bare) = (Vec::new(), Vec::new());
+        let (mut ours, mut bare, mut rpc, mut atomic) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for r in 0..repeat {
+            // The gRPC round trip alone, on the same server: what any RPC service can reach here.
+            if batch == 1 {
+                progress(&format!(
+                    "bare unary RPC on the replica, {} (run {})",
+                    plural(n, "caller"),
+                    r + 1
+                ));
+                rpc.push(load::unary_baseline(&toolview.url, n, window, config.payload).await?);
+            }
             let what = format!("R{copies}, {}, {batch} per publish", plural(n, "publisher"));
             progress(&format!(
                 "publish via toolview on JetStream {what} (run {})",
@@ -69,9 +79,19 @@ async fn publish_rows(
                 load::publish_load(&toolview.url, &run, n, batch, window, config.payload).await?,
             );
             progress(&format!("bare JetStream publish {what} (run {})", r + 1));
-            bare.push(bare_publish(urls, &run, n, batch, window, config.payload).await?);
+            bare.push(bare_publish(urls, &run, n, batch, window, config.payload, false).await?);
+            if batch > 1 {
+                progress(&format!(
+                    "bare JetStream atomic batches {what} (run {})",
+                    r + 1
+                ));
+                let run = format!("{run}-atomic");
+                atomic
+                    .push(bare_publish(urls, &run, n, batch, window, config.payload, true).await?);
+            }
         }
         let (mut ours, mut bare) = (median(ours), median(bare));
+        let rpc = (!rpc.is_empty()).then(|| median(rpc).rate());
         let each = if batch > 1 {
             format!(", {batch} events per `Publish`")
         } else {
@@ -86,7 +106,16 @@ async fn publish_rows(
             format!("{} ev/s", thousands(ours.rate())),
         );
         row.latency = Some(ours.percentiles());
-        row.verdict = format!("{:.0}% of bare JetStream{}", ratio * 100.0, errors(&ours));
+        row.verdict = format!(
+            "{:.0}% of bare JetStream{}{}",
+            ratio * 100.0,
+            rpc.map_or(String::new(), |r| format!(
+                ", {:.0}% of the bare RPC ({} RPC/s)",
+                ours.rate() / r.max(1.0) * 100.0,
+                thousands(r)
+            )),
+            errors(&ours)
+        );
         if n == most && n >= 64 {
             row.goal = "≥ 60% of bare JetStream";
             row.verdict = mark(ratio >= 0.60, row.verdict);
@@ -107,6 +136,23 @@ async fn publish_rows(
         peer.latency = Some(bare.percentiles());
         peer.verdict = errors(&bare);
         rows.push(peer);
+        if !atomic.is_empty() {
+            let mut atomic = median(atomic);
+            let mut peer = Row::new(
+                format!(
+                    "bare JetStream atomic batches (peer), R{copies}, {}, {batch} messages each",
+                    plural(n, "publisher")
+                ),
+                format!("{} msg/s", thousands(atomic.rate())),
+            );
+            peer.latency = Some(atomic.percentiles());
+            peer.verdict = format!(
+                "toolview: {:.0}% of it{}",
+                ours.rate() / atomic.rate().max(1.0) * 100.0,
+                errors(&atomic)
+            );
+            rows.push(peer);
+        }
     }
     Ok(())
 }
@@ -134,7 +180,9 @@ fn stored_message(payload: usize) -> (Bytes, HeaderMap) {
 }
 
 /// Closed-loop JetStream publishes, one connection and subject per publisher, each message
-/// with a `Nats-Msg-Id` as toolview's; `batch` messages are sent, then their acks awaited.
+/// with a `Nats-Msg-Id` as toolview's; `batch` messages are sent, then their acks awaited — or,
+/// `atomic`, sent as one atomic batch (ADR-50, as toolview sends several events; no message
+/// ids, which batches refuse).
 async fn bare_publish(
     urls: &str,
     run: &str,
@@ -142,6 +190,7 @@ async fn bare_publish(
     batch: usize,
     window: Window,
     payload: usize,
+    atomic: bool,
 ) -> anyhow::Result<Sampled> {
     let (body, headers) = stored_message(payload);
     let mut clients = Vec::with_capacity(publishers);
@@ -161,6 +210,22 @@ async fn bare_publish(
         move |(js, subject, mut n)| {
             let (body, headers) = (body.clone(), headers.clone());
             async move {
+                if atomic {
+                    use jetstream_extra::batch_publish::BatchPublishExt as _;
+                    let mut b = js.batch_publish().ack_first(false).build();
+                    let message = || async_nats::jetstream::message::OutboundMessage {
+                        subject: subject.clone().into(),
+                        payload: (*body).clone(),
+                        headers: Some((*headers).clone()),
+                    };
+                    for _ in 1..batch {
+                        if b.add_message(message()).await.is_err() {
+                            return ((js, subject, n), false);
+                        }
+                    }
+                    let ok = b.commit_message(message()).await.is_ok();
+                    return ((js, subject, n), ok);
+                }
                 let mut acks = Vec::with_capacity(batch);
                 for _ in 0..batch {
                     n += 1;

@@ -372,7 +372,16 @@ async fn publish_batch(inner: &Inner, messages: &[OutboundMessage]) -> Result<u6
     };
     patiently(|| async {
         let (last, rest) = messages.split_last().expect("a batch has messages");
-        let mut batch = inner.js.batch_publish().timeout(REQUEST_TIMEOUT).build();
+        // The server caps atomic batches in flight (50 per stream): take a turn.
+        let _turn = inner.batches.acquire().await;
+        // No ack for the first message: the commit's answer says whether the batch was stored,
+        // and waiting for the first would cost a round trip per batch.
+        let mut batch = inner
+            .js
+            .batch_publish()
+            .ack_first(false)
+            .timeout(REQUEST_TIMEOUT)
+            .build();
         for m in rest {
             batch.add_message(clone(m)).await?;
         }

@@ -1,8 +1,8 @@
 //! The replica's feed: one ordered consumer over every session's subject, whatever the number of
-//! subscribers, reporting appends (other replicas' and our own) to the session layer and
-//! keeping loaded indexes current. The ordered consumer itself repairs gaps in the stream
-//! sequence (it is recreated from the last sequence it delivered); gaps in a session's offsets
-//! empty that session's index, which is rebuilt on its next use.
+//! subscribers, reporting other replicas' appends to the session layer. It carries headers only
+//! (the server sends no payloads, this replica decodes none): a session's index catches up from
+//! the stream when the session is next read. The ordered consumer itself repairs gaps in the
+//! stream sequence (it is recreated from the last sequence it delivered).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -14,8 +14,9 @@ use futures_util::FutureExt as _;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt as _;
 
-use super::load::parse;
+use super::load::{EPOCH, OFFSET};
 use super::{Inner, subject};
+use crate::domain::Epoch;
 use crate::store::{Change, StoreError};
 
 /// After the consumer fails (the servers are away), wait this long before making it again.
@@ -55,6 +56,7 @@ async fn run(inner: Arc<Inner>, changes: mpsc::Sender<Change>, mut next: u64) {
     loop {
         let config = OrderedConfig {
             filter_subject: filter.clone(),
+            headers_only: true,
             deliver_policy: DeliverPolicy::ByStartSequence {
                 start_sequence: next,
             },
@@ -102,41 +104,29 @@ async fn run(inner: Arc<Inner>, changes: mpsc::Sender<Change>, mut next: u64) {
 }
 
 impl Inner {
-    /// Takes note of a stored message: extends the session's index when it is loaded and free
-    /// (a busy one catches up when it is next read), and says what changed.
+    /// Takes note of a stored message: nothing when this replica wrote it or has read it
+    /// already, else what changed.
     fn observe(&self, seq: u64, message: &async_nats::Message) -> Option<Change> {
         let session = subject::session(&self.options.subject_prefix, &message.subject)?;
-        let stored = match parse(
-            &*self.codec,
-            seq,
-            message.headers.as_ref(),
-            &message.payload,
-        ) {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(subject = %message.subject, seq, error = %e, "unreadable message in the stream");
-                return None;
-            }
+        let header = |name: &str| message.headers.as_ref()?.get(name).map(|v| v.as_str());
+        let (Some(offset), Some(epoch)) = (
+            header(OFFSET).and_then(|o| o.parse::<u64>().ok()),
+            header(EPOCH).and_then(|e| Epoch::new(e).ok()),
+        ) else {
+            tracing::warn!(subject = %message.subject, seq, "a message in the stream without toolview's headers");
+            return None;
         };
-        let mut first = None;
         if let Some(slot) = self.existing_slot(&session)
-            && let Ok(mut index) = slot.try_lock()
-            && let Some(ix) = index.as_mut()
+            && let Ok(index) = slot.try_lock()
+            && index.as_ref().is_some_and(|ix| ix.tail().1 >= seq)
         {
-            if ix.tail().1 >= seq {
-                // Ours, or already read: the session layer knows.
-                return None;
-            }
-            match ix.apply(&stored) {
-                Ok(()) => first = Some(ix.meta().first_offset),
-                Err(_) => *index = None,
-            }
+            return None;
         }
         Some(Change {
             session,
-            epoch: stored.epoch,
-            head: stored.offset,
-            first,
+            epoch,
+            head: offset,
+            first: None,
         })
     }
 }

@@ -41,6 +41,10 @@ use crate::domain::{CallId, EventId, SessionId};
 /// Appends in flight at most (enqueued and not yet acknowledged by the stream): beyond, an
 /// append waits (back-pressure), as it waits for the embedded store's queue.
 const MAX_APPENDS_IN_FLIGHT: usize = 4096;
+/// Atomic batches (appends of several events) one replica has in flight: a stream takes 50 at
+/// a time from all its writers, so three replicas fit; more are answered "too many in flight"
+/// and retried.
+const MAX_BATCHES_IN_FLIGHT: usize = 16;
 /// Changes from other replicas queued for the session layer.
 const CHANGES_BUFFER: usize = 4096;
 /// How long an API request to the servers may take: a leader election takes seconds.
@@ -71,6 +75,8 @@ struct Inner {
     /// The last append enqueued per session, while it is in flight.
     chains: Mutex<HashMap<SessionId, append::Link>>,
     inflight: Arc<Semaphore>,
+    /// Turns for atomic batches in flight (see [`MAX_BATCHES_IN_FLIGHT`]).
+    batches: Semaphore,
     writable: watch::Sender<bool>,
 }
 
@@ -122,6 +128,7 @@ impl JetStreamStore {
             indexes: Mutex::default(),
             chains: Mutex::default(),
             inflight: Arc::new(Semaphore::new(MAX_APPENDS_IN_FLIGHT)),
+            batches: Semaphore::new(MAX_BATCHES_IN_FLIGHT),
             writable,
         });
         let (tx, rx) = mpsc::channel(CHANGES_BUFFER);
