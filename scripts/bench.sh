@@ -15,6 +15,6 @@ if [ -z "${TOOLVIEW_NATS_SERVER:-}" ] && ! command -v nats-server >/dev/null 2>&
   export TOOLVIEW_NATS_SERVER="$PWD/$venv/bin/nats-server"
 fi
 
-echo "== cargo build --release" >&2
-cargo build --release --locked -p toolview -p toolview-bench
+echo "== cargo build --release (with the JetStream store)" >&2
+cargo build --release --locked -p toolview -p toolview-bench --features toolview/jetstream
 exec target/release/toolview-bench "$@"

@@ -28,10 +28,11 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
 echo "== cargo clippy"
-cargo clippy --workspace --all-targets --locked --features toolview/failpoints -- -D warnings
+cargo clippy --workspace --all-targets --locked --features toolview/failpoints,toolview/jetstream -- -D warnings
 
 echo "== cargo test"
 # --show-output prints what passing tests print: the vector and differential tallies.
 # The `failpoints` feature lets tests/panics.rs inject panics into a real server process.
-# --workspace: the load generator's smoke test (bench/tests) runs too.
-cargo test --workspace --all-targets --locked --features toolview/failpoints -- --show-output
+# --workspace: the load generator's smoke test (bench/tests) runs too. The `jetstream` feature
+# builds the JetStream store, which tests/jetstream.rs runs against real nats-servers.
+cargo test --workspace --all-targets --locked --features toolview/failpoints,toolview/jetstream -- --show-output

@@ -91,6 +91,25 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             println!("{token}");
             Ok(())
         }
+        Command::Health {
+            server,
+            service,
+            timeout_ms,
+        } => {
+            let timeout = std::time::Duration::from_millis(timeout_ms);
+            let (remote, mut out) = (server.remote(), std::io::stdout());
+            let check = toolview::grpc::cli::health(&remote, &service, &mut out);
+            let serving = client_runtime()?
+                .block_on(async { tokio::time::timeout(timeout, check).await })
+                .map_err(|_| {
+                    anyhow::anyhow!("no answer from {} within {timeout:?}", server.url)
+                })??;
+            if serving {
+                Ok(())
+            } else {
+                std::process::exit(1)
+            }
+        }
         Command::Render { target, terminal } => toolview::grpc::cli::render_offline(
             target.into(),
             terminal,

@@ -1,4 +1,4 @@
-//! The `toolview` binary's commands: present, render (offline), publish and tail.
+//! The `toolview` binary's commands: present, render (offline), publish, tail and health.
 
 mod support;
 
@@ -197,4 +197,29 @@ async fn publish_then_tail_against_a_server() {
     assert!(text.contains("exit code 2"), "{text}");
     assert!(text.contains("vitest.dev/guide/ (HTTP 200)"), "{text}");
     server.shutdown().await;
+}
+
+/// `toolview health` (a container's probe): SERVING and exit 0 for a serving server, a failure
+/// for an address nobody serves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_probes_a_server() {
+    let server = support::server::Server::start().await;
+    let url = server.url.clone();
+    let (ok, out, err) =
+        tokio::task::spawn_blocking(move || toolview(&["health", "--server", &url]))
+            .await
+            .unwrap();
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "SERVING");
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", listener.local_addr().unwrap())
+    };
+    let (ok, _, err) = tokio::task::spawn_blocking(move || {
+        toolview(&["health", "--server", &closed, "--timeout-ms", "2000"])
+    })
+    .await
+    .unwrap();
+    assert!(!ok);
+    assert!(err.contains("connecting to"), "{err}");
 }

@@ -1,6 +1,8 @@
 //! toolview over NATS JetStream, against real `nats-server`s on loopback: the store on one
 //! server, and `toolview serve` replicas over a three-node cluster (R3). Every wait is bounded;
-//! nothing here measures speed.
+//! nothing here measures speed. Built with the `jetstream` feature (`scripts/test.sh` turns it
+//! on).
+#![cfg(feature = "jetstream")]
 
 mod support;
 
@@ -414,6 +416,13 @@ async fn health_follows_nats_and_recovers_by_itself() {
 
     nats.kill(0);
     health_becomes(&a.url, ServingStatus::NotServing).await;
+    // The probe containers run says so too, and fails.
+    let probe = std::process::Command::new(env!("CARGO_BIN_EXE_toolview"))
+        .args(["health", "--server", &a.url])
+        .output()
+        .unwrap();
+    assert!(!probe.status.success());
+    assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "NOT_SERVING");
     nats.restart(0);
     nats.wait_ready();
     health_becomes(&a.url, ServingStatus::Serving).await;
@@ -579,4 +588,97 @@ async fn nats_credentials_and_tls() {
     let mut c = client(&a.url).await;
     let ack = publish_acked(&mut c, bash_call("secure", "e1", "c1")).await;
     assert_eq!(ack.cursor.unwrap().offset, 1);
+}
+
+/// Every stored append is reported by a replica's feed, also when that replica has already read
+/// it (a read catches a session's index up to the stream's end): the session layer's head must
+/// still move, or its subscribers wait for an update they never get.
+#[tokio::test]
+async fn appends_a_replica_has_read_are_still_reported() {
+    let nats = Nats::single();
+    let writer = Sessions::new(store(&nats).await, SessionsConfig::default());
+    let reader = store(&nats).await;
+    let mut changes = reader.changes().expect("a JetStream store reports changes");
+    let mut events = vec![domain(bash_call("f", "e1", "c1"))];
+    for i in 2..=5 {
+        events.push(domain(output("f", &format!("e{i}"), "c1", "x\n")));
+    }
+    writer.publish(events).await.unwrap();
+    // Read at once: the index now holds all five, likely before the feed has them.
+    let read = reader
+        .read(&SessionId::new("f").unwrap(), 0, 10)
+        .await
+        .unwrap();
+    assert_eq!(read.len(), 5);
+    let saw_head = tokio::time::timeout(PATIENCE, async {
+        while let Some(change) = changes.recv().await {
+            if change.session.as_str() == "f" && change.head == 5 {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(saw_head, Ok(true), "the append to offset 5 was reported");
+}
+
+/// With retention trimming and the store's feed moving heads (it may move one before the
+/// publish that made it does), a subscriber resuming before the first kept event gets one
+/// `Reset`, then the kept events — not a reset after reset.
+#[tokio::test]
+async fn a_trimmed_log_resets_once_with_the_feed_running() {
+    use tokio_stream::StreamExt as _;
+    use toolview::domain::Cursor;
+    use toolview::session::{Start, SubscribeItem};
+    let nats = Nats::single();
+    let mut o = options(&nats, 1);
+    o.max_events_per_session = 5;
+    let store: Arc<dyn Store> = Arc::new(
+        JetStreamStore::open(o, Arc::new(StorageCodec))
+            .await
+            .unwrap(),
+    );
+    let config = SessionsConfig {
+        max_events_per_session: 5,
+        ..SessionsConfig::default()
+    };
+    let sessions = Sessions::new(store, config);
+    let follow = tokio::spawn(sessions.clone().follow_store());
+    for round in 0..3 {
+        let s = format!("t{round}");
+        let first = sessions
+            .publish(vec![domain(bash_call(&s, "e0", "c1"))])
+            .await
+            .unwrap()
+            .remove(0);
+        for i in 1..10 {
+            let e = output(&s, &format!("e{i}"), "c1", "x\n");
+            sessions.publish(vec![domain(e)]).await.unwrap();
+        }
+        let id = SessionId::new(s).unwrap();
+        let start = Start::After(Cursor {
+            offset: 2,
+            epoch: first.cursor.epoch.clone(),
+        });
+        let caps = toolview::render::Capabilities::default();
+        let mut sub = sessions.subscribe(&id, toolview::render::Target::View, caps, start);
+        let mut next = async || {
+            tokio::time::timeout(PATIENCE, sub.next())
+                .await
+                .expect("the subscription stalled")
+                .expect("an item")
+                .expect("no error")
+        };
+        assert!(matches!(
+            next().await,
+            SubscribeItem::Reset { head: 10, .. }
+        ));
+        for want in 6..=10 {
+            match next().await {
+                SubscribeItem::Update { cursor, .. } => assert_eq!(cursor.offset, want),
+                other => panic!("round {round}: expected update {want}, got {other:?}"),
+            }
+        }
+    }
+    follow.abort();
 }

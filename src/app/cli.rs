@@ -91,6 +91,19 @@ pub enum Command {
         #[arg(long)]
         sub: Option<String>,
     },
+    /// Ask a server whether it serves: prints SERVING or NOT_SERVING and exits 0 only when
+    /// serving (a container's HEALTHCHECK; images have no shell tools).
+    Health {
+        #[command(flatten)]
+        server: ServerArg,
+        /// The service asked about: the session service (`NOT_SERVING` while the store cannot
+        /// write, and from the start of a shutdown), or `""` for the server as a whole.
+        #[arg(long, default_value = "toolview.v1.SessionService")]
+        service: String,
+        /// Give up (and fail) after this many milliseconds.
+        #[arg(long, default_value_t = DEFAULT_HEALTH_TIMEOUT_MS)]
+        timeout_ms: u64,
+    },
     /// Render `ToolEvent` JSON lines from stdin offline, with no server.
     Render {
         /// The rendering target.
@@ -101,6 +114,10 @@ pub enum Command {
         terminal: bool,
     },
 }
+
+/// A probe answers within a container runtime's or Kubernetes' default probe timeout (1 s is
+/// Kubernetes' default, but a starting server on a busy node may need more).
+pub const DEFAULT_HEALTH_TIMEOUT_MS: u64 = 5_000;
 
 /// Where and how the client commands connect.
 #[derive(Debug, Clone, clap::Args)]

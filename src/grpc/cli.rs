@@ -1,5 +1,5 @@
 //! The gRPC side of the command line: `tail` (a live subscriber), `publish` (a harness in a
-//! shell pipeline) and the offline `render`. Events are JSON lines in the protobuf JSON
+//! shell pipeline), `health` (a probe for containers) and the offline `render`. Events are JSON lines in the protobuf JSON
 //! mapping of `ToolEvent`.
 
 use std::io::{BufRead, Write};
@@ -50,6 +50,41 @@ pub type Client = SessionServiceClient<InterceptedService<Channel, Bearer>>;
 
 /// Connects to the remote.
 pub async fn connect(remote: &Remote) -> anyhow::Result<Client> {
+    let channel = channel(remote).await?;
+    let bearer = remote
+        .token
+        .as_deref()
+        .map(|t| format!("Bearer {}", t.trim()).parse())
+        .transpose()
+        .context("the token is not ASCII text")?;
+    Ok(SessionServiceClient::with_interceptor(
+        channel,
+        Bearer(bearer),
+    ))
+}
+
+/// `toolview health`: asks the server's `grpc.health.v1.Health` about `service` (`""` for the
+/// server as a whole) and prints the answer; `true` when it is `SERVING`. Health needs no token.
+pub async fn health(remote: &Remote, service: &str, out: &mut impl Write) -> anyhow::Result<bool> {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+    let mut client = HealthClient::new(channel(remote).await?);
+    let request = HealthCheckRequest {
+        service: service.to_owned(),
+    };
+    let status = client
+        .check(request)
+        .await
+        .with_context(|| format!("health check of {:?} at {}", service, remote.url))?
+        .into_inner()
+        .status;
+    let status = ServingStatus::try_from(status).unwrap_or(ServingStatus::Unknown);
+    writeln!(out, "{}", status.as_str_name())?;
+    Ok(status == ServingStatus::Serving)
+}
+
+/// A channel to the remote, with its TLS settings.
+async fn channel(remote: &Remote) -> anyhow::Result<Channel> {
     let url = &remote.url;
     let read = |p: &PathBuf| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
     let mut endpoint = Endpoint::from_shared(url.clone()).with_context(|| format!("{url:?}"))?;
@@ -66,20 +101,10 @@ pub async fn connect(remote: &Remote) -> anyhow::Result<Client> {
     } else if remote.tls_ca.is_some() || remote.tls_identity.is_some() {
         bail!("TLS options need an https:// server URL, not {url:?}");
     }
-    let channel = endpoint
+    endpoint
         .connect()
         .await
-        .with_context(|| format!("connecting to {url}"))?;
-    let bearer = remote
-        .token
-        .as_deref()
-        .map(|t| format!("Bearer {}", t.trim()).parse())
-        .transpose()
-        .context("the token is not ASCII text")?;
-    Ok(SessionServiceClient::with_interceptor(
-        channel,
-        Bearer(bearer),
-    ))
+        .with_context(|| format!("connecting to {url}"))
 }
 
 /// Reads `ToolEvent` JSON lines (blank lines skipped), naming the line of a bad one.

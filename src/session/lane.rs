@@ -35,8 +35,8 @@ pub enum LaneRead {
     /// The requested offset is older than this lane's cache.
     TooOld,
     /// The log no longer continues where this lane stopped (retention trimmed it): the lane
-    /// restarted from the log's start, and readers must reset.
-    Reset,
+    /// restarted from the log's start, `first`, and readers must reset.
+    Reset { first: u64 },
 }
 
 /// What a lane has rendered.
@@ -118,8 +118,8 @@ impl Lane {
             return Ok(read);
         }
         match self.render(&mut renderer, store, after, head, max).await {
-            Ok(true) => return Ok(LaneRead::Reset),
-            Ok(false) => {}
+            Ok(Some(first)) => return Ok(LaneRead::Reset { first }),
+            Ok(None) => {}
             Err(e) => {
                 // Serve what was rendered before the failure (events before a damaged one);
                 // the next read reports it.
@@ -168,7 +168,8 @@ impl Lane {
 
     /// Folds and renders what a read after `after` needs, rendering outside the cache lock and
     /// off the async workers (a large card's presenters and diffs take real CPU time).
-    /// `true` when the log no longer continues where the lane stopped (it restarted).
+    /// The log's first offset when it no longer continues where the lane stopped (the lane
+    /// restarted there).
     async fn render(
         &self,
         renderer: &mut Renderer,
@@ -176,13 +177,13 @@ impl Lane {
         after: u64,
         head: u64,
         max: usize,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<u64>, StoreError> {
         let want = head.min(after.saturating_add(max as u64));
         loop {
             // Only the renderer moves `upto`, and this is the renderer.
             let upto = self.cache.read().upto;
             if upto >= want {
-                return Ok(false);
+                return Ok(None);
             }
             let records = store
                 .read(&self.session, upto, READ_CHUNK.min((want - upto) as usize))
@@ -192,7 +193,7 @@ impl Lane {
                 let first = records.first().map_or(upto + 1, |r| r.offset);
                 *renderer = self.fresh_renderer();
                 *self.cache.write() = Cache::new(first.saturating_sub(1));
-                return Ok(true);
+                return Ok(Some(first));
             }
             let mut working = std::mem::replace(renderer, self.fresh_renderer());
             let (working, rendered) = tokio::task::spawn_blocking(move || {

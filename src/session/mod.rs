@@ -365,11 +365,19 @@ impl Sessions {
         };
         let same_log = entry.head.borrow().epoch.as_ref() == Some(&change.epoch);
         if same_log {
+            // Retention keeps the last `max_events_per_session` events, so the first kept offset
+            // follows from the head when the store does not say.
+            let max = self.config.max_events_per_session;
+            let kept_from = match change.first {
+                Some(first) => first,
+                None if max > 0 => change.head.saturating_sub(max - 1).max(1),
+                None => 1,
+            };
             entry.head.send_if_modified(|h| {
                 let newer = change.head > h.head;
                 if newer {
                     h.head = change.head;
-                    h.first = change.first.unwrap_or(h.first);
+                    h.first = h.first.max(kept_from);
                 }
                 newer
             });

@@ -244,10 +244,15 @@ impl Sessions {
             result?;
             for (entry, head) in heads {
                 entry.head.send_if_modified(|h| {
-                    let newer = h.epoch != head.epoch || head.head > h.head;
-                    if newer {
+                    if h.epoch != head.epoch {
                         *h = head;
+                        return true;
                     }
+                    // A store's change feed may have moved the head here first: the first kept
+                    // offset still comes from this append's retention.
+                    let newer = head.head > h.head || head.first > h.first;
+                    h.head = h.head.max(head.head);
+                    h.first = h.first.max(head.first);
                     newer
                 });
             }

@@ -295,12 +295,15 @@ impl Task {
                     }
                     pos = h.first.saturating_sub(1);
                 }
-                LaneRead::Reset => {
+                LaneRead::Reset { first } => {
                     let h = head_rx.borrow().clone();
                     if self.reset(&current, &h, &head_rx, &mut shutdown).await? {
                         return Ok(());
                     }
-                    pos = h.first.saturating_sub(1);
+                    // Resume where the lane found the log starting: the head's `first` can lag
+                    // behind a trim (another replica's appends move only its `head`), and
+                    // resuming before the log's start would reset again, forever.
+                    pos = first.max(h.first).saturating_sub(1);
                 }
             }
         }

@@ -1,5 +1,5 @@
 //! The replica's feed: one ordered consumer over every session's subject, whatever the number of
-//! subscribers, reporting other replicas' appends to the session layer. It carries headers only
+//! subscribers, reporting appends to the session layer. It carries headers only
 //! (the server sends no payloads, this replica decodes none): a session's index catches up from
 //! the stream when the session is next read. The ordered consumer itself repairs gaps in the
 //! stream sequence (it is recreated from the last sequence it delivered).
@@ -104,8 +104,10 @@ async fn run(inner: Arc<Inner>, changes: mpsc::Sender<Change>, mut next: u64) {
 }
 
 impl Inner {
-    /// Takes note of a stored message: nothing when this replica wrote it or has read it
-    /// already, else what changed.
+    /// Takes note of a stored message: what changed. Every message is reported, this replica's
+    /// own too: the session layer moves a head only forward, and a session's index may have
+    /// read the message already (a read catches up to the stream's end) without its head
+    /// knowing — skipping those left subscribers waiting for a head that had moved.
     fn observe(&self, seq: u64, message: &async_nats::Message) -> Option<Change> {
         let session = subject::session(&self.options.subject_prefix, &message.subject)?;
         let header = |name: &str| message.headers.as_ref()?.get(name).map(|v| v.as_str());
@@ -116,12 +118,6 @@ impl Inner {
             tracing::warn!(subject = %message.subject, seq, "a message in the stream without toolview's headers");
             return None;
         };
-        if let Some(slot) = self.existing_slot(&session)
-            && let Ok(index) = slot.try_lock()
-            && index.as_ref().is_some_and(|ix| ix.tail().1 >= seq)
-        {
-            return None;
-        }
         Some(Change {
             session,
             epoch,
