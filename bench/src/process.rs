@@ -70,30 +70,20 @@ impl Server {
 
     /// Starts `nats-server` (core NATS, no JetStream) on a free loopback port.
     pub fn nats(bin: &Path) -> anyhow::Result<Server> {
-        let mut child = Command::new(bin)
-            .args(["-a", "127.0.0.1", "-p", "-1"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("starting {}", bin.display()))?;
-        let stderr = child.stderr.take().expect("piped");
-        let addr = first_line_after(stderr, "Listening for client connections on ");
-        let mut server = Server {
-            child,
-            url: String::new(),
-            data_dir: None,
-        };
-        server.url = format!("nats://{}", addr.context("nats-server did not start")?);
-        Ok(server)
+        Server::nats_with(bin, &["-a", "127.0.0.1", "-p", "-1"])
     }
 
-    /// Starts `nats-server` with JetStream (file storage under `dir`) from a configuration file:
-    /// one node of a cluster, or a server alone.
+    /// Starts `nats-server` with JetStream from a configuration file: one node of a cluster, or
+    /// a server alone.
     pub fn nats_node(bin: &Path, config: &Path) -> anyhow::Result<Server> {
+        let config = config.to_str().context("a UTF-8 configuration path")?;
+        Server::nats_with(bin, &["-c", config])
+    }
+
+    /// `nats-server` with `args`; its URL once it listens.
+    fn nats_with(bin: &Path, args: &[&str]) -> anyhow::Result<Server> {
         let mut child = Command::new(bin)
-            .arg("-c")
-            .arg(config)
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -209,9 +209,14 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// A fresh epoch: unique per log creation (time, process and a per-process counter, hashed
-/// with a random key).
+/// A fresh epoch: unique per log creation.
 pub fn new_epoch() -> Epoch {
+    Epoch::new(unique_hex()).expect("16 hex digits are an epoch")
+}
+
+/// 16 hex digits unique to this call: time, process and a per-process counter, hashed with a
+/// random key (std's `RandomState`; no crate needed for ids that only must not repeat).
+pub(crate) fn unique_hex() -> String {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -224,5 +229,5 @@ pub fn new_epoch() -> Epoch {
     );
     h.write_u32(std::process::id());
     h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    Epoch::new(format!("{:016x}", h.finish())).expect("16 hex digits are an epoch")
+    format!("{:016x}", h.finish())
 }

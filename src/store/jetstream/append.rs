@@ -21,7 +21,7 @@ use super::index::{Index, Stored};
 use super::load::{CALLS, CREATED, EPOCH, OFFSET, UPDATED};
 use super::{Inner, REQUEST_TIMEOUT};
 use crate::domain::{Epoch, SessionId};
-use crate::store::{Durable, SessionAppend, StoreError};
+use crate::store::{Durable, SessionAppend, StoreError, unique_hex};
 
 /// A publish that gets no answer (a lost acknowledgement, a leader election) is sent again, the
 /// same, for this long: the compare-and-set (and `Nats-Msg-Id`) make the repeat harmless.
@@ -166,7 +166,7 @@ async fn write(
     let last_seq = if let [one] = messages.as_slice() {
         // The dedup id names this append, not its offset: another writer's append at the same
         // offset must meet the compare-and-set (and fail), never be taken for a repeat of ours.
-        let id = format!("{}/{}", batch[0].records[0].offset, nonce());
+        let id = format!("{}/{}", batch[0].records[0].offset, unique_hex());
         publish_one(inner, one, &id).await
     } else {
         publish_batch(inner, &messages).await
@@ -287,19 +287,6 @@ impl Inner {
         ix.trim_before(before);
         Ok(())
     }
-}
-
-/// 64 random bits, as hex: unique to one append and its repeats.
-fn nonce() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0),
-    );
-    format!("{:016x}", h.finish())
 }
 
 enum Failure {
