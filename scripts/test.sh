@@ -30,6 +30,11 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked --features toolview/failpoints,toolview/jetstream -- -D warnings
 
+# The service as `cargo run --release -- serve` builds it: default features, without the
+# JetStream store, so a change that breaks that build fails here.
+echo "== cargo check (default features)"
+cargo check -p toolview --bins --locked
+
 echo "== cargo test"
 # --show-output prints what passing tests print: the vector and differential tallies.
 # The `failpoints` feature lets tests/panics.rs inject panics into a real server process.
