@@ -18,35 +18,17 @@ use toolview::domain::{EventId, SessionId};
 use toolview::grpc::StorageCodec;
 use toolview::grpc::pb;
 use toolview::session::{Sessions, SessionsConfig};
-use toolview::store::{JetStreamOptions, JetStreamStore, Store, StoreError};
+use toolview::store::{JetStreamStore, Store, StoreError};
 
-use support::nats::Nats;
+use support::nats::{Nats, store_options};
 use support::process::ServerProcess;
 use support::sessions::*;
 
 const STREAM: &str = "TOOLVIEW";
 
-fn options(nats: &Nats, replicas: usize) -> JetStreamOptions {
-    JetStreamOptions {
-        urls: vec![nats.urls()],
-        user_password: None,
-        token: None,
-        credentials_file: None,
-        tls_ca: None,
-        stream: STREAM.into(),
-        subject_prefix: "toolview.s".into(),
-        replicas,
-        duplicate_window: Duration::from_secs(1),
-        max_events_per_session: 100_000,
-        max_age: None,
-        max_event_bytes: 4 << 20,
-        max_indexed_sessions: 1000,
-    }
-}
-
 async fn store(nats: &Nats) -> Arc<dyn Store> {
     Arc::new(
-        JetStreamStore::open(options(nats, 1), Arc::new(StorageCodec))
+        JetStreamStore::open(store_options(nats, 1), Arc::new(StorageCodec))
             .await
             .unwrap(),
     )
@@ -631,7 +613,7 @@ async fn a_trimmed_log_resets_once_with_the_feed_running() {
     use toolview::domain::Cursor;
     use toolview::session::{Start, SubscribeItem};
     let nats = Nats::single();
-    let mut o = options(&nats, 1);
+    let mut o = store_options(&nats, 1);
     o.max_events_per_session = 5;
     let store: Arc<dyn Store> = Arc::new(
         JetStreamStore::open(o, Arc::new(StorageCodec))

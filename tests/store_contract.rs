@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use toolview::domain::{CallId, CallPhase, EventId, SessionId};
 use toolview::grpc::StorageCodec;
+#[cfg(feature = "jetstream")]
+use toolview::store::JetStreamStore;
 use toolview::store::{
     EmbeddedStore, MemoryStore, Record, SessionAppend, SessionMeta, Store, StoreError, new_epoch,
 };
-#[cfg(feature = "jetstream")]
-use toolview::store::{JetStreamOptions, JetStreamStore};
 
 type Opened<'a> = Pin<Box<dyn Future<Output = Arc<dyn Store>> + 'a>>;
 
@@ -100,27 +100,6 @@ struct JetStream {
     nats: support::nats::Nats,
 }
 
-/// The JetStream store's settings for tests: one replica, a 1-second dedup window (so
-/// idempotency beyond it is the log's own), JetStream's limits otherwise as the server's.
-#[cfg(feature = "jetstream")]
-pub fn jetstream_options(urls: String) -> JetStreamOptions {
-    JetStreamOptions {
-        urls: vec![urls],
-        user_password: None,
-        token: None,
-        credentials_file: None,
-        tls_ca: None,
-        stream: "TOOLVIEW".into(),
-        subject_prefix: "toolview.s".into(),
-        replicas: 1,
-        duplicate_window: Duration::from_secs(1),
-        max_events_per_session: 100_000,
-        max_age: None,
-        max_event_bytes: 4 << 20,
-        max_indexed_sessions: 1000,
-    }
-}
-
 #[cfg(feature = "jetstream")]
 impl Backend for JetStream {
     fn name(&self) -> &'static str {
@@ -128,7 +107,7 @@ impl Backend for JetStream {
     }
     fn open(&self) -> Opened<'_> {
         Box::pin(async {
-            let options = jetstream_options(self.nats.urls());
+            let options = support::nats::store_options(&self.nats, 1);
             Arc::new(
                 JetStreamStore::open(options, Arc::new(StorageCodec))
                     .await

@@ -7,6 +7,27 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The JetStream store's settings for tests on `nats`: its servers, `replicas` copies, and a
+/// 1-second dedup window (so what outlasts it is the log's own idempotency).
+#[cfg(feature = "jetstream")]
+pub fn store_options(nats: &Nats, replicas: usize) -> toolview::store::JetStreamOptions {
+    toolview::store::JetStreamOptions {
+        urls: vec![nats.urls()],
+        user_password: None,
+        token: None,
+        credentials_file: None,
+        tls_ca: None,
+        stream: "TOOLVIEW".into(),
+        subject_prefix: "toolview.s".into(),
+        replicas,
+        duplicate_window: Duration::from_secs(1),
+        max_events_per_session: 100_000,
+        max_age: None,
+        max_event_bytes: 4 << 20,
+        max_indexed_sessions: 1000,
+    }
+}
+
 /// How long a server or cluster may take to be ready.
 const READY_WITHIN: Duration = Duration::from_secs(30);
 
