@@ -9,6 +9,7 @@ pub mod auth;
 pub mod domain;
 pub mod error;
 pub mod grpc;
+pub mod metrics;
 pub mod present;
 pub mod render;
 pub mod session;

@@ -42,6 +42,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                     .with_context(|| format!("cannot listen on {addr}"))?;
                 // On stdout, for scripts and tests that listen on port 0; only once the store
                 // is open and the port bound, so it means the server can serve.
+                if let Some(admin) = server.admin_addr() {
+                    println!("toolview metrics on {admin}");
+                }
                 println!("toolview listening on {}", listener.local_addr()?);
                 server.serve(listener, shutdown_signal()).await
             })
@@ -52,6 +55,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             target,
             terminal,
             from_beginning,
+            no_follow,
             tool_colors,
         } => client_runtime()?.block_on(toolview::grpc::cli::tail(
             &server.remote(),
@@ -62,6 +66,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 ..toolview::render::Capabilities::all(terminal)
             },
             from_beginning,
+            !no_follow,
             &mut std::io::stdout(),
         )),
         Command::Publish { session, server } => {
@@ -93,17 +98,29 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Health {
             server,
+            tls_ca,
             service,
             timeout_ms,
         } => {
             let timeout = std::time::Duration::from_millis(timeout_ms);
-            let (remote, mut out) = (server.remote(), std::io::stdout());
+            let url = server.unwrap_or_else(|| {
+                let var = |name| std::env::var(name).ok();
+                app::cli::health_url(
+                    var("TOOLVIEW_METRICS_LISTEN").as_deref(),
+                    var("TOOLVIEW_LISTEN").as_deref(),
+                )
+            });
+            let remote = toolview::grpc::cli::Remote {
+                url: url.clone(),
+                token: None,
+                tls_ca,
+                tls_identity: None,
+            };
+            let mut out = std::io::stdout();
             let check = toolview::grpc::cli::health(&remote, &service, &mut out);
             let serving = client_runtime()?
                 .block_on(async { tokio::time::timeout(timeout, check).await })
-                .map_err(|_| {
-                    anyhow::anyhow!("no answer from {} within {timeout:?}", server.url)
-                })??;
+                .map_err(|_| anyhow::anyhow!("no answer from {url} within {timeout:?}"))??;
             if serving {
                 Ok(())
             } else {

@@ -223,3 +223,49 @@ async fn health_probes_a_server() {
     assert!(!ok);
     assert!(err.contains("connecting to"), "{err}");
 }
+
+/// `tail --no-follow` prints the log as it is and exits: the same bytes as rendering the events
+/// offline; nothing (and success) for a session that does not exist.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tail_without_following_prints_the_log_and_exits() {
+    let server = support::server::Server::start().await;
+    let url = server.url.clone();
+    let (tail, offline, missing) = tokio::task::spawn_blocking(move || {
+        let (ok, _, err) = toolview_with_stdin(
+            &["publish", "--session", "demo", "--server", &url],
+            &sample_jsonl(),
+        );
+        assert!(ok, "{err}");
+        let args = ["--target", "acp", "--terminal"];
+        let tail = toolview(
+            &[
+                &["tail", "--session", "demo", "--server", &url, "--no-follow"][..],
+                &args,
+            ]
+            .concat(),
+        );
+        let offline = toolview_with_stdin(&[&["render"][..], &args].concat(), &sample_jsonl());
+        let missing = toolview(&[
+            "tail",
+            "--session",
+            "nobody",
+            "--server",
+            &url,
+            "--no-follow",
+        ]);
+        (tail, offline, missing)
+    })
+    .await
+    .unwrap();
+    assert!(tail.0, "{}", tail.2);
+    assert!(offline.0, "{}", offline.2);
+    assert!(
+        tail.1.contains("\"sessionUpdate\":\"tool_call\""),
+        "{}",
+        tail.1
+    );
+    assert_eq!(tail.1, offline.1);
+    assert!(missing.0, "{}", missing.2);
+    assert_eq!(missing.1, "");
+    server.shutdown().await;
+}

@@ -55,6 +55,10 @@ pub enum Command {
         /// Replay the session from its start instead of only new events.
         #[arg(long)]
         from_beginning: bool,
+        /// Print what the session holds now, from its start, and exit (nothing for a session
+        /// that does not exist).
+        #[arg(long)]
+        no_follow: bool,
         /// Keep the colours a tool printed in its terminal output (SGR sequences only; every
         /// other escape sequence is still shown as text).
         #[arg(long)]
@@ -94,8 +98,14 @@ pub enum Command {
     /// Ask a server whether it serves: prints SERVING or NOT_SERVING and exits 0 only when
     /// serving (a container's HEALTHCHECK; images have no shell tools).
     Health {
-        #[command(flatten)]
-        server: ServerArg,
+        /// The server's URL. By default, the server this environment configures: its admin
+        /// listener (`TOOLVIEW_METRICS_LISTEN`, plaintext), else `TOOLVIEW_LISTEN`, else
+        /// `http://127.0.0.1:50051`; an unspecified address (`0.0.0.0`, `::`) means loopback.
+        #[arg(long = "server", env = "TOOLVIEW_SERVER")]
+        server: Option<String>,
+        /// The CA certificate (PEM) an https:// server's certificate must chain to.
+        #[arg(long, env = "TOOLVIEW_TLS_CA")]
+        tls_ca: Option<PathBuf>,
         /// The service asked about: the session service (`NOT_SERVING` while the store cannot
         /// write, and from the start of a shutdown), or `""` for the server as a whole.
         #[arg(long, default_value = "toolview.v1.SessionService")]
@@ -118,6 +128,23 @@ pub enum Command {
 /// A probe answers within a container runtime's or Kubernetes' default probe timeout (1 s is
 /// Kubernetes' default, but a starting server on a busy node may need more).
 pub const DEFAULT_HEALTH_TIMEOUT_MS: u64 = 5_000;
+
+/// Where `toolview health` asks by default (see its `--server`), from the `serve` settings in
+/// the environment, so a container's HEALTHCHECK follows the listeners it configures.
+pub fn health_url(metrics_listen: Option<&str>, listen: Option<&str>) -> String {
+    let local = |addr: std::net::SocketAddr| {
+        let ip = match addr.ip() {
+            std::net::IpAddr::V4(ip) if ip.is_unspecified() => std::net::Ipv4Addr::LOCALHOST.into(),
+            std::net::IpAddr::V6(ip) if ip.is_unspecified() => std::net::Ipv6Addr::LOCALHOST.into(),
+            ip => ip,
+        };
+        format!("http://{}", std::net::SocketAddr::new(ip, addr.port()))
+    };
+    metrics_listen
+        .or(listen)
+        .and_then(|a| a.parse().ok())
+        .map_or_else(|| "http://127.0.0.1:50051".to_owned(), local)
+}
 
 /// Where and how the client commands connect.
 #[derive(Debug, Clone, clap::Args)]
@@ -218,4 +245,23 @@ pub fn present_command(
     }
     out.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::health_url;
+
+    #[test]
+    fn health_asks_the_admin_listener_first_on_loopback() {
+        assert_eq!(
+            health_url(Some("0.0.0.0:9090"), Some("0.0.0.0:50051")),
+            "http://127.0.0.1:9090"
+        );
+        assert_eq!(health_url(None, Some("[::]:7000")), "http://[::1]:7000");
+        assert_eq!(
+            health_url(None, Some("10.0.0.5:7000")),
+            "http://10.0.0.5:7000"
+        );
+        assert_eq!(health_url(None, None), "http://127.0.0.1:50051");
+    }
 }

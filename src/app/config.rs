@@ -274,6 +274,12 @@ pub struct ServeConfig {
     /// Log format.
     #[arg(long, env = "TOOLVIEW_LOG_FORMAT", value_enum, default_value = "human")]
     pub log_format: LogFormat,
+
+    /// Admin listener (off unless set): Prometheus metrics at `/metrics` and the gRPC health
+    /// service, in plaintext and without auth, for probes and scrapers on the operator's
+    /// network (Kubernetes' gRPC probes cannot dial TLS).
+    #[arg(long, env = "TOOLVIEW_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 impl ServeConfig {
@@ -292,6 +298,7 @@ impl ServeConfig {
             max_output_bytes: self.max_output_bytes(),
             max_loaded_sessions: self.max_loaded_sessions.max(1),
             clock: Clock::wall(),
+            metrics: Default::default(),
         }
     }
 
@@ -456,6 +463,7 @@ impl Default for ServeConfig {
             tls_key: None,
             tls_client_ca: None,
             log_format: LogFormat::Human,
+            metrics_listen: None,
         }
     }
 }

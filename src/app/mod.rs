@@ -4,6 +4,7 @@ pub mod cli;
 pub mod config;
 pub mod listen;
 pub mod nats;
+pub mod observe;
 pub mod server;
 pub mod tls;
 pub mod web;

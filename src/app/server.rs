@@ -6,15 +6,18 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Context as _;
 use tokio::net::TcpListener;
 
 use super::ServeConfig;
 use super::config::StoreKind;
 use super::listen;
+use super::observe::Observe;
 use super::tls::Tls;
 use crate::auth::Authenticator;
-use crate::grpc::{Health, Limits, Services, StorageCodec, transport_status};
-use crate::session::Sessions;
+use crate::grpc::{Health, Limits, Services, StorageCodec, method_paths, transport_status};
+use crate::metrics::Metrics;
+use crate::session::{Sessions, SessionsConfig};
 use crate::store::{EmbeddedStore, MemoryStore, Store};
 
 /// Serves every service on `listener` until `shutdown` resolves; then ends open streams, lets
@@ -33,11 +36,13 @@ pub struct Server {
     sessions: Arc<Sessions>,
     auth: Arc<Authenticator>,
     tls: Option<Arc<Tls>>,
+    /// The admin listener (`--metrics-listen`), bound.
+    admin: Option<TcpListener>,
 }
 
 impl Server {
-    /// Checks the configuration, loads keys and certificates, and opens the store (errors name
-    /// the file or the data directory).
+    /// Checks the configuration, loads keys and certificates, binds the admin listener and
+    /// opens the store (errors name the file, the address or the data directory).
     pub async fn open(config: ServeConfig) -> anyhow::Result<Self> {
         config.validate()?;
         let auth = Arc::new(match config.jwt_settings()? {
@@ -45,6 +50,14 @@ impl Server {
             None => Authenticator::open(),
         });
         let tls = config.tls_files().map(Tls::load).transpose()?.map(Arc::new);
+        let admin = match config.metrics_listen {
+            Some(addr) => Some(
+                TcpListener::bind(addr)
+                    .await
+                    .with_context(|| format!("--metrics-listen: cannot listen on {addr}"))?,
+            ),
+            None => None,
+        };
         let store: Arc<dyn Store> = match config.store {
             StoreKind::Memory => Arc::new(MemoryStore::new()),
             StoreKind::Embedded => Arc::new(EmbeddedStore::open(
@@ -54,13 +67,23 @@ impl Server {
             )?),
             StoreKind::Jetstream => jetstream_store(&config).await?,
         };
-        let sessions = Sessions::new(store, config.sessions());
+        let sessions_config = SessionsConfig {
+            metrics: Arc::new(Metrics::new(store.name())),
+            ..config.sessions()
+        };
+        let sessions = Sessions::new(store, sessions_config);
         Ok(Server {
             config,
             sessions,
             auth,
             tls,
+            admin,
         })
+    }
+
+    /// Where the admin listener (metrics and health) listens, when there is one.
+    pub fn admin_addr(&self) -> Option<std::net::SocketAddr> {
+        self.admin.as_ref().and_then(|l| l.local_addr().ok())
     }
 
     /// Serves until `shutdown` resolves, then drains and closes the store.
@@ -74,8 +97,13 @@ impl Server {
             sessions,
             auth,
             tls,
+            admin,
         } = self;
-        let Services { routes, health } = crate::grpc::services(
+        let Services {
+            routes,
+            health,
+            admin: admin_routes,
+        } = crate::grpc::services(
             sessions.clone(),
             auth.clone(),
             Limits {
@@ -98,9 +126,11 @@ impl Server {
         // gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, with the viewer at
         // `/`. gRPC-Web is translated for the gRPC routes only: tonic-web refuses other HTTP/1
         // requests, and the viewer's page is plain HTTP/1.
+        let observe = Observe::new(sessions.metrics().clone(), method_paths());
         let grpc = routes
             .into_axum_router()
             .layer(tower::util::MapResponseLayer::new(transport_status))
+            .layer(observe)
             .layer(tonic_web::GrpcWebLayer::new());
         let hosts = super::web::AllowedHosts::new(config.listen, &config.allowed_hosts);
         let app = super::web::routes()
@@ -109,12 +139,7 @@ impl Server {
             .layer(axum::middleware::from_fn_with_state(
                 hosts,
                 super::web::check_host,
-            ))
-            .layer(
-                tower_http::trace::TraceLayer::new_for_http().make_span_with(
-                    |req: &http::Request<_>| tracing::info_span!("rpc", path = %req.uri().path()),
-                ),
-            );
+            ));
 
         // On the shutdown signal: stop subscriptions (their streams end) and refuse publishes,
         // then let the connections drain.
@@ -139,6 +164,17 @@ impl Server {
             "serving"
         );
         let limits = config.connection_limits();
+        // The admin listener outlives the drain (probes see NOT_SERVING meanwhile) and stops
+        // with the server.
+        let (admin_stop, admin_stopped) = tokio::sync::oneshot::channel::<()>();
+        let admin = admin.map(|listener| {
+            let app = admin_app(sessions.clone(), admin_routes);
+            let stop = async {
+                let _ = admin_stopped.await;
+            };
+            tracing::info!(addr = %listener.local_addr().map(|a| a.to_string()).unwrap_or_default(), "serving metrics and health");
+            tokio::spawn(listen::serve(listener, app, limits.clone(), None, stop))
+        });
         let server = listen::serve(listener, app, limits, tls, stopping);
         let grace = Duration::from_millis(config.shutdown_grace_ms);
         tokio::select! {
@@ -146,6 +182,12 @@ impl Server {
             _ = async { let _ = fired_rx.await; tokio::time::sleep(grace).await } => {
                 tracing::warn!(?grace, "grace period over; closing with calls still open");
             }
+        }
+        let _ = admin_stop.send(());
+        if let Some(admin) = admin
+            && let Err(e) = admin.await
+        {
+            tracing::error!(error = %e, "the admin listener failed");
         }
         expiry.abort();
         writable.abort();
@@ -155,6 +197,20 @@ impl Server {
         tracing::info!("stopped");
         Ok(())
     }
+}
+
+/// The admin listener's routes: `/metrics` and the gRPC health service.
+fn admin_app(sessions: Arc<Sessions>, health: tonic::service::Routes) -> axum::Router {
+    let metrics = axum::routing::get(move || async move {
+        sessions.update_gauges();
+        (
+            [(http::header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
+            sessions.metrics().encode(),
+        )
+    });
+    axum::Router::new()
+        .route("/metrics", metrics)
+        .merge(health.into_axum_router())
 }
 
 /// The JetStream store, connected and its stream checked.

@@ -181,10 +181,24 @@ pub async fn tail(
     target: Target,
     caps: Capabilities,
     from_beginning: bool,
+    follow: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     let mut client = connect(server).await?;
-    let start = if from_beginning {
+    // Without following: the log as it is now, from its start, up to its head.
+    let head = if follow {
+        None
+    } else {
+        let request = pb::GetSessionRequest {
+            session_id: session.to_owned(),
+        };
+        match client.get_session(request).await {
+            Ok(info) => Some(info.into_inner().head_offset),
+            Err(s) if s.code() == tonic::Code::NotFound => return Ok(()),
+            Err(s) => anyhow::bail!("{}: {}", s.code(), s.message()),
+        }
+    };
+    let start = if from_beginning || !follow {
         Start::FromBeginning(pb::StartFromBeginning {})
     } else {
         Start::LiveOnly(pb::StartLiveOnly {})
@@ -206,12 +220,23 @@ pub async fn tail(
         .await
         .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
     {
-        match msg.item {
-            Some(Item::Update(u)) => print_update(&u, out)?,
-            Some(Item::Reset(r)) => eprintln!("[reset: epoch {}, head {}]", r.epoch, r.head_offset),
-            Some(Item::Heartbeat(_)) | None => {}
-        }
+        let offset = match msg.item {
+            Some(Item::Update(u)) => {
+                print_update(&u, out)?;
+                u.cursor.map_or(0, |c| c.offset)
+            }
+            Some(Item::Reset(r)) => {
+                eprintln!("[reset: epoch {}, head {}]", r.epoch, r.head_offset);
+                0
+            }
+            // Sent only to an idle stream: everything up to its head was shown.
+            Some(Item::Heartbeat(h)) => h.head_offset,
+            None => 0,
+        };
         out.flush()?;
+        if head.is_some_and(|head| offset >= head) {
+            break;
+        }
     }
     Ok(())
 }

@@ -13,7 +13,7 @@ mod status;
 mod storage;
 
 pub use presentation::PresentationApi;
-pub use services::{Health, Limits, Services, services};
+pub use services::{Health, Limits, Services, method_paths, services};
 pub use session::SessionApi;
 pub use status::transport_status;
 pub use storage::StorageCodec;

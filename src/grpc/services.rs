@@ -30,6 +30,8 @@ pub struct Limits {
 pub struct Services {
     pub routes: tonic::service::Routes,
     pub health: Health,
+    /// The health service alone, for the admin listener.
+    pub admin: tonic::service::Routes,
 }
 
 /// The health service's state: the server as a whole (`""`) and each API service.
@@ -53,6 +55,31 @@ impl Health {
             )
             .await;
     }
+}
+
+/// Every method path the server serves (`/package.Service/Method`): the API's and health's
+/// from their descriptors, and server reflection's.
+pub fn method_paths() -> Vec<String> {
+    use prost::Message as _;
+    let mut paths = vec![
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo".to_owned(),
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo".to_owned(),
+    ];
+    for set in [
+        pb::FILE_DESCRIPTOR_SET,
+        tonic_health::pb::FILE_DESCRIPTOR_SET,
+    ] {
+        let set = prost_types::FileDescriptorSet::decode(set).expect("an embedded descriptor set");
+        for file in set.file {
+            let package = file.package();
+            for service in &file.service {
+                for method in &service.method {
+                    paths.push(format!("/{package}.{}/{}", service.name(), method.name()));
+                }
+            }
+        }
+    }
+    paths
 }
 
 /// Builds the services. tonic checks a request's length prefix against `max_message_size`
@@ -94,6 +121,7 @@ pub async fn services(
     let session = SessionServiceServer::new(SessionApi::new(sessions, auth, max))
         .max_decoding_message_size(max)
         .max_encoding_message_size(max);
+    let admin = tonic::service::Routes::new(health_service.clone());
     let routes = tonic::service::Routes::default()
         .add_service(health_service)
         .add_service(reflection_v1)
@@ -103,5 +131,6 @@ pub async fn services(
     Ok(Services {
         routes,
         health: Health(reporter),
+        admin,
     })
 }

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
-use tracing::Instrument;
 
 use super::auth::{Expiring, access};
 use super::convert::{events_from_pb, rendered_update, target_from_pb};
@@ -39,6 +38,12 @@ fn session_id(s: String) -> Result<SessionId, Error> {
     SessionId::new(s).map_err(|e| Error::invalid(format!("session_id: {e}")))
 }
 
+/// Names the session on the call's span (`app::observe` logs it with the call's status). For a
+/// batch, the first event's session.
+fn record_session(id: &SessionId) {
+    tracing::Span::current().record("session_id", id.as_str());
+}
+
 fn timestamp(ms: u64) -> prost_types::Timestamp {
     prost_types::Timestamp {
         seconds: (ms / 1000) as i64,
@@ -69,17 +74,10 @@ impl SessionService for SessionApi {
                     other => other,
                 })?;
         }
-        let span = tracing::info_span!(
-            "publish",
-            session_id = %events.first().map_or("", |e| e.session_id.as_str()),
-            events = events.len()
-        );
-        let acks = self
-            .sessions
-            .publish(events)
-            .instrument(span)
-            .await
-            .map_err(Error::from)?;
+        if let Some(first) = events.first() {
+            record_session(&first.session_id);
+        }
+        let acks = self.sessions.publish(events).await.map_err(Error::from)?;
         let acks = acks
             .into_iter()
             .map(|a| pb::PublishAck {
@@ -106,6 +104,7 @@ impl SessionService for SessionApi {
             start,
         } = req.into_inner();
         let id = session_id(id)?;
+        record_session(&id);
         access.require(Right::Subscribe, &id)?;
         let target = target_from_pb(target).map_err(Error::invalid)?;
         let caps = capabilities.map(Into::into).unwrap_or_default();
@@ -118,8 +117,7 @@ impl SessionService for SessionApi {
                     .map_err(|e| Error::invalid(format!("start.after.{e}")))?,
             ),
         };
-        tracing::info_span!("subscribe", session_id = %id, ?target, ?start)
-            .in_scope(|| tracing::debug!("subscribed"));
+        tracing::debug!(?target, ?start, "subscribed");
         let stream = self
             .sessions
             .subscribe(&id, target, caps, start)
@@ -156,14 +154,9 @@ impl SessionService for SessionApi {
         let access = access(&self.auth, req.metadata())?;
         let pb::GetSessionRequest { session_id: id } = req.into_inner();
         let id = session_id(id)?;
+        record_session(&id);
         access.require_any(&[Right::Read, Right::Subscribe], &id)?;
-        let span = tracing::info_span!("get_session", session_id = %id);
-        let info = self
-            .sessions
-            .info(&id)
-            .instrument(span)
-            .await
-            .map_err(Error::from)?;
+        let info = self.sessions.info(&id).await.map_err(Error::from)?;
         Ok(Response::new(pb::GetSessionResponse {
             session_id: id.to_string(),
             epoch: info.meta.epoch.into(),

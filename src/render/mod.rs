@@ -34,6 +34,19 @@ pub enum Target {
     Ansi,
 }
 
+impl Target {
+    /// The target's name in logs and metrics (the proto enum's, lower case).
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::View => "view",
+            Target::Acp => "acp",
+            Target::AgUi => "ag_ui",
+            Target::Markdown => "markdown",
+            Target::Ansi => "ansi",
+        }
+    }
+}
+
 /// The body of one rendered update.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {

@@ -11,6 +11,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use parking_lot::RwLock;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
 
 use tokio::sync::Mutex;
 
@@ -39,22 +41,56 @@ pub enum LaneRead {
     Reset { first: u64 },
 }
 
+/// What lanes report: the bytes their caches hold and the time each event takes to render.
+#[derive(Clone)]
+pub struct LaneMetrics {
+    pub cache_bytes: Gauge,
+    pub render_seconds: Histogram,
+}
+
 /// What a lane has rendered.
 struct Cache {
     /// The last rendered offset.
     upto: u64,
     entries: VecDeque<(Arc<Delivered>, usize)>,
-    /// What the entries hold, roughly, in bytes.
+    /// What the entries hold, roughly, in bytes (also counted in the lanes' gauge).
     bytes: usize,
+    gauge: Gauge,
 }
 
 impl Cache {
-    fn new(upto: u64) -> Self {
+    fn new(upto: u64, gauge: Gauge) -> Self {
         Cache {
             upto,
             entries: VecDeque::new(),
             bytes: 0,
+            gauge,
         }
+    }
+
+    /// Starts over after `upto`, empty.
+    fn restart(&mut self, upto: u64) {
+        *self = Cache::new(upto, self.gauge.clone());
+    }
+
+    fn push(&mut self, delivered: Arc<Delivered>, size: usize) {
+        self.upto = delivered.offset;
+        self.bytes += size;
+        self.gauge.inc_by(size as i64);
+        self.entries.push_back((delivered, size));
+    }
+
+    fn pop(&mut self) {
+        if let Some((_, size)) = self.entries.pop_front() {
+            self.bytes -= size;
+            self.gauge.dec_by(size as i64);
+        }
+    }
+}
+
+impl Drop for Cache {
+    fn drop(&mut self) {
+        self.gauge.dec_by(self.bytes as i64);
     }
 }
 
@@ -69,6 +105,7 @@ pub struct Lane {
     /// Held by the one reader that renders; the fold is only touched under it.
     renderer: Mutex<Renderer>,
     cache: RwLock<Cache>,
+    render_seconds: Histogram,
 }
 
 impl Lane {
@@ -82,6 +119,7 @@ impl Lane {
         first_offset: u64,
         (capacity, budget): (usize, usize),
         max_update_bytes: usize,
+        metrics: LaneMetrics,
     ) -> Self {
         Lane {
             session,
@@ -91,7 +129,11 @@ impl Lane {
             budget,
             max_update_bytes,
             renderer: Mutex::new(Renderer::new("", target, caps, max_update_bytes)),
-            cache: RwLock::new(Cache::new(first_offset.saturating_sub(1))),
+            cache: RwLock::new(Cache::new(
+                first_offset.saturating_sub(1),
+                metrics.cache_bytes,
+            )),
+            render_seconds: metrics.render_seconds,
         }
     }
 
@@ -192,15 +234,18 @@ impl Lane {
                 // Trimmed under us (or lost): start over from what the log keeps now.
                 let first = records.first().map_or(upto + 1, |r| r.offset);
                 *renderer = self.fresh_renderer();
-                *self.cache.write() = Cache::new(first.saturating_sub(1));
+                self.cache.write().restart(first.saturating_sub(1));
                 return Ok(Some(first));
             }
             let mut working = std::mem::replace(renderer, self.fresh_renderer());
+            let timer = self.render_seconds.clone();
             let (working, rendered) = tokio::task::spawn_blocking(move || {
                 let rendered: Vec<_> = records
                     .iter()
                     .map(|r| {
+                        let started = std::time::Instant::now();
                         let (rendered, size) = working.step(&r.event);
+                        timer.observe(started.elapsed().as_secs_f64());
                         let offset = r.offset;
                         (Arc::new(Delivered { offset, rendered }), size)
                     })
@@ -210,7 +255,7 @@ impl Lane {
             .await
             .map_err(|e| {
                 // The renderer is a fresh one now: the lane starts over from the log.
-                *self.cache.write() = Cache::new(0);
+                self.cache.write().restart(0);
                 StoreError::from_join(e, "rendering")
             })?;
             *renderer = working;
@@ -218,16 +263,13 @@ impl Lane {
             // A panic while the lock is held must not break the lane for later readers.
             fail::fail_point!("lane-cache");
             for (d, size) in rendered {
-                c.upto = d.offset;
-                c.bytes += size;
-                c.entries.push_back((d, size));
+                c.push(d, size);
                 // Evict old entries, but never the ones this read is about to return.
                 while c.entries.len() > self.capacity
                     || (c.bytes > self.budget
                         && c.entries.front().is_some_and(|(d, _)| d.offset <= after))
                 {
-                    let (_, size) = c.entries.pop_front().expect("non-empty");
-                    c.bytes -= size;
+                    c.pop();
                 }
             }
         }

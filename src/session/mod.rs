@@ -19,6 +19,7 @@ pub use lane::Delivered;
 pub use subscribe::{Start, SubscribeItem, Subscription};
 
 use crate::domain::{BatchError, CallId, CallPhase, Cursor, Epoch, EventId, SessionId};
+use crate::metrics::Metrics;
 use crate::render::{Capabilities, Target};
 use crate::store::{Change, SessionMeta, Store, StoreError, now_ms};
 use lane::Lane;
@@ -110,6 +111,8 @@ pub struct SessionsConfig {
     /// The output cap ceiling: subscribers' caps are normalized to it
     /// ([`Capabilities::normalized`]); 0 leaves them as they are (no limit).
     pub max_output_bytes: u64,
+    /// Where the session layer counts publishes, subscriptions and store latency.
+    pub metrics: Arc<Metrics>,
 }
 
 impl Default for SessionsConfig {
@@ -126,6 +129,7 @@ impl Default for SessionsConfig {
             max_loaded_sessions: DEFAULT_MAX_LOADED_SESSIONS,
             clock: Clock::wall(),
             max_output_bytes: 0,
+            metrics: Arc::default(),
         }
     }
 }
@@ -204,6 +208,9 @@ struct Entry {
     lanes: StdMutex<HashMap<(Target, Capabilities), Weak<Lane>>>,
     /// When it was last used (a tick of `Sessions::clock`), for eviction.
     used: AtomicU64,
+    /// When its head last moved, in nanoseconds after `Sessions::started` (for the delivery
+    /// lag metric).
+    moved: AtomicU64,
 }
 
 impl Entry {
@@ -214,6 +221,7 @@ impl Entry {
             head: watch::Sender::new(Head::default()),
             lanes: StdMutex::default(),
             used: AtomicU64::new(0),
+            moved: AtomicU64::new(0),
         }
     }
 }
@@ -228,6 +236,8 @@ pub struct Sessions {
     /// Entries added since the last eviction pass.
     added: AtomicU64,
     shutdown: watch::Sender<bool>,
+    /// The origin of `Entry::moved`.
+    started: std::time::Instant,
 }
 
 impl Sessions {
@@ -239,7 +249,25 @@ impl Sessions {
             clock: AtomicU64::new(0),
             added: AtomicU64::new(0),
             shutdown: watch::Sender::new(false),
+            started: std::time::Instant::now(),
         })
+    }
+
+    /// Where this session layer counts.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.config.metrics
+    }
+
+    /// Notes that `entry`'s head moved now.
+    fn head_moved(&self, entry: &Entry) {
+        let nanos = self.started.elapsed().as_nanos() as u64;
+        entry.moved.store(nanos, Ordering::Relaxed);
+    }
+
+    /// How long ago `entry`'s head last moved.
+    fn since_head_moved(&self, entry: &Entry) -> Duration {
+        let moved = Duration::from_nanos(entry.moved.load(Ordering::Relaxed));
+        self.started.elapsed().saturating_sub(moved)
     }
 
     /// The store's name, for logs.
@@ -291,6 +319,14 @@ impl Sessions {
     /// Sessions in memory (for tests and metrics).
     pub fn loaded_sessions(&self) -> usize {
         self.entries.lock().len()
+    }
+
+    /// Brings the gauges read at scrape time up to date.
+    pub fn update_gauges(&self) {
+        self.config
+            .metrics
+            .loaded_sessions
+            .set(self.loaded_sessions() as i64);
     }
 
     /// Loads a session's state from the store on first use.
@@ -373,7 +409,7 @@ impl Sessions {
                 None if max > 0 => change.head.saturating_sub(max - 1).max(1),
                 None => 1,
             };
-            entry.head.send_if_modified(|h| {
+            let moved = entry.head.send_if_modified(|h| {
                 let newer = change.head > h.head;
                 if newer {
                     h.head = change.head;
@@ -381,6 +417,9 @@ impl Sessions {
                 }
                 newer
             });
+            if moved {
+                self.head_moved(&entry);
+            }
             // Offsets computed from this state would conflict: read it again first (unless this
             // process has appends in flight, which are then read back with it).
             if let Ok(mut state) = entry.state.try_lock()
@@ -498,183 +537,4 @@ impl From<SessionError> for crate::error::Error {
 }
 
 #[cfg(test)]
-mod tests {
-    use tokio_stream::StreamExt;
-
-    use super::*;
-    use crate::domain::{CallStarted, EventBody, ToolEvent};
-    use crate::store::MemoryStore;
-    use crate::store::{Record, SessionAppend};
-
-    fn started(n: u32) -> ToolEvent {
-        ToolEvent {
-            session_id: SessionId::new("s").unwrap(),
-            event_id: EventId::new(format!("e{n}")).unwrap(),
-            body: EventBody::CallStarted(CallStarted {
-                call_id: CallId::new(format!("c{n}")).unwrap(),
-                tool_name: "job_list".into(),
-                arguments_json: "{}".into(),
-                view: None,
-            }),
-        }
-    }
-
-    fn live_lanes(sessions: &Sessions) -> usize {
-        let entry = sessions.entry(&SessionId::new("s").unwrap());
-        let lanes = entry.lanes.lock();
-        lanes.values().filter(|l| l.strong_count() > 0).count()
-    }
-
-    /// A store whose reads panic, as a damaged database might.
-    struct PanickingReads(MemoryStore);
-
-    #[tonic::async_trait]
-    impl Store for PanickingReads {
-        fn name(&self) -> &'static str {
-            "panicking"
-        }
-        async fn append(
-            &self,
-            batch: Vec<SessionAppend>,
-        ) -> Result<crate::store::Durable, StoreError> {
-            self.0.append(batch).await
-        }
-        async fn meta(&self, session: &SessionId) -> Result<Option<SessionMeta>, StoreError> {
-            self.0.meta(session).await
-        }
-        async fn known(
-            &self,
-            session: &SessionId,
-            events: Vec<EventId>,
-            calls: Vec<CallId>,
-        ) -> Result<crate::store::Known, StoreError> {
-            self.0.known(session, events, calls).await
-        }
-        async fn read(&self, _: &SessionId, _: u64, _: usize) -> Result<Vec<Record>, StoreError> {
-            panic!("page 7 is damaged")
-        }
-        async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
-            self.0.sessions().await
-        }
-        async fn delete(&self, session: Vec<SessionId>) -> Result<(), StoreError> {
-            self.0.delete(session).await
-        }
-        async fn close(&self) {}
-    }
-
-    /// A panicking subscription ends its stream with INTERNAL, not as a clean end, and the
-    /// session goes on serving others.
-    #[tokio::test]
-    async fn a_panicking_subscription_reports_an_error() {
-        let store = Arc::new(PanickingReads(MemoryStore::new()));
-        let sessions = Sessions::new(store, SessionsConfig::default());
-        sessions.publish(vec![started(1)]).await.unwrap();
-        let id = SessionId::new("s").unwrap();
-        let mut sub = sessions.subscribe(
-            &id,
-            Target::Acp,
-            Capabilities::default(),
-            Start::FromBeginning,
-        );
-        let end = sub.next().await.expect("an item, not a clean end");
-        let error = crate::error::Error::from(end.expect_err("an error"));
-        assert!(
-            matches!(error, crate::error::Error::Internal(_)),
-            "{error:?}"
-        );
-        assert!(sub.next().await.is_none());
-        sessions.publish(vec![started(2)]).await.unwrap();
-        assert_eq!(sessions.info(&id).await.unwrap().meta.head_offset, 2);
-    }
-
-    /// Expired sessions leave nothing in memory, and lookups add nothing.
-    #[tokio::test]
-    async fn expired_and_looked_up_sessions_are_not_kept() {
-        let config = SessionsConfig {
-            session_ttl: Some(Duration::from_millis(1)),
-            ..SessionsConfig::default()
-        };
-        let sessions = Sessions::new(Arc::new(MemoryStore::new()), config);
-        for n in 0..100 {
-            let mut e = started(n);
-            e.session_id = SessionId::new(format!("s{n}")).unwrap();
-            sessions.publish(vec![e]).await.unwrap();
-        }
-        assert_eq!(sessions.loaded_sessions(), 100);
-        tokio::time::sleep(Duration::from_millis(5)).await;
-        assert_eq!(sessions.expire().await.unwrap(), 100);
-        assert_eq!(sessions.loaded_sessions(), 0);
-        let unknown = SessionId::new("unknown").unwrap();
-        assert!(matches!(
-            sessions.info(&unknown).await,
-            Err(SessionError::NotFound(_))
-        ));
-        assert_eq!(sessions.loaded_sessions(), 0);
-    }
-
-    /// Idle sessions beyond the limit are evicted, least recently used first.
-    #[tokio::test]
-    async fn idle_sessions_are_evicted() {
-        let config = SessionsConfig {
-            max_loaded_sessions: 100,
-            ..SessionsConfig::default()
-        };
-        let sessions = Sessions::new(Arc::new(MemoryStore::new()), config);
-        for n in 0..1000 {
-            let mut e = started(n);
-            e.session_id = SessionId::new(format!("s{n}")).unwrap();
-            sessions.publish(vec![e]).await.unwrap();
-        }
-        assert!(
-            sessions.loaded_sessions() <= 110,
-            "{}",
-            sessions.loaded_sessions()
-        );
-        // An evicted session reloads from the store with its rules intact.
-        let mut again = started(0);
-        again.session_id = SessionId::new("s0").unwrap();
-        again.event_id = EventId::new("other").unwrap();
-        assert!(matches!(
-            sessions.publish(vec![again]).await,
-            Err(SessionError::Lifecycle(_))
-        ));
-    }
-
-    /// A lane (its fold and cache) lives only while a subscriber holds it.
-    #[tokio::test]
-    async fn lanes_go_away_with_their_last_subscriber() {
-        let sessions = Sessions::new(Arc::new(MemoryStore::new()), SessionsConfig::default());
-        sessions.publish(vec![started(1)]).await.unwrap();
-        let mut a = sessions.subscribe(
-            &SessionId::new("s").unwrap(),
-            Target::Acp,
-            Capabilities::default(),
-            Start::FromBeginning,
-        );
-        let mut b = sessions.subscribe(
-            &SessionId::new("s").unwrap(),
-            Target::Acp,
-            Capabilities::default(),
-            Start::FromBeginning,
-        );
-        assert!(matches!(
-            a.next().await,
-            Some(Ok(SubscribeItem::Update { .. }))
-        ));
-        assert!(matches!(
-            b.next().await,
-            Some(Ok(SubscribeItem::Update { .. }))
-        ));
-        assert_eq!(live_lanes(&sessions), 1, "both subscribers share one lane");
-        drop(a);
-        drop(b);
-        // The subscription tasks notice the closed streams and end.
-        for _ in 0..200 {
-            if live_lanes(&sessions) == 0 {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        panic!("the lane outlived its subscribers");
-    }
-}
+mod tests;

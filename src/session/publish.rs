@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use super::{Ack, Entry, Head, SessionError, Sessions, State};
 use crate::domain::{CallId, CallPhase, Cursor, EventId, Lifecycle, Pending, SessionId, ToolEvent};
+use crate::metrics::{FailureLabels, PublishResult, ResultLabels, StoreFailure};
 use crate::store::{Known, Record, SessionAppend, SessionMeta, StoreError, new_epoch};
 
 impl State {
@@ -75,7 +76,7 @@ impl Sessions {
     /// meanwhile become duplicates, rules it now breaks refuse the batch.
     pub async fn publish(&self, events: Vec<ToolEvent>) -> Result<Vec<Ack>, SessionError> {
         let mut attempt = 0;
-        loop {
+        let result = loop {
             match self.publish_once(&events).await {
                 Err(SessionError::Store(StoreError::Conflict(why)))
                     if attempt < MAX_CONFLICT_RETRIES =>
@@ -84,9 +85,45 @@ impl Sessions {
                     tracing::debug!(%why, attempt, "another writer appended first; checking again");
                     tokio::time::sleep(pause(attempt)).await;
                 }
-                other => return other,
+                other => break other,
             }
+        };
+        self.count_published(&result, events.len());
+        result
+    }
+
+    fn count_published(&self, result: &Result<Vec<Ack>, SessionError>, events: usize) {
+        let count = |result, n: usize| {
+            if n > 0 {
+                self.metrics()
+                    .published
+                    .get_or_create(&ResultLabels { result })
+                    .inc_by(n as u64);
+            }
+        };
+        match result {
+            Ok(acks) => {
+                let duplicates = acks.iter().filter(|a| a.duplicate).count();
+                count(PublishResult::appended, acks.len() - duplicates);
+                count(PublishResult::duplicate, duplicates);
+            }
+            Err(_) => count(PublishResult::rejected, events),
         }
+    }
+
+    /// Counts a failed append by its kind.
+    fn count_store_error(&self, e: &StoreError) {
+        let kind = match e {
+            StoreError::Conflict(_) => StoreFailure::conflict,
+            StoreError::Storage(_) => StoreFailure::storage,
+            StoreError::Closed => StoreFailure::closed,
+            StoreError::Corrupt(_) => StoreFailure::corrupt,
+            StoreError::Bug(_) => StoreFailure::bug,
+        };
+        self.metrics()
+            .store_append_errors
+            .get_or_create(&FailureLabels { kind })
+            .inc();
     }
 
     async fn publish_once(&self, events: &[ToolEvent]) -> Result<Vec<Ack>, SessionError> {
@@ -218,6 +255,7 @@ impl Sessions {
 
         // Enqueue under the locks (so offsets reach the store in order), then wait for
         // durability without them (so concurrent publishes share commits).
+        let started = std::time::Instant::now();
         let durable = if appends.is_empty() {
             None
         } else {
@@ -229,6 +267,13 @@ impl Sessions {
                 Ok(wait) => wait.await,
                 Err(e) => Err(e),
             };
+            match &result {
+                Ok(()) => self
+                    .metrics()
+                    .store_append_seconds
+                    .observe(started.elapsed().as_secs_f64()),
+                Err(e) => self.count_store_error(e),
+            }
             for ((entry, _), seq) in entries.iter().zip(&seqs) {
                 let Some(seq) = *seq else { continue };
                 let mut state = entry.state.lock().await;
@@ -243,7 +288,7 @@ impl Sessions {
             }
             result?;
             for (entry, head) in heads {
-                entry.head.send_if_modified(|h| {
+                let moved = entry.head.send_if_modified(|h| {
                     if h.epoch != head.epoch {
                         *h = head;
                         return true;
@@ -255,6 +300,9 @@ impl Sessions {
                     h.first = h.first.max(head.first);
                     newer
                 });
+                if moved {
+                    self.head_moved(&entry);
+                }
             }
         }
         Ok(acks

@@ -14,9 +14,14 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 use tokio_stream::Stream;
 
-use super::lane::{Delivered, Lane, LaneRead};
+use prometheus_client::metrics::counter::Counter;
+
+use super::lane::{Delivered, Lane, LaneMetrics, LaneRead};
 use super::{Entry, Head, SessionError, Sessions};
 use crate::domain::{Cursor, Epoch, SessionId};
+use crate::metrics::{
+    EndLabels, EndReason, ResetLabels, ResetReason, StartKind, StartLabels, TargetLabels,
+};
 use crate::render::{Capabilities, Target};
 use crate::store::StoreError;
 
@@ -121,7 +126,24 @@ impl Sessions {
         };
         let (tx, items) = mpsc::channel(BUFFER);
         let (end_tx, end) = oneshot::channel();
+        let metrics = self.metrics().clone();
+        let start_kind = match start {
+            Start::FromBeginning => StartKind::from_beginning,
+            Start::After(_) => StartKind::after_cursor,
+            Start::LiveOnly => StartKind::live_only,
+        };
+        metrics
+            .subscribe_starts
+            .get_or_create(&StartLabels { start: start_kind })
+            .inc();
+        let by_target = TargetLabels {
+            target: target.name(),
+        };
+        let subscribers = metrics.subscribers.get_or_create_owned(&by_target);
+        subscribers.inc();
         let task = Task {
+            sent: metrics.updates_sent.get_or_create_owned(&by_target),
+            caught_up: false,
             sessions: self.clone(),
             entry: self.entry(session),
             target,
@@ -131,15 +153,28 @@ impl Sessions {
             private: None,
             last_sent: Instant::now(),
         };
+        let sessions = self.clone();
         tokio::spawn(async move {
             // A panic ends the client's stream with INTERNAL (and is logged), never as if the
             // stream had ended cleanly.
-            let error = match AssertUnwindSafe(task.run(start)).catch_unwind().await {
-                Ok(Ok(())) => return,
-                Ok(Err(e)) => e,
-                Err(panic) => StoreError::from_panic(panic, "a subscription").into(),
+            let result = match AssertUnwindSafe(task.run(start)).catch_unwind().await {
+                Ok(result) => result,
+                Err(panic) => Err(StoreError::from_panic(panic, "a subscription").into()),
             };
-            let _ = end_tx.send(error);
+            subscribers.dec();
+            let reason = match &result {
+                Ok(()) if *sessions.shutdown.borrow() => EndReason::shutdown,
+                Ok(()) => EndReason::client_gone,
+                Err(SessionError::Lagging { .. }) => EndReason::lagging,
+                Err(_) => EndReason::error,
+            };
+            metrics
+                .subscriber_ends
+                .get_or_create(&EndLabels { reason })
+                .inc();
+            if let Err(error) = result {
+                let _ = end_tx.send(error);
+            }
         });
         Subscription {
             items,
@@ -170,10 +205,26 @@ impl Sessions {
             first,
             (c.lane_cache, c.lane_cache_bytes),
             c.max_update_bytes,
+            self.lane_metrics(),
         ));
         lanes.retain(|_, l| l.strong_count() > 0);
         lanes.insert((target, caps), Arc::downgrade(&lane));
         lane
+    }
+
+    fn lane_metrics(&self) -> LaneMetrics {
+        let m = self.metrics();
+        LaneMetrics {
+            cache_bytes: m.lane_cache_bytes.clone(),
+            render_seconds: m.render_seconds.clone(),
+        }
+    }
+
+    fn count_reset(&self, reason: ResetReason) {
+        self.metrics()
+            .resets
+            .get_or_create(&ResetLabels { reason })
+            .inc();
     }
 }
 
@@ -189,6 +240,11 @@ struct Task {
     private: Option<Lane>,
     /// When the last item went out: heartbeats are for streams idle this long.
     last_sent: Instant,
+    /// Updates sent, for this subscriber's target.
+    sent: Counter,
+    /// Whether the subscriber waited at the head: its next updates are live, and their
+    /// delivery lag is measured.
+    caught_up: bool,
 }
 
 impl Task {
@@ -214,6 +270,7 @@ impl Task {
                         epoch: current.clone(),
                         head: h.head,
                     };
+                    self.sessions.count_reset(ResetReason::stale_cursor);
                     if self.send(vec![reset], &head_rx, &mut shutdown, 0).await? {
                         return Ok(());
                     }
@@ -247,7 +304,11 @@ impl Task {
             if epoch.as_ref() != Some(&current) {
                 // Lost, reset or expired and recreated: the client rebuilds its cards. For the
                 // session's first events there is nothing to rebuild: adopt its log.
-                if epoch.is_some() && self.reset(&current, &h, &head_rx, &mut shutdown).await? {
+                if epoch.is_some()
+                    && self
+                        .reset(ResetReason::new_log, &current, &h, &head_rx, &mut shutdown)
+                        .await?
+                {
                     return Ok(());
                 }
                 epoch = Some(current);
@@ -255,6 +316,7 @@ impl Task {
                 continue;
             }
             if h.head <= pos {
+                self.caught_up = true;
                 if self
                     .wait(&h, pos, &mut head_rx, &mut shutdown, heartbeat.as_mut())
                     .await?
@@ -282,7 +344,15 @@ impl Task {
                             },
                             delivered,
                         })
-                        .collect();
+                        .collect::<Vec<_>>();
+                    self.sent.inc_by(batch.len() as u64);
+                    if std::mem::take(&mut self.caught_up) {
+                        let lag = self.sessions.since_head_moved(&self.entry);
+                        self.sessions
+                            .metrics()
+                            .delivery_lag_seconds
+                            .observe(lag.as_secs_f64());
+                    }
                     if self.send(batch, &head_rx, &mut shutdown, pos).await? {
                         return Ok(());
                     }
@@ -290,14 +360,20 @@ impl Task {
                 }
                 LaneRead::TooOld => {
                     // Even a refold from the log's start cannot serve `pos`: it was trimmed.
-                    if self.reset(&current, &h, &head_rx, &mut shutdown).await? {
+                    if self
+                        .reset(ResetReason::trimmed, &current, &h, &head_rx, &mut shutdown)
+                        .await?
+                    {
                         return Ok(());
                     }
                     pos = h.first.saturating_sub(1);
                 }
                 LaneRead::Reset { first } => {
                     let h = head_rx.borrow().clone();
-                    if self.reset(&current, &h, &head_rx, &mut shutdown).await? {
+                    if self
+                        .reset(ResetReason::trimmed, &current, &h, &head_rx, &mut shutdown)
+                        .await?
+                    {
                         return Ok(());
                     }
                     // Resume where the lane found the log starting: the head's `first` can lag
@@ -341,6 +417,7 @@ impl Task {
                 h.first,
                 (PRIVATE_CACHE, PRIVATE_CACHE_BYTES),
                 self.sessions.config.max_update_bytes,
+                self.sessions.lane_metrics(),
             )
         });
         let read = private
@@ -386,6 +463,7 @@ impl Task {
     /// Sends a reset to the log of `epoch`; `true` when the subscription should stop.
     async fn reset(
         &mut self,
+        reason: ResetReason,
         epoch: &Epoch,
         h: &Head,
         head_rx: &watch::Receiver<Head>,
@@ -393,6 +471,7 @@ impl Task {
     ) -> Result<bool, SessionError> {
         self.shared = None;
         self.private = None;
+        self.sessions.count_reset(reason);
         let item = SubscribeItem::Reset {
             epoch: epoch.clone(),
             head: h.head,

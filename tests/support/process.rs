@@ -7,19 +7,25 @@ use std::process::{Child, Command, Stdio};
 pub struct ServerProcess {
     pub child: Child,
     pub url: String,
+    /// `host:port` of the admin listener (`--metrics-listen`), when it has one.
+    pub metrics: Option<String>,
 }
 
 impl ServerProcess {
     /// A server on `dir` (the embedded store's data directory) with extra `serve` flags.
     pub fn spawn(dir: &std::path::Path, extra: &[&str]) -> Self {
-        let (child, url) = spawn_server(dir, extra);
-        ServerProcess { child, url }
+        Self::from_command(serve_command(dir, extra))
     }
 
     /// A server started from a prepared command (see [`serve_command`]).
     pub fn from_command(mut cmd: Command) -> Self {
-        let (child, url) = started(cmd.spawn().expect("the toolview binary starts"));
-        ServerProcess { child, url }
+        let (child, url, metrics) =
+            started_with_metrics(cmd.spawn().expect("the toolview binary starts"));
+        ServerProcess {
+            child,
+            url,
+            metrics,
+        }
     }
 
     /// `host:port` of the server.
@@ -95,16 +101,29 @@ pub fn spawn_server(dir: &std::path::Path, extra: &[&str]) -> (Child, String) {
 }
 
 /// Waits for a started server's `listening` line; returns the child and its URL.
-pub fn started(mut child: Child) -> (Child, String) {
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("toolview listening on ")
-        .unwrap_or_else(|| panic!("unexpected: {line:?}"));
-    (child, format!("http://{addr}"))
+pub fn started(child: Child) -> (Child, String) {
+    let (child, url, _) = started_with_metrics(child);
+    (child, url)
+}
+
+/// Waits for a started server's `listening` line; returns the child, its URL and the address
+/// of its admin listener, if it has one (printed first).
+pub fn started_with_metrics(mut child: Child) -> (Child, String, Option<String>) {
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut metrics = None;
+    loop {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        if let Some(addr) = line.trim().strip_prefix("toolview metrics on ") {
+            metrics = Some(addr.to_owned());
+            continue;
+        }
+        let addr = line
+            .trim()
+            .strip_prefix("toolview listening on ")
+            .unwrap_or_else(|| panic!("unexpected: {line:?}"));
+        return (child, format!("http://{addr}"), metrics);
+    }
 }
 
 pub fn rss_kib(pid: u32) -> u64 {

@@ -1,0 +1,326 @@
+//! What the service counts, for Prometheus: one [`Metrics`] per server (not a process-global
+//! recorder, so a test process can run many servers), encoded in the OpenMetrics text format
+//! for `/metrics` on the admin listener. A leaf module: the layers record into it, `app` serves
+//! it. Label values come from closed sets (method names the server knows, enums), so no client
+//! can grow the number of series.
+
+use std::fmt;
+
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::{Registry, Unit};
+
+/// The content type of [`Metrics::encode`]'s text.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// A gRPC method and how it ended.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RpcLabels {
+    /// `/package.Service/Method`, or `unknown` for a path the server does not serve.
+    pub method: String,
+    /// The gRPC status code's name (`OK`, `INVALID_ARGUMENT`, …).
+    pub code: &'static str,
+}
+
+/// A gRPC method.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct MethodLabels {
+    pub method: String,
+}
+
+/// What became of a published event.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum PublishResult {
+    /// Appended to its session's log.
+    appended,
+    /// An id the session already had: acknowledged with its first cursor.
+    duplicate,
+    /// Part of a batch that was refused (lifecycle rules, store failure, shutdown).
+    rejected,
+}
+
+/// Why a store append failed.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum StoreFailure {
+    /// Another writer appended first (shared stores; the publish is retried).
+    conflict,
+    /// The store could not write (disk, NATS).
+    storage,
+    /// The store is closed.
+    closed,
+    /// A stored record did not check.
+    corrupt,
+    /// A bug (a panic in the store).
+    bug,
+}
+
+/// How a subscription started.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum StartKind {
+    from_beginning,
+    after_cursor,
+    live_only,
+}
+
+/// Why a subscriber was sent a `Reset`.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum ResetReason {
+    /// Its cursor names another log or an offset the log does not keep.
+    stale_cursor,
+    /// Retention trimmed the events it was about to read.
+    trimmed,
+    /// The session's log was replaced (expired and recreated, or lost).
+    new_log,
+}
+
+/// Why a subscription ended.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum EndReason {
+    /// The client went away, or the server ended the stream (its token expired: then the
+    /// `Subscribe` RPC ends `UNAUTHENTICATED`).
+    client_gone,
+    /// The server shut down.
+    shutdown,
+    /// It stopped reading and fell past the lag limit.
+    lagging,
+    /// A store error (or a bug).
+    error,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ResultLabels {
+    pub result: PublishResult,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct FailureLabels {
+    pub kind: StoreFailure,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct TargetLabels {
+    /// The rendering target (`view`, `acp`, `ag_ui`, `markdown`, `ansi`).
+    pub target: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StartLabels {
+    pub start: StartKind,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ResetLabels {
+    pub reason: ResetReason,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct EndLabels {
+    pub reason: EndReason,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct AuthLabels {
+    /// `UNAUTHENTICATED` (no, bad or expired token) or `PERMISSION_DENIED` (no grant).
+    pub code: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BuildLabels {
+    version: &'static str,
+    store: &'static str,
+}
+
+type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
+
+/// Unary calls: 100 µs to about 13 s.
+fn rpc_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.0001, 2.0, 18))
+}
+
+/// Every metric of one server.
+pub struct Metrics {
+    registry: Registry,
+    /// Finished RPCs by method and status code (streams when they end).
+    pub rpcs: Family<RpcLabels, Counter>,
+    /// Time of unary RPCs, by method (a stream's lifetime is not a latency).
+    pub rpc_seconds: HistogramFamily<MethodLabels>,
+    /// Published events by result.
+    pub published: Family<ResultLabels, Counter>,
+    /// Time from enqueueing an append to its durability (the commit, or the NATS ack).
+    pub store_append_seconds: Histogram,
+    /// Failed store appends, by kind.
+    pub store_append_errors: Family<FailureLabels, Counter>,
+    /// Open subscriptions, by target.
+    pub subscribers: Family<TargetLabels, Gauge>,
+    /// Subscriptions started, by start point.
+    pub subscribe_starts: Family<StartLabels, Counter>,
+    /// Resets sent, by reason.
+    pub resets: Family<ResetLabels, Counter>,
+    /// Subscriptions ended, by reason.
+    pub subscriber_ends: Family<EndLabels, Counter>,
+    /// Updates handed to subscribers' streams, by target.
+    pub updates_sent: Family<TargetLabels, Counter>,
+    /// For a subscriber waiting at the head: from the publish that moved the head becoming
+    /// durable to its update entering the subscriber's stream.
+    pub delivery_lag_seconds: Histogram,
+    /// Sessions in memory (set when scraped).
+    pub loaded_sessions: Gauge,
+    /// Bytes of rendered updates the lanes cache.
+    pub lane_cache_bytes: Gauge,
+    /// Time to fold and render one event for one lane.
+    pub render_seconds: Histogram,
+    /// Requests refused by authentication or authorization, by code.
+    pub auth_failures: Family<AuthLabels, Counter>,
+}
+
+impl Metrics {
+    /// Every metric, registered under `toolview_`, with a build-info series naming the version
+    /// and the store.
+    pub fn new(store: &'static str) -> Self {
+        let mut registry = Registry::with_prefix("toolview");
+        let build = Family::<BuildLabels, Gauge>::default();
+        build
+            .get_or_create(&BuildLabels {
+                version: env!("CARGO_PKG_VERSION"),
+                store,
+            })
+            .set(1);
+        registry.register("build", "The running build (always 1)", build);
+        let m = Metrics {
+            rpcs: Family::default(),
+            rpc_seconds: Family::new_with_constructor(rpc_histogram),
+            published: Family::default(),
+            // 50 µs to about 3 s: a memory append to a slow disk's fsync or a NATS round trip.
+            store_append_seconds: Histogram::new(exponential_buckets(0.00005, 2.0, 17)),
+            store_append_errors: Family::default(),
+            subscribers: Family::default(),
+            subscribe_starts: Family::default(),
+            resets: Family::default(),
+            subscriber_ends: Family::default(),
+            updates_sent: Family::default(),
+            delivery_lag_seconds: Histogram::new(exponential_buckets(0.0001, 2.0, 17)),
+            loaded_sessions: Gauge::default(),
+            lane_cache_bytes: Gauge::default(),
+            // 2 µs to about 0.26 s: a short event to a large diff.
+            render_seconds: Histogram::new(exponential_buckets(0.000002, 2.0, 18)),
+            auth_failures: Family::default(),
+            registry: Registry::default(),
+        };
+        let r = &mut registry;
+        r.register("grpc_requests", "Finished gRPC calls", m.rpcs.clone());
+        r.register_with_unit(
+            "grpc_request_duration",
+            "Time of unary gRPC calls",
+            Unit::Seconds,
+            m.rpc_seconds.clone(),
+        );
+        r.register("published_events", "Published events", m.published.clone());
+        r.register_with_unit(
+            "store_append_duration",
+            "Time for an append to become durable",
+            Unit::Seconds,
+            m.store_append_seconds.clone(),
+        );
+        r.register(
+            "store_append_errors",
+            "Failed store appends",
+            m.store_append_errors.clone(),
+        );
+        r.register("subscribers", "Open subscriptions", m.subscribers.clone());
+        r.register(
+            "subscribe_starts",
+            "Subscriptions started",
+            m.subscribe_starts.clone(),
+        );
+        r.register("resets", "Resets sent to subscribers", m.resets.clone());
+        r.register(
+            "subscriber_ends",
+            "Subscriptions ended",
+            m.subscriber_ends.clone(),
+        );
+        r.register(
+            "updates_sent",
+            "Updates handed to subscribers",
+            m.updates_sent.clone(),
+        );
+        r.register_with_unit(
+            "delivery_lag",
+            "From a durable publish to its update entering a live subscriber's stream",
+            Unit::Seconds,
+            m.delivery_lag_seconds.clone(),
+        );
+        r.register(
+            "loaded_sessions",
+            "Sessions in memory",
+            m.loaded_sessions.clone(),
+        );
+        r.register_with_unit(
+            "lane_cache",
+            "Rendered updates cached by lanes",
+            Unit::Bytes,
+            m.lane_cache_bytes.clone(),
+        );
+        r.register_with_unit(
+            "render_duration",
+            "Time to fold and render one event for one lane",
+            Unit::Seconds,
+            m.render_seconds.clone(),
+        );
+        r.register(
+            "auth_failures",
+            "Requests refused by authentication or authorization",
+            m.auth_failures.clone(),
+        );
+        Metrics { registry, ..m }
+    }
+
+    /// The OpenMetrics text of every metric ([`CONTENT_TYPE`]).
+    pub fn encode(&self) -> String {
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
+        text
+    }
+}
+
+impl Default for Metrics {
+    /// Metrics nobody serves (tests and tools that build a session layer of their own).
+    fn default() -> Self {
+        Metrics::new("none")
+    }
+}
+
+impl fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Metrics")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_every_family_with_its_prefix() {
+        let m = Metrics::new("memory");
+        m.published
+            .get_or_create(&ResultLabels {
+                result: PublishResult::appended,
+            })
+            .inc();
+        m.render_seconds.observe(0.00001);
+        let text = m.encode();
+        assert!(text.contains("toolview_published_events_total{result=\"appended\"} 1"));
+        assert!(text.contains("toolview_build{version=\""));
+        assert!(text.contains("toolview_render_duration_seconds_count 1"));
+        assert!(text.ends_with("# EOF\n"));
+    }
+}

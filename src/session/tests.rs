@@ -1,0 +1,177 @@
+//! Unit tests of the session layer: panics, expiry, eviction, lane lifetimes.
+
+use tokio_stream::StreamExt;
+
+use super::*;
+use crate::domain::{CallStarted, EventBody, ToolEvent};
+use crate::store::MemoryStore;
+use crate::store::{Record, SessionAppend};
+
+fn started(n: u32) -> ToolEvent {
+    ToolEvent {
+        session_id: SessionId::new("s").unwrap(),
+        event_id: EventId::new(format!("e{n}")).unwrap(),
+        body: EventBody::CallStarted(CallStarted {
+            call_id: CallId::new(format!("c{n}")).unwrap(),
+            tool_name: "job_list".into(),
+            arguments_json: "{}".into(),
+            view: None,
+        }),
+    }
+}
+
+fn live_lanes(sessions: &Sessions) -> usize {
+    let entry = sessions.entry(&SessionId::new("s").unwrap());
+    let lanes = entry.lanes.lock();
+    lanes.values().filter(|l| l.strong_count() > 0).count()
+}
+
+/// A store whose reads panic, as a damaged database might.
+struct PanickingReads(MemoryStore);
+
+#[tonic::async_trait]
+impl Store for PanickingReads {
+    fn name(&self) -> &'static str {
+        "panicking"
+    }
+    async fn append(&self, batch: Vec<SessionAppend>) -> Result<crate::store::Durable, StoreError> {
+        self.0.append(batch).await
+    }
+    async fn meta(&self, session: &SessionId) -> Result<Option<SessionMeta>, StoreError> {
+        self.0.meta(session).await
+    }
+    async fn known(
+        &self,
+        session: &SessionId,
+        events: Vec<EventId>,
+        calls: Vec<CallId>,
+    ) -> Result<crate::store::Known, StoreError> {
+        self.0.known(session, events, calls).await
+    }
+    async fn read(&self, _: &SessionId, _: u64, _: usize) -> Result<Vec<Record>, StoreError> {
+        panic!("page 7 is damaged")
+    }
+    async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
+        self.0.sessions().await
+    }
+    async fn delete(&self, session: Vec<SessionId>) -> Result<(), StoreError> {
+        self.0.delete(session).await
+    }
+    async fn close(&self) {}
+}
+
+/// A panicking subscription ends its stream with INTERNAL, not as a clean end, and the
+/// session goes on serving others.
+#[tokio::test]
+async fn a_panicking_subscription_reports_an_error() {
+    let store = Arc::new(PanickingReads(MemoryStore::new()));
+    let sessions = Sessions::new(store, SessionsConfig::default());
+    sessions.publish(vec![started(1)]).await.unwrap();
+    let id = SessionId::new("s").unwrap();
+    let mut sub = sessions.subscribe(
+        &id,
+        Target::Acp,
+        Capabilities::default(),
+        Start::FromBeginning,
+    );
+    let end = sub.next().await.expect("an item, not a clean end");
+    let error = crate::error::Error::from(end.expect_err("an error"));
+    assert!(
+        matches!(error, crate::error::Error::Internal(_)),
+        "{error:?}"
+    );
+    assert!(sub.next().await.is_none());
+    sessions.publish(vec![started(2)]).await.unwrap();
+    assert_eq!(sessions.info(&id).await.unwrap().meta.head_offset, 2);
+}
+
+/// Expired sessions leave nothing in memory, and lookups add nothing.
+#[tokio::test]
+async fn expired_and_looked_up_sessions_are_not_kept() {
+    let config = SessionsConfig {
+        session_ttl: Some(Duration::from_millis(1)),
+        ..SessionsConfig::default()
+    };
+    let sessions = Sessions::new(Arc::new(MemoryStore::new()), config);
+    for n in 0..100 {
+        let mut e = started(n);
+        e.session_id = SessionId::new(format!("s{n}")).unwrap();
+        sessions.publish(vec![e]).await.unwrap();
+    }
+    assert_eq!(sessions.loaded_sessions(), 100);
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert_eq!(sessions.expire().await.unwrap(), 100);
+    assert_eq!(sessions.loaded_sessions(), 0);
+    let unknown = SessionId::new("unknown").unwrap();
+    assert!(matches!(
+        sessions.info(&unknown).await,
+        Err(SessionError::NotFound(_))
+    ));
+    assert_eq!(sessions.loaded_sessions(), 0);
+}
+
+/// Idle sessions beyond the limit are evicted, least recently used first.
+#[tokio::test]
+async fn idle_sessions_are_evicted() {
+    let config = SessionsConfig {
+        max_loaded_sessions: 100,
+        ..SessionsConfig::default()
+    };
+    let sessions = Sessions::new(Arc::new(MemoryStore::new()), config);
+    for n in 0..1000 {
+        let mut e = started(n);
+        e.session_id = SessionId::new(format!("s{n}")).unwrap();
+        sessions.publish(vec![e]).await.unwrap();
+    }
+    assert!(
+        sessions.loaded_sessions() <= 110,
+        "{}",
+        sessions.loaded_sessions()
+    );
+    // An evicted session reloads from the store with its rules intact.
+    let mut again = started(0);
+    again.session_id = SessionId::new("s0").unwrap();
+    again.event_id = EventId::new("other").unwrap();
+    assert!(matches!(
+        sessions.publish(vec![again]).await,
+        Err(SessionError::Lifecycle(_))
+    ));
+}
+
+/// A lane (its fold and cache) lives only while a subscriber holds it.
+#[tokio::test]
+async fn lanes_go_away_with_their_last_subscriber() {
+    let sessions = Sessions::new(Arc::new(MemoryStore::new()), SessionsConfig::default());
+    sessions.publish(vec![started(1)]).await.unwrap();
+    let mut a = sessions.subscribe(
+        &SessionId::new("s").unwrap(),
+        Target::Acp,
+        Capabilities::default(),
+        Start::FromBeginning,
+    );
+    let mut b = sessions.subscribe(
+        &SessionId::new("s").unwrap(),
+        Target::Acp,
+        Capabilities::default(),
+        Start::FromBeginning,
+    );
+    assert!(matches!(
+        a.next().await,
+        Some(Ok(SubscribeItem::Update { .. }))
+    ));
+    assert!(matches!(
+        b.next().await,
+        Some(Ok(SubscribeItem::Update { .. }))
+    ));
+    assert_eq!(live_lanes(&sessions), 1, "both subscribers share one lane");
+    drop(a);
+    drop(b);
+    // The subscription tasks notice the closed streams and end.
+    for _ in 0..200 {
+        if live_lanes(&sessions) == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("the lane outlived its subscribers");
+}
