@@ -24,6 +24,10 @@ tests/js/node_modules/.bin/buf lint
 echo "== buf breaking (against tests/data/proto-image.binpb)"
 tests/js/node_modules/.bin/buf breaking --against tests/data/proto-image.binpb
 
+# The Dockerfile and the Kubernetes manifests: hadolint, yamllint, every overlay rendered and
+# validated against the API schemas.
+scripts/manifests-test.sh
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
