@@ -4,6 +4,7 @@
 //! events, ids) ← [`present`] (tool calls → cards) ← `render` (cards × capabilities → bytes);
 //! [`grpc`] is the only module that names generated types; [`app`] wires it all together.
 
+pub mod agui;
 pub mod app;
 pub mod auth;
 pub mod domain;

@@ -127,6 +127,17 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 std::process::exit(1)
             }
         }
+        Command::Acp {
+            server,
+            session,
+            live_only,
+        } => client_runtime()?.block_on(toolview::grpc::acp_agent::serve_stdio(
+            toolview::grpc::acp_agent::AgentOptions {
+                remote: server.remote(),
+                session,
+                live_only,
+            },
+        )),
         Command::Render { target, terminal } => toolview::grpc::cli::render_offline(
             target.into(),
             terminal,

@@ -114,6 +114,19 @@ pub enum Command {
         #[arg(long, default_value_t = DEFAULT_HEALTH_TIMEOUT_MS)]
         timeout_ms: u64,
     },
+    /// An Agent Client Protocol agent over stdio, for editors (Zed's custom agents): shows a
+    /// session's tool calls live in the editor's agent panel.
+    Acp {
+        #[command(flatten)]
+        server: ServerArg,
+        /// The session a new thread (`session/new`) shows; without it, the editor loads
+        /// sessions by id (`session/load`).
+        #[arg(long)]
+        session: Option<String>,
+        /// A new thread starts live (calls in flight first) instead of replaying the session.
+        #[arg(long)]
+        live_only: bool,
+    },
     /// Render `ToolEvent` JSON lines from stdin offline, with no server.
     Render {
         /// The rendering target.

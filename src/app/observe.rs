@@ -15,6 +15,7 @@ use futures_util::future::BoxFuture;
 use http::{HeaderMap, Request, Response};
 use tonic::Code;
 
+use crate::grpc::code_name;
 use crate::metrics::{AuthLabels, MethodLabels, Metrics, RpcLabels};
 
 /// Methods whose calls are logged at `debug`, not `info`: probes call them every few seconds.
@@ -212,27 +213,4 @@ impl Drop for Watched {
 fn status(headers: &HeaderMap) -> Option<Code> {
     let value = headers.get("grpc-status")?.to_str().ok()?;
     Some(Code::from_i32(value.parse().ok()?))
-}
-
-/// The canonical name of a gRPC status code.
-pub fn code_name(code: Code) -> &'static str {
-    match code {
-        Code::Ok => "OK",
-        Code::Cancelled => "CANCELLED",
-        Code::Unknown => "UNKNOWN",
-        Code::InvalidArgument => "INVALID_ARGUMENT",
-        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
-        Code::NotFound => "NOT_FOUND",
-        Code::AlreadyExists => "ALREADY_EXISTS",
-        Code::PermissionDenied => "PERMISSION_DENIED",
-        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
-        Code::FailedPrecondition => "FAILED_PRECONDITION",
-        Code::Aborted => "ABORTED",
-        Code::OutOfRange => "OUT_OF_RANGE",
-        Code::Unimplemented => "UNIMPLEMENTED",
-        Code::Internal => "INTERNAL",
-        Code::Unavailable => "UNAVAILABLE",
-        Code::DataLoss => "DATA_LOSS",
-        Code::Unauthenticated => "UNAUTHENTICATED",
-    }
 }

@@ -133,7 +133,9 @@ impl Server {
             .layer(observe)
             .layer(tonic_web::GrpcWebLayer::new());
         let hosts = super::web::AllowedHosts::new(config.listen, &config.allowed_hosts);
+        let agui = crate::agui::routes(sessions.clone(), auth.clone(), config.max_message_size);
         let app = super::web::routes()
+            .merge(agui)
             .merge(grpc)
             .layer(super::web::cors(&config.cors_origins))
             .layer(axum::middleware::from_fn_with_state(

@@ -16,8 +16,9 @@ use super::pb::{
     self, session_service_client::SessionServiceClient, subscribe_request::Start,
     subscribe_response::Item,
 };
+use super::status::code_name;
 use crate::domain::Lifecycle;
-use crate::render::{self, Capabilities, Target};
+use crate::render::{self, Capabilities, Target, agui_run};
 
 /// How a client command reaches the server.
 #[derive(Debug, Clone, Default)]
@@ -215,18 +216,48 @@ pub async fn tail(
         .await
         .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
         .into_inner();
-    while let Some(msg) = stream
-        .message()
-        .await
-        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
-    {
+    // AG-UI output is framed as runs, so AG-UI clients accept it (`render::agui_run`).
+    let mut run = (target == Target::AgUi).then(|| {
+        let from = if from_beginning || !follow {
+            "beginning"
+        } else {
+            "live"
+        };
+        AguiRun::new(session, format!("{session}@{from}"))
+    });
+    if let Some(run) = &run {
+        run.start_line(out)?;
+    }
+    loop {
+        let msg = match stream.message().await {
+            Ok(Some(msg)) => msg,
+            Ok(None) => break,
+            Err(s) => {
+                if run.is_some() {
+                    writeln!(out, "{}", agui_run::error(s.message(), code_name(s.code())))?;
+                    out.flush()?;
+                }
+                anyhow::bail!("{}: {}", s.code(), s.message());
+            }
+        };
         let offset = match msg.item {
             Some(Item::Update(u)) => {
                 print_update(&u, out)?;
-                u.cursor.map_or(0, |c| c.offset)
+                let cursor = u.cursor.unwrap_or_default();
+                if let Some(run) = &mut run {
+                    run.last = Some((cursor.epoch.clone(), cursor.offset));
+                }
+                cursor.offset
             }
             Some(Item::Reset(r)) => {
                 eprintln!("[reset: epoch {}, head {}]", r.epoch, r.head_offset);
+                if let Some(run) = &mut run {
+                    run.finish_line(out)?;
+                    run.id = format!("{session}@reset:{}", r.epoch);
+                    run.last = None;
+                    run.start_line(out)?;
+                    writeln!(out, "{}", agui_run::reset(&r.epoch, r.head_offset))?;
+                }
                 0
             }
             // Sent only to an idle stream: everything up to its head was shown.
@@ -238,7 +269,41 @@ pub async fn tail(
             break;
         }
     }
+    if let Some(run) = &run {
+        run.finish_line(out)?;
+        out.flush()?;
+    }
     Ok(())
+}
+
+/// The AG-UI run `tail` and `render` frame their output in.
+struct AguiRun {
+    thread: String,
+    id: String,
+    last: Option<(String, u64)>,
+}
+
+impl AguiRun {
+    fn new(thread: &str, id: String) -> Self {
+        AguiRun {
+            thread: thread.to_owned(),
+            id,
+            last: None,
+        }
+    }
+
+    fn start_line(&self, out: &mut impl Write) -> std::io::Result<()> {
+        writeln!(out, "{}", agui_run::started(&self.thread, &self.id))
+    }
+
+    fn finish_line(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let cursor = self.last.as_ref().map(|(e, o)| (e.as_str(), *o));
+        writeln!(
+            out,
+            "{}",
+            agui_run::finished(&self.thread, &self.id, cursor)
+        )
+    }
 }
 
 /// `toolview render`: folds and renders events offline, exactly as a subscriber would get them.
@@ -251,8 +316,18 @@ pub fn render_offline(
     let events = events_from_pb(read_events(input, None)?).map_err(|e| anyhow::anyhow!("{e}"))?;
     Lifecycle::default().admit_batch(events.iter().map(|e| &e.body))?;
     let caps = Capabilities::all(terminal);
+    let run = (target == Target::AgUi).then(|| {
+        let thread = events.first().map_or("offline", |e| e.session_id.as_str());
+        AguiRun::new(thread, format!("{thread}@render"))
+    });
+    if let Some(run) = &run {
+        run.start_line(out)?;
+    }
     for rendered in render::render_all("", &events, target, &caps) {
         print_update(&pb::RenderedUpdate::from(rendered), out)?;
+    }
+    if let Some(run) = &run {
+        run.finish_line(out)?;
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! The gRPC edge: generated code, conversions, status mapping, and thin service impls. This is
 //! the only module that names generated types.
 
+pub mod acp_agent;
 mod auth;
 pub mod cli;
 pub mod codec;
@@ -15,7 +16,7 @@ mod storage;
 pub use presentation::PresentationApi;
 pub use services::{Health, Limits, Services, method_paths, services};
 pub use session::SessionApi;
-pub use status::transport_status;
+pub use status::{code_name, transport_status};
 pub use storage::StorageCodec;
 
 /// The generated code, in modules that mirror the proto packages (generated code refers across

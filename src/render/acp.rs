@@ -26,6 +26,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         Change::Started(state) => started(state, ctx, caps),
         Change::Output(state, chunk) => output(state, chunk, caps).into_iter().collect(),
         Change::Finished(state) => vec![finished(state, ctx, caps)],
+        Change::Snapshot(state) => snapshot(state, ctx, caps),
     };
     updates
         .into_iter()
@@ -220,6 +221,41 @@ fn output(state: &CallState, chunk: Chunk<'_>, caps: &Capabilities) -> Option<ac
         )
     };
     Some(acp::SessionUpdate::ToolCallUpdate(update))
+}
+
+// ---- snapshot (a late joiner's catch-up) -------------------------------------------------------
+
+/// The call as a replay would have left it: its `tool_call` (a generic one titled by the call id
+/// for an orphan), its output so far as one update, and its result if it finished.
+fn snapshot(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<acp::SessionUpdate> {
+    let id = state.call_id.to_string();
+    let mut updates = started(state, ctx, caps);
+    if updates.is_empty() {
+        let call = acp::ToolCall::new(id.clone(), id.clone())
+            .kind(acp::ToolKind::Other)
+            .status(acp::ToolCallStatus::InProgress);
+        updates.push(acp::SessionUpdate::ToolCall(call));
+    }
+    if !state.streamed.is_empty() {
+        let cap = caps.max_output_bytes;
+        let so_far = capped_streamed(state, None, cap);
+        let update = if caps.terminal && is_terminal(state) {
+            acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new()).meta(meta(
+                json!({"terminal_output": {"terminal_id": id, "data": so_far}}),
+            ))
+        } else {
+            let text = console(&so_far, None);
+            acp::ToolCallUpdate::new(
+                id,
+                acp::ToolCallUpdateFields::new().content(vec![text_item(text)]),
+            )
+        };
+        updates.push(acp::SessionUpdate::ToolCallUpdate(update));
+    }
+    if state.finished.is_some() {
+        updates.push(finished(state, ctx, caps));
+    }
+    updates
 }
 
 // ---- finished ---------------------------------------------------------------------------------

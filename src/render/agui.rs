@@ -4,8 +4,8 @@ use serde_json::{Value, json};
 
 use super::Context;
 use super::card::{
-    Capabilities, cap_text, capped_chunk, degrade_call, degrade_result, flatten, prepared_call,
-    prepared_result,
+    Capabilities, cap_text, capped_chunk, capped_streamed, degrade_call, degrade_result, flatten,
+    prepared_call, prepared_result,
 };
 use super::fold::{CallState, Change};
 use crate::domain::ContentBlock;
@@ -14,15 +14,17 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     let cap = caps.max_output_bytes;
     let events: Vec<Value> = match change {
         Change::Session => Vec::new(),
-        Change::Started(state) => {
-            let id = state.call_id.as_str();
-            let card = prepared_call(state, ctx.cwd, cap).map(|v| degrade_call(v, caps).to_json());
-            vec![
-                json!({"type": "TOOL_CALL_START", "toolCallId": id, "toolCallName": state.tool_name}),
-                json!({"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": state.arguments_json}),
-                json!({"type": "TOOL_CALL_END", "toolCallId": id}),
-                envelope(state, "call", card),
-            ]
+        Change::Started(state) => started(state, ctx, caps),
+        Change::Snapshot(state) => {
+            // Its start, its output so far, and its result if it finished.
+            let mut events = started(state, ctx, caps);
+            if !state.streamed.is_empty() {
+                events.push(output_event(state, &capped_streamed(state, None, cap)));
+            }
+            if state.finished.is_some() {
+                events.extend(finished(state, ctx, caps));
+            }
+            events
         }
         Change::Output(state, chunk) => {
             let data = capped_chunk(chunk, cap);
@@ -30,40 +32,62 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
                 // Past the cap: nothing more is sent.
                 Vec::new()
             } else {
-                vec![json!({
-                    "type": "CUSTOM",
-                    "name": "toolview:terminal:output",
-                    "value": {"callId": state.call_id.as_str(), "data": data},
-                })]
+                vec![output_event(state, data)]
             }
         }
-        Change::Finished(state) => {
-            let id = state.call_id.as_str();
-            let mut raw: Vec<ContentBlock> = state
-                .finished
-                .as_ref()
-                .map(|f| f.raw_content.clone())
-                .unwrap_or_default();
-            for b in &mut raw {
-                if let ContentBlock::Text { text } | ContentBlock::Reasoning { text } = b {
-                    *text = cap_text(text, cap).into_owned();
-                }
-            }
-            let card = prepared_result(state, ctx.cwd, cap)
-                .map(|v| degrade_result(v, state, caps).to_json());
-            vec![
-                json!({
-                    "type": "TOOL_CALL_RESULT",
-                    "messageId": format!("toolview:{}:{id}:result", ctx.session_id),
-                    "toolCallId": id,
-                    "content": flatten(&raw),
-                    "role": "tool",
-                }),
-                envelope(state, "result", card),
-            ]
-        }
+        Change::Finished(state) => finished(state, ctx, caps),
     };
     events.iter().map(Value::to_string).collect()
+}
+
+/// A call's start: `TOOL_CALL_START`, its arguments, `TOOL_CALL_END`, and its card.
+fn started(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<Value> {
+    let id = state.call_id.as_str();
+    let card = prepared_call(state, ctx.cwd, caps.max_output_bytes)
+        .map(|v| degrade_call(v, caps).to_json());
+    vec![
+        json!({"type": "TOOL_CALL_START", "toolCallId": id, "toolCallName": state.tool_name}),
+        json!({"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": state.arguments_json}),
+        json!({"type": "TOOL_CALL_END", "toolCallId": id}),
+        envelope(state, "call", card),
+    ]
+}
+
+/// Live output: the `toolview:terminal:output` custom event.
+fn output_event(state: &CallState, data: &str) -> Value {
+    json!({
+        "type": "CUSTOM",
+        "name": "toolview:terminal:output",
+        "value": {"callId": state.call_id.as_str(), "data": data},
+    })
+}
+
+/// A call's result: `TOOL_CALL_RESULT` and its card.
+fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<Value> {
+    let cap = caps.max_output_bytes;
+    let id = state.call_id.as_str();
+    let mut raw: Vec<ContentBlock> = state
+        .finished
+        .as_ref()
+        .map(|f| f.raw_content.clone())
+        .unwrap_or_default();
+    for b in &mut raw {
+        if let ContentBlock::Text { text } | ContentBlock::Reasoning { text } = b {
+            *text = cap_text(text, cap).into_owned();
+        }
+    }
+    let card =
+        prepared_result(state, ctx.cwd, cap).map(|v| degrade_result(v, state, caps).to_json());
+    vec![
+        json!({
+            "type": "TOOL_CALL_RESULT",
+            "messageId": format!("toolview:{}:{id}:result", ctx.session_id),
+            "toolCallId": id,
+            "content": flatten(&raw),
+            "role": "tool",
+        }),
+        envelope(state, "result", card),
+    ]
 }
 
 /// `ENVELOPE(phase, card)`: the `dsh:tool:view` custom event, version 1.
@@ -79,4 +103,39 @@ fn envelope(state: &CallState, phase: &str, card: Option<Value>) -> Value {
             "card": card.unwrap_or(Value::Null),
         },
     })
+}
+
+/// An AG-UI run around a stream of updates: what the AG-UI transports (the HTTP endpoint,
+/// `toolview tail` and `render`) send before, between and after the updates' events, so AG-UI
+/// clients (`verifyEvents`) accept the stream. Per-event updates carry no run events: they stay
+/// one per event, shared by every subscriber whatever its start point.
+pub mod run {
+    use serde_json::{Value, json};
+
+    /// `RUN_STARTED`: the thread is the session; the run names the start point.
+    pub fn started(thread_id: &str, run_id: &str) -> String {
+        json!({"type": "RUN_STARTED", "threadId": thread_id, "runId": run_id}).to_string()
+    }
+
+    /// `RUN_FINISHED`, with the cursor to resume after (when the stream delivered any), as the
+    /// run's `result`.
+    pub fn finished(thread_id: &str, run_id: &str, cursor: Option<(&str, u64)>) -> String {
+        let mut event = json!({"type": "RUN_FINISHED", "threadId": thread_id, "runId": run_id});
+        if let Some((epoch, offset)) = cursor {
+            event["result"] = json!({"cursor": {"epoch": epoch, "offset": offset.to_string()}});
+        }
+        event.to_string()
+    }
+
+    /// `RUN_ERROR`: the stream ended with an error (`code`: the gRPC status name).
+    pub fn error(message: &str, code: &str) -> String {
+        json!({"type": "RUN_ERROR", "message": message, "code": code}).to_string()
+    }
+
+    /// `CUSTOM toolview:reset`: the log the client was shown is gone (trimmed, expired and
+    /// recreated, restored); a UI drops the cards it has and rebuilds from what follows.
+    pub fn reset(epoch: &str, head: u64) -> String {
+        let value: Value = json!({"epoch": epoch, "head": head.to_string()});
+        json!({"type": "CUSTOM", "name": "toolview:reset", "value": value}).to_string()
+    }
 }

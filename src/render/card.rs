@@ -424,7 +424,9 @@ impl<'a> Snapshot<'a> {
     pub fn of(change: super::Change<'a>, cwd: Option<&str>, cap: u64) -> Option<Self> {
         let (state, upto) = match change {
             super::Change::Session => return None,
-            super::Change::Started(s) | super::Change::Finished(s) => (s, None),
+            super::Change::Started(s) | super::Change::Finished(s) | super::Change::Snapshot(s) => {
+                (s, None)
+            }
             super::Change::Output(s, chunk) => (s, Some(chunk.end())),
         };
         Some(Snapshot {

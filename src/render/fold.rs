@@ -48,11 +48,14 @@ pub struct CallState {
     pub streamed: Streamed,
     pub finished: Option<Finished>,
     pub status: CallStatus,
+    /// When the fold first saw the call (a counter): calls in flight are listed in this order.
+    pub order: u64,
 }
 
 impl CallState {
-    fn orphan(call_id: CallId, retain: usize) -> Self {
+    fn orphan(call_id: CallId, retain: usize, order: u64) -> Self {
         CallState {
+            order,
             call_id,
             tool_name: String::new(),
             arguments_json: String::new(),
@@ -84,6 +87,9 @@ pub enum Change<'a> {
     Output(&'a CallState, Chunk<'a>),
     /// The call finished.
     Finished(&'a CallState),
+    /// Everything a subscriber that was not shown the call needs to show it as it is now (a
+    /// late joiner's catch-up): its start, its output so far and, if it finished, its result.
+    Snapshot(&'a CallState),
 }
 
 /// One applied event: what changed, and the session cwd to render it with.
@@ -107,6 +113,8 @@ pub struct Fold {
     cwd: Option<String>,
     calls: HashMap<CallId, CallState>,
     last_finished: Option<CallState>,
+    /// The next call's `order`.
+    next_order: u64,
 }
 
 impl Fold {
@@ -123,12 +131,25 @@ impl Fold {
             cwd: (!cwd.is_empty()).then(|| cwd.to_owned()),
             calls: HashMap::new(),
             last_finished: None,
+            next_order: 0,
         }
     }
 
     /// The session cwd: from the latest `SessionStarted`, else the initial one.
     pub fn cwd(&self) -> Option<&str> {
         self.cwd.as_deref()
+    }
+
+    /// The calls in flight (started, not finished), in the order the fold first saw them.
+    pub fn in_flight(&self) -> Vec<&CallState> {
+        let mut calls: Vec<&CallState> = self.calls.values().collect();
+        calls.sort_by_key(|c| c.order);
+        calls
+    }
+
+    fn next_order(&mut self) -> u64 {
+        self.next_order += 1;
+        self.next_order
     }
 
     /// Applies one event; returns what changed and the session cwd after it (a
@@ -166,6 +187,7 @@ impl Fold {
                 None
             }
             EventBody::CallStarted(s) => {
+                let order = self.next_order();
                 let args = parse_arguments(&s.arguments_json);
                 let view = resolve_call(&s.tool_name, &args, s.view.clone());
                 // A repeated start (rejected by Publish) starts the card anew.
@@ -179,22 +201,25 @@ impl Fold {
                     streamed: Streamed::new(self.retain),
                     finished: None,
                     status: CallStatus::InProgress,
+                    order,
                 };
                 self.calls.insert(s.call_id.clone(), state);
                 None
             }
             EventBody::CallOutput(o) => {
-                let state = self
-                    .calls
-                    .entry(o.call_id.clone())
-                    .or_insert_with(|| CallState::orphan(o.call_id.clone(), self.retain));
+                if !self.calls.contains_key(&o.call_id) {
+                    let orphan =
+                        CallState::orphan(o.call_id.clone(), self.retain, self.next_order());
+                    self.calls.insert(o.call_id.clone(), orphan);
+                }
+                let state = self.calls.get_mut(&o.call_id).expect("inserted above");
                 Some(state.streamed.push(&o.data))
             }
             EventBody::CallFinished(f) => {
-                let mut state = self
-                    .calls
-                    .remove(&f.call_id)
-                    .unwrap_or_else(|| CallState::orphan(f.call_id.clone(), self.retain));
+                let mut state = match self.calls.remove(&f.call_id) {
+                    Some(state) => state,
+                    None => CallState::orphan(f.call_id.clone(), self.retain, self.next_order()),
+                };
                 let meta = parse_meta(&f.meta_json);
                 let result = ToolResult {
                     content: &f.content,

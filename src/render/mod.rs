@@ -15,6 +15,7 @@ mod streamed;
 mod view;
 mod visible;
 
+pub use agui::run as agui_run;
 pub use card::Capabilities;
 pub use fold::{CallState, CallStatus, Change, Fold, Step};
 pub use renderer::Renderer;
@@ -113,7 +114,7 @@ pub fn render(
 ) -> Rendered {
     let call_id = match change {
         Change::Session => None,
-        Change::Started(s) | Change::Output(s, _) | Change::Finished(s) => {
+        Change::Started(s) | Change::Output(s, _) | Change::Finished(s) | Change::Snapshot(s) => {
             Some(s.call_id.to_string())
         }
     };

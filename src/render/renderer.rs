@@ -44,60 +44,97 @@ impl Renderer {
         }
     }
 
-    /// Renders one event: exactly one update, and its approximate size in bytes.
-    ///
-    /// An update over the limit (a card whose arguments, diffs or content are larger than a
-    /// message may carry once encoded) is rendered again from a stand-in card that keeps the
-    /// call's identity, status, titles and capped output and says what was left out, so every
-    /// event a session accepted can be delivered. Deterministic, so replays stay identical.
+    /// Renders one event: exactly one update, and its approximate size in bytes (see
+    /// [`fitted`] for updates over the limit).
     pub fn step(&mut self, event: &ToolEvent) -> (Rendered, usize) {
         let step = self.fold.apply(event);
         let ctx = Context {
             session_id: event.session_id.as_str(),
             cwd: step.cwd,
         };
-        let rendered = render(step.change, &ctx, self.target, &self.caps);
-        let size = rendered.approx_bytes();
-        if size <= self.max_update_bytes {
+        fitted(
+            step.change,
+            &ctx,
+            self.target,
+            &self.caps,
+            self.max_update_bytes,
+        )
+    }
+
+    /// A late joiner's catch-up at the fold's position: one update per call in flight, in the
+    /// order the calls started, each showing everything about the call so far
+    /// ([`Change::Snapshot`]). Empty when no call is in flight. A function of the events folded,
+    /// so the catch-up at a given start point is always the same.
+    pub fn catch_up(&self, session_id: &str) -> Vec<(Rendered, usize)> {
+        let ctx = Context {
+            session_id,
+            cwd: self.fold.cwd(),
+        };
+        self.fold
+            .in_flight()
+            .into_iter()
+            .map(|state| {
+                let change = Change::Snapshot(state);
+                fitted(change, &ctx, self.target, &self.caps, self.max_update_bytes)
+            })
+            .collect()
+    }
+}
+
+/// Renders one change within about `max_update_bytes`.
+///
+/// An update over the limit (a card whose arguments, diffs or content are larger than a
+/// message may carry once encoded) is rendered again from a stand-in card that keeps the
+/// call's identity, status, titles and capped output and says what was left out, so every
+/// event a session accepted can be delivered. Deterministic, so replays stay identical.
+fn fitted(
+    change: Change<'_>,
+    ctx: &Context<'_>,
+    target: Target,
+    caps: &Capabilities,
+    max_update_bytes: usize,
+) -> (Rendered, usize) {
+    let rendered = render(change, ctx, target, caps);
+    let size = rendered.approx_bytes();
+    if size <= max_update_bytes {
+        return (rendered, size);
+    }
+    let note = format!(
+        "… this update is {size} bytes, over the {max_update_bytes}-byte update limit: its card is not shown …"
+    );
+    let state = match change {
+        // Only VIEW renders a session update: its cwd is what can be too large.
+        Change::Session => {
+            let ctx = Context { cwd: None, ..*ctx };
+            let rendered = render(change, &ctx, target, caps);
+            let size = rendered.approx_bytes();
             return (rendered, size);
         }
-        let note = format!(
-            "… this update is {size} bytes, over the {}-byte update limit: its card is not shown …",
-            self.max_update_bytes
-        );
-        let state = match step.change {
-            // Only VIEW renders a session update: its cwd is what can be too large.
-            Change::Session => {
-                let ctx = Context { cwd: None, ..ctx };
-                let rendered = render(step.change, &ctx, self.target, &self.caps);
-                let size = rendered.approx_bytes();
-                return (rendered, size);
-            }
-            Change::Started(s) | Change::Output(s, _) | Change::Finished(s) => s,
+        Change::Started(s) | Change::Output(s, _) | Change::Finished(s) | Change::Snapshot(s) => s,
+    };
+    for keep_output in [true, false] {
+        let stand_in = stand_in(state, &note, keep_output);
+        let change = match change {
+            Change::Session => unreachable!("handled above"),
+            Change::Started(_) => Change::Started(&stand_in),
+            Change::Output(_, chunk) if keep_output => Change::Output(&stand_in, chunk),
+            Change::Output(_, chunk) => Change::Output(
+                &stand_in,
+                super::Chunk {
+                    text: "",
+                    start: chunk.start,
+                },
+            ),
+            Change::Finished(_) => Change::Finished(&stand_in),
+            Change::Snapshot(_) => Change::Snapshot(&stand_in),
         };
-        for keep_output in [true, false] {
-            let stand_in = stand_in(state, &note, keep_output);
-            let change = match step.change {
-                Change::Session => unreachable!("handled above"),
-                Change::Started(_) => Change::Started(&stand_in),
-                Change::Output(_, chunk) if keep_output => Change::Output(&stand_in, chunk),
-                Change::Output(_, chunk) => Change::Output(
-                    &stand_in,
-                    super::Chunk {
-                        text: "",
-                        start: chunk.start,
-                    },
-                ),
-                Change::Finished(_) => Change::Finished(&stand_in),
-            };
-            let rendered = render(change, &ctx, self.target, &self.caps);
-            let size = rendered.approx_bytes();
-            if size <= self.max_update_bytes || !keep_output {
-                return (rendered, size);
-            }
+        let rendered = render(change, ctx, target, caps);
+        let size = rendered.approx_bytes();
+        if size <= max_update_bytes || !keep_output {
+            return (rendered, size);
         }
-        unreachable!("the second stand-in is always returned")
     }
+    unreachable!("the second stand-in is always returned")
 }
 
 fn short(s: &str) -> String {
@@ -142,5 +179,6 @@ fn stand_in(state: &CallState, note: &str, keep_output: bool) -> CallState {
             is_error: f.is_error,
         }),
         status: state.status,
+        order: state.order,
     }
 }

@@ -48,6 +48,18 @@ pub struct LaneMetrics {
     pub render_seconds: Histogram,
 }
 
+/// Where a live joiner starts, and what it is shown first.
+pub enum LaneJoin {
+    /// Start after offset `at`, after the catch-up `updates` (one per call in flight there,
+    /// each carrying offset `at`; none when no call is in flight).
+    At {
+        at: u64,
+        updates: Vec<Arc<Delivered>>,
+    },
+    /// The log no longer continues where the lane stopped (see [`LaneRead::Reset`]).
+    Reset,
+}
+
 /// What a lane has rendered.
 struct Cache {
     /// The last rendered offset.
@@ -178,6 +190,37 @@ impl Lane {
         Ok(self
             .cached(after, head, max, max_bytes)
             .unwrap_or(LaneRead::Updates(Vec::new())))
+    }
+
+    /// Joins a subscriber live: renders up to at least `head` (shared work, cached), then
+    /// returns where the lane is and the catch-up there ([`Renderer::catch_up`]): the state of
+    /// every call in flight, so the subscriber is never sent an update for a call it was not
+    /// shown. The start point can be past `head` (the lane ran ahead): still live.
+    pub async fn join_live(&self, store: &dyn Store, head: u64) -> Result<LaneJoin, StoreError> {
+        let mut renderer = self.renderer.lock().await;
+        let upto = self.cache.read().upto;
+        if upto < head {
+            let max = usize::try_from(head - upto).unwrap_or(usize::MAX);
+            if self
+                .render(&mut renderer, store, upto, head, max)
+                .await?
+                .is_some()
+            {
+                return Ok(LaneJoin::Reset);
+            }
+        }
+        let at = self.cache.read().upto;
+        let updates = renderer
+            .catch_up(self.session.as_str())
+            .into_iter()
+            .map(|(rendered, _)| {
+                Arc::new(Delivered {
+                    offset: at,
+                    rendered,
+                })
+            })
+            .collect();
+        Ok(LaneJoin::At { at, updates })
     }
 
     /// Serves a read from what is rendered, if it can be: `None` when rendering is needed.

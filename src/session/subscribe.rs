@@ -16,7 +16,7 @@ use tokio_stream::Stream;
 
 use prometheus_client::metrics::counter::Counter;
 
-use super::lane::{Delivered, Lane, LaneMetrics, LaneRead};
+use super::lane::{Delivered, Lane, LaneJoin, LaneMetrics, LaneRead};
 use super::{Entry, Head, SessionError, Sessions};
 use crate::domain::{Cursor, Epoch, SessionId};
 use crate::metrics::{
@@ -262,6 +262,12 @@ impl Task {
         // session has no log).
         let (mut pos, mut epoch) = match (start, &h.epoch) {
             (Start::FromBeginning, _) => (h.first.saturating_sub(1), h.epoch.clone()),
+            (Start::LiveOnly, Some(current)) if h.head >= h.first => {
+                match self.join_live(&h, current, &head_rx, &mut shutdown).await? {
+                    Some(at) => (at, h.epoch.clone()),
+                    None => return Ok(()),
+                }
+            }
             (Start::LiveOnly, _) => (h.head, h.epoch.clone()),
             (Start::After(c), None) => (c.offset, Some(c.epoch)),
             (Start::After(c), Some(current)) => {
@@ -382,6 +388,45 @@ impl Task {
                     pos = first.max(h.first).saturating_sub(1);
                 }
             }
+        }
+    }
+
+    /// Starts a live subscription on a session with a log: the shared lane's catch-up first
+    /// (the calls in flight where it starts). Returns the offset it starts after; `None` when
+    /// the subscription should stop.
+    async fn join_live(
+        &mut self,
+        h: &Head,
+        epoch: &Epoch,
+        head_rx: &watch::Receiver<Head>,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<Option<u64>, SessionError> {
+        let lane = self
+            .sessions
+            .shared_lane(&self.entry, self.target, self.caps, h.first);
+        self.shared = Some(lane.clone());
+        match lane.join_live(&*self.sessions.store, h.head).await? {
+            LaneJoin::At { at, updates } => {
+                if !updates.is_empty() {
+                    let batch: Vec<SubscribeItem> = updates
+                        .into_iter()
+                        .map(|delivered| SubscribeItem::Update {
+                            cursor: Cursor {
+                                offset: at,
+                                epoch: epoch.clone(),
+                            },
+                            delivered,
+                        })
+                        .collect();
+                    self.sent.inc_by(batch.len() as u64);
+                    if self.send(batch, head_rx, shutdown, at).await? {
+                        return Ok(None);
+                    }
+                }
+                Ok(Some(at))
+            }
+            // Trimmed under us: the main loop finds the log's start and resets.
+            LaneJoin::Reset => Ok(Some(h.head)),
         }
     }
 

@@ -73,6 +73,7 @@ pub fn same_json(got: &Value, want: &Value) -> Result<(), String> {
 pub mod acp;
 pub mod auth;
 pub mod nats;
+pub mod node;
 pub mod pki;
 pub mod process;
 pub mod server;

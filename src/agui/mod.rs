@@ -1,0 +1,113 @@
+//! The AG-UI endpoint: `POST /ag-ui`, which an unmodified AG-UI `HttpAgent` uses as its `url`.
+//! It takes a `RunAgentInput` (`threadId` names the session) and answers with the session's
+//! AG-UI rendering as Server-Sent Events, replay then live, framed as AG-UI runs
+//! (`render::agui_run`; the framing rules are in `docs/ag-ui.md`). Same port, same tokens and
+//! grants as the gRPC API (`subscribe` on the session).
+
+mod options;
+mod stream;
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::auth::{Authenticator, Right};
+use crate::error::Error;
+use crate::session::Sessions;
+pub use options::RunOptions;
+
+/// The endpoint's path.
+pub const PATH: &str = "/ag-ui";
+
+#[derive(Clone)]
+struct Endpoint {
+    sessions: Arc<Sessions>,
+    auth: Arc<Authenticator>,
+}
+
+/// `POST /ag-ui`, with request bodies of at most `max_body` bytes (`413` past it: an
+/// `HttpAgent` sends every message it holds, so this is the message size limit).
+pub fn routes(sessions: Arc<Sessions>, auth: Arc<Authenticator>, max_body: usize) -> axum::Router {
+    axum::Router::new()
+        .route(PATH, axum::routing::post(run))
+        .layer(DefaultBodyLimit::max(max_body))
+        .with_state(Endpoint { sessions, auth })
+}
+
+async fn run(State(endpoint): State<Endpoint>, headers: HeaderMap, body: Bytes) -> Response {
+    match start(&endpoint, &headers, &body).await {
+        Ok(stream) => (
+            [
+                (header::CONTENT_TYPE, "text/event-stream"),
+                (header::CACHE_CONTROL, "no-cache"),
+                // Proxies that buffer responses (nginx) would hold the live stream back.
+                (header::HeaderName::from_static("x-accel-buffering"), "no"),
+            ],
+            Body::from_stream(stream),
+        )
+            .into_response(),
+        Err(e) => refusal(e),
+    }
+}
+
+/// Checks the request and the caller's grant, then opens the run's stream.
+async fn start(
+    endpoint: &Endpoint,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<stream::RunStream, Error> {
+    let authorization = match headers.get(header::AUTHORIZATION) {
+        None => None,
+        Some(v) => Some(v.to_str().map_err(|_| {
+            Error::Unauthenticated("the Authorization header is not ASCII text".into())
+        })?),
+    };
+    let access = endpoint.auth.authenticate(authorization)?;
+    let last_event_id = match headers.get("last-event-id") {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .map_err(|_| Error::invalid("Last-Event-ID: not ASCII text"))?,
+        ),
+    };
+    let options = RunOptions::parse(body, last_event_id)?;
+    access.require(Right::Subscribe, &options.session)?;
+    stream::open(endpoint.sessions.clone(), options, access.valid_until()).await
+}
+
+/// A refused request: an HTTP status and `{"error", "code"}` (the gRPC code name the same
+/// refusal gets over gRPC).
+fn refusal(e: Error) -> Response {
+    let status = match &e {
+        Error::InvalidArgument(_) => StatusCode::BAD_REQUEST,
+        Error::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
+        Error::PermissionDenied(_) => StatusCode::FORBIDDEN,
+        Error::TooLarge(_) | Error::Lagging(_) => StatusCode::PAYLOAD_TOO_LARGE,
+        Error::NotFound(_) => StatusCode::NOT_FOUND,
+        Error::Lifecycle(_) | Error::Aborted(_) => StatusCode::CONFLICT,
+        Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        Error::DataLoss(_) | Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    let status_code = tonic::Status::from(e);
+    let body = json!({
+        "error": status_code.message(),
+        "code": crate::grpc::code_name(status_code.code()),
+    });
+    let mut response = (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response();
+    if status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer"),
+        );
+    }
+    response
+}

@@ -1,0 +1,186 @@
+//! One run's Server-Sent Events: `RUN_STARTED`, every update's AG-UI events (the last event of
+//! each update carries `id: <epoch>:<offset>`, its cursor), comments for heartbeats, a new run
+//! after a `Reset`, and `RUN_FINISHED` (with the cursor to resume after) or `RUN_ERROR` at the
+//! end.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use axum::body::Bytes;
+use futures_util::Stream;
+use tokio_stream::StreamExt;
+
+use super::RunOptions;
+use crate::error::Error;
+use crate::render::{Body, Target, agui_run};
+use crate::session::{SessionError, Sessions, Start, SubscribeItem, Subscription};
+
+/// The response body of a run.
+pub type RunStream = Pin<Box<dyn Stream<Item = Result<Bytes, std::convert::Infallible>> + Send>>;
+
+/// Where a run is.
+enum Phase {
+    Start,
+    Streaming,
+    Done,
+}
+
+struct Run {
+    items: Subscription,
+    thread: String,
+    run_id: String,
+    /// The cursor of the last update sent, for `RUN_FINISHED`.
+    last: Option<(String, u64)>,
+    /// Without following: the run ends once this offset is sent (`Some(0)`: nothing to send).
+    until: Option<u64>,
+    expires: Option<Pin<Box<tokio::time::Sleep>>>,
+    phase: Phase,
+}
+
+/// Subscribes as `options` ask and frames the subscription as AG-UI runs.
+pub async fn open(
+    sessions: Arc<Sessions>,
+    options: RunOptions,
+    valid_until: Option<SystemTime>,
+) -> Result<RunStream, Error> {
+    let until = if options.follow {
+        None
+    } else {
+        match sessions.info(&options.session).await {
+            Ok(info) => Some(info.meta.head_offset),
+            Err(SessionError::NotFound(_)) => Some(0),
+            Err(e) => return Err(e.into()),
+        }
+    };
+    let start = match (&options.start, until) {
+        // Without following, "live only" has nothing to show.
+        (Start::LiveOnly, Some(_)) => Start::FromBeginning,
+        (start, _) => start.clone(),
+    };
+    let run = Run {
+        items: sessions.subscribe(&options.session, Target::AgUi, options.caps, start),
+        thread: options.session.as_str().to_owned(),
+        run_id: options.run_id(),
+        last: None,
+        until,
+        expires: valid_until.map(|t| {
+            let left = t.duration_since(SystemTime::now()).unwrap_or_default();
+            Box::pin(tokio::time::sleep(left))
+        }),
+        phase: Phase::Start,
+    };
+    Ok(Box::pin(futures_util::stream::unfold(
+        run,
+        |mut run| async {
+            let chunk = run.step().await?;
+            Some((Ok(Bytes::from(chunk)), run))
+        },
+    )))
+}
+
+/// `data: <event>` lines of one SSE event block.
+fn event(out: &mut String, json: &str, id: Option<&str>) {
+    if let Some(id) = id {
+        out.push_str("id: ");
+        out.push_str(id);
+        out.push('\n');
+    }
+    out.push_str("data: ");
+    out.push_str(json);
+    out.push_str("\n\n");
+}
+
+impl Run {
+    /// The next chunk of the response; `None` once the run is over.
+    async fn step(&mut self) -> Option<String> {
+        let mut out = String::new();
+        match self.phase {
+            Phase::Done => return None,
+            Phase::Start => {
+                self.phase = Phase::Streaming;
+                event(
+                    &mut out,
+                    &agui_run::started(&self.thread, &self.run_id),
+                    None,
+                );
+                if self.until == Some(0) {
+                    self.finish(&mut out);
+                }
+                return Some(out);
+            }
+            Phase::Streaming => {}
+        }
+        let next = match self.expires.as_mut() {
+            Some(expires) => tokio::select! {
+                item = self.items.next() => Some(item),
+                () = expires => None,
+            },
+            None => Some(self.items.next().await),
+        };
+        match next {
+            None => {
+                let message = "the token expired; resume with a new one after the last cursor";
+                event(&mut out, &agui_run::error(message, "UNAUTHENTICATED"), None);
+                self.phase = Phase::Done;
+            }
+            Some(Some(Ok(SubscribeItem::Update { delivered, cursor }))) => {
+                let id = format!("{}:{}", cursor.epoch.as_str(), cursor.offset);
+                match &delivered.rendered.body {
+                    Body::AgUi(events) if !events.is_empty() => {
+                        let (last, rest) = events.split_last().expect("not empty");
+                        for e in rest {
+                            event(&mut out, e, None);
+                        }
+                        event(&mut out, last, Some(&id));
+                    }
+                    // An update with no events still moves the cursor.
+                    _ => out.push_str(&format!("id: {id}\n\n")),
+                }
+                self.last = Some((cursor.epoch.as_str().to_owned(), cursor.offset));
+                if self.until.is_some_and(|until| cursor.offset >= until) {
+                    self.finish(&mut out);
+                }
+            }
+            Some(Some(Ok(SubscribeItem::Heartbeat { head }))) => {
+                out.push_str(&format!(": heartbeat {head}\n\n"));
+                // Heartbeats come only to a stream with nothing left to send.
+                if self.until.is_some() {
+                    self.finish(&mut out);
+                }
+            }
+            Some(Some(Ok(SubscribeItem::Reset { epoch, head }))) => {
+                // The log the client was shown is gone: close this run, start one on the log
+                // there is, and say so (a UI drops its cards and rebuilds from what follows).
+                event(&mut out, &self.finished(), None);
+                self.run_id = format!("{}@reset:{}", self.thread, epoch.as_str());
+                self.last = None;
+                event(
+                    &mut out,
+                    &agui_run::started(&self.thread, &self.run_id),
+                    None,
+                );
+                event(&mut out, &agui_run::reset(epoch.as_str(), head), None);
+            }
+            Some(Some(Err(e))) => {
+                let status = tonic::Status::from(Error::from(e));
+                let code = crate::grpc::code_name(status.code());
+                event(&mut out, &agui_run::error(status.message(), code), None);
+                self.phase = Phase::Done;
+            }
+            // The subscription ended cleanly (the server is shutting down).
+            Some(None) => self.finish(&mut out),
+        }
+        Some(out)
+    }
+
+    fn finished(&self) -> String {
+        let cursor = self.last.as_ref().map(|(e, o)| (e.as_str(), *o));
+        agui_run::finished(&self.thread, &self.run_id, cursor)
+    }
+
+    fn finish(&mut self, out: &mut String) {
+        event(out, &self.finished(), None);
+        self.phase = Phase::Done;
+    }
+}

@@ -1,0 +1,305 @@
+//! `toolview acp`: an Agent Client Protocol agent over stdio that an editor (Zed's custom agent
+//! setting) launches to watch a harness's session: JSON-RPC messages, one per line.
+//!
+//! - `initialize`: the agent can load sessions; the terminal rendering is on when the client's
+//!   `clientCapabilities._meta.terminal_output` is `true` (what Zed sends).
+//! - `session/load` (the editor opens a session): the session's ACP rendering so far as
+//!   `session/update` notifications, then the response, then live updates.
+//! - `session/new` (a new thread): the session named by `--session`, replayed (or, with
+//!   `--live-only`, the calls in flight first), then live.
+//! - `session/prompt`: the agent only shows what the harness does; it says so and ends the
+//!   turn.
+//!
+//! A broken connection to the server is retried from the last cursor (said on stderr).
+
+use std::time::Duration;
+
+use agent_client_protocol_schema::v1 as acp;
+use anyhow::Context as _;
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt as _;
+use tokio::sync::mpsc;
+use tokio_stream::StreamExt as _;
+use tokio_util::codec::{FramedRead, LinesCodec};
+
+use super::cli::{Remote, connect};
+use super::pb::{self, subscribe_request::Start, subscribe_response::Item};
+
+/// The longest message the agent reads from the editor (prompts with pasted files).
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+/// Notifications waiting for stdout at most (the editor reads them as fast as it renders).
+const OUTBOX: usize = 1024;
+/// The longest pause between reconnection attempts.
+const MAX_RETRY_PAUSE: Duration = Duration::from_secs(10);
+
+/// What `toolview acp` was told.
+#[derive(Debug, Clone)]
+pub struct AgentOptions {
+    pub remote: Remote,
+    /// The session `session/new` shows; `session/load` may name any (the token's grants
+    /// decide).
+    pub session: Option<String>,
+    /// `session/new` starts live (calls in flight first) instead of replaying the session.
+    pub live_only: bool,
+}
+
+/// Serves ACP on stdin and stdout until stdin closes.
+pub async fn serve_stdio(options: AgentOptions) -> anyhow::Result<()> {
+    let (out_tx, mut out_rx) = mpsc::channel::<String>(OUTBOX);
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(line) = out_rx.recv().await {
+            stdout.write_all(line.as_bytes()).await?;
+            stdout.write_all(b"\n").await?;
+            stdout.flush().await?;
+        }
+        anyhow::Ok(())
+    });
+    let mut lines = FramedRead::new(
+        tokio::io::stdin(),
+        LinesCodec::new_with_max_length(MAX_LINE_BYTES),
+    );
+    let mut agent = Agent {
+        options,
+        out: out_tx,
+        terminal: false,
+        streams: Vec::new(),
+    };
+    while let Some(line) = lines.next().await {
+        let line = line.context("reading a message from the editor")?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        agent.handle(&line).await?;
+    }
+    for stream in &agent.streams {
+        stream.abort();
+    }
+    drop(agent);
+    writer.await??;
+    Ok(())
+}
+
+struct Agent {
+    options: AgentOptions,
+    out: mpsc::Sender<String>,
+    terminal: bool,
+    streams: Vec<tokio::task::JoinHandle<()>>,
+}
+
+/// JSON-RPC error codes.
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+
+impl Agent {
+    async fn send(&self, message: Value) -> anyhow::Result<()> {
+        self.out
+            .send(message.to_string())
+            .await
+            .context("stdout closed")
+    }
+
+    async fn reply(&self, id: &Value, result: impl serde::Serialize) -> anyhow::Result<()> {
+        let result = serde_json::to_value(result)?;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+            .await
+    }
+
+    async fn fail(&self, id: &Value, code: i64, message: &str) -> anyhow::Result<()> {
+        let error = json!({"code": code, "message": message});
+        self.send(json!({"jsonrpc": "2.0", "id": id, "error": error}))
+            .await
+    }
+
+    async fn handle(&mut self, line: &str) -> anyhow::Result<()> {
+        let Ok(message) = serde_json::from_str::<Value>(line) else {
+            let error = json!({"code": -32700, "message": "not JSON"});
+            return self
+                .send(json!({"jsonrpc": "2.0", "id": null, "error": error}))
+                .await;
+        };
+        let method = message["method"].as_str().unwrap_or_default().to_owned();
+        let params = &message["params"];
+        let Some(id) = message.get("id").cloned() else {
+            // Notifications (`session/cancel`) and responses: nothing to do for a viewer.
+            return Ok(());
+        };
+        if method.is_empty() {
+            return self.fail(&id, INVALID_REQUEST, "no method").await;
+        }
+        match method.as_str() {
+            "initialize" => {
+                self.terminal = params["clientCapabilities"]["_meta"]["terminal_output"]
+                    .as_bool()
+                    .unwrap_or(false);
+                let info = acp::Implementation::new("toolview", env!("CARGO_PKG_VERSION"))
+                    .title("toolview".to_owned());
+                let response =
+                    acp::InitializeResponse::new(agent_client_protocol_schema::ProtocolVersion::V1)
+                        .agent_capabilities(acp::AgentCapabilities::new().load_session(true))
+                        .agent_info(info);
+                self.reply(&id, response).await
+            }
+            "authenticate" => self.reply(&id, json!({})).await,
+            "session/new" => {
+                let Some(session) = self.options.session.clone() else {
+                    let why = "toolview acp shows an existing session: start it with --session \
+                               ID, or load one (session/load)";
+                    return self.fail(&id, INVALID_PARAMS, why).await;
+                };
+                self.reply(&id, acp::NewSessionResponse::new(session.clone()))
+                    .await?;
+                let start = if self.options.live_only {
+                    Start::LiveOnly(pb::StartLiveOnly {})
+                } else {
+                    Start::FromBeginning(pb::StartFromBeginning {})
+                };
+                self.watch(session, start, None);
+                Ok(())
+            }
+            "session/load" => {
+                let Some(session) = params["sessionId"].as_str().map(str::to_owned) else {
+                    return self.fail(&id, INVALID_PARAMS, "sessionId: not set").await;
+                };
+                if self.options.session.as_ref().is_some_and(|s| *s != session) {
+                    let why = format!("this agent shows session {:?} only", self.options.session);
+                    return self.fail(&id, INVALID_PARAMS, &why).await;
+                }
+                // The history first, then the response, then live updates.
+                let head = self.head(&session).await;
+                let (loaded_tx, loaded_rx) = tokio::sync::oneshot::channel();
+                let start = Start::FromBeginning(pb::StartFromBeginning {});
+                self.watch(session, start, Some((head, loaded_tx)));
+                let _ = loaded_rx.await;
+                self.reply(&id, acp::LoadSessionResponse::new()).await
+            }
+            "session/prompt" => {
+                let session = params["sessionId"].as_str().unwrap_or_default();
+                let text = format!(
+                    "toolview shows what the harness of session {session} does; \
+                     prompts here go nowhere."
+                );
+                let chunk =
+                    acp::ContentChunk::new(acp::ContentBlock::Text(acp::TextContent::new(text)));
+                let update = acp::SessionNotification::new(
+                    session.to_owned(),
+                    acp::SessionUpdate::AgentMessageChunk(chunk),
+                );
+                self.send(json!({"jsonrpc": "2.0", "method": "session/update",
+                    "params": update}))
+                    .await?;
+                self.reply(&id, acp::PromptResponse::new(acp::StopReason::EndTurn))
+                    .await
+            }
+            _ => {
+                let why = format!("{method}: not supported by toolview");
+                self.fail(&id, METHOD_NOT_FOUND, &why).await
+            }
+        }
+    }
+
+    /// The session's head now (0 when it has none, or the server cannot say).
+    async fn head(&self, session: &str) -> u64 {
+        let Ok(mut client) = connect(&self.options.remote).await else {
+            return 0;
+        };
+        let request = pb::GetSessionRequest {
+            session_id: session.to_owned(),
+        };
+        client
+            .get_session(request)
+            .await
+            .map_or(0, |r| r.into_inner().head_offset)
+    }
+
+    /// Streams the session's ACP rendering to the editor, reconnecting after the last cursor
+    /// when the connection breaks. With `loaded`, says when the replay reached `head`.
+    fn watch(
+        &mut self,
+        session: String,
+        start: Start,
+        loaded: Option<(u64, tokio::sync::oneshot::Sender<()>)>,
+    ) {
+        let remote = self.options.remote.clone();
+        let out = self.out.clone();
+        let caps = pb::Capabilities::from(crate::render::Capabilities::all(self.terminal));
+        self.streams.push(tokio::spawn(async move {
+            let mut start = start;
+            let mut loaded = loaded;
+            let mut pause = Duration::from_millis(250);
+            loop {
+                if let Some((0, _)) = &loaded {
+                    let _ = loaded.take().map(|(_, tx)| tx.send(()));
+                }
+                let request = pb::SubscribeRequest {
+                    session_id: session.clone(),
+                    target: pb::Target::Acp as i32,
+                    capabilities: Some(caps),
+                    start: Some(start.clone()),
+                };
+                let result = forward(&remote, request, &out, &mut loaded, &mut start).await;
+                if out.is_closed() {
+                    return;
+                }
+                match result {
+                    Ok(()) => eprintln!("toolview acp: the server ended the stream; reconnecting"),
+                    Err(e) => eprintln!("toolview acp: {e:#}; reconnecting in {pause:?}"),
+                }
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(MAX_RETRY_PAUSE);
+            }
+        }));
+    }
+}
+
+/// Forwards one subscription's notifications; `start` moves to after each update forwarded.
+async fn forward(
+    remote: &Remote,
+    request: pb::SubscribeRequest,
+    out: &mpsc::Sender<String>,
+    loaded: &mut Option<(u64, tokio::sync::oneshot::Sender<()>)>,
+    start: &mut Start,
+) -> anyhow::Result<()> {
+    let mut client = connect(remote).await?;
+    let mut stream = client
+        .subscribe(request)
+        .await
+        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
+        .into_inner();
+    while let Some(msg) = stream
+        .message()
+        .await
+        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
+    {
+        let reached = match msg.item {
+            Some(Item::Update(u)) => {
+                if let Some(pb::rendered_update::Body::Acp(m)) = u.body {
+                    for json in m.json {
+                        if out.send(json).await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+                let cursor = u.cursor.unwrap_or_default();
+                let offset = cursor.offset;
+                *start = Start::After(cursor);
+                offset
+            }
+            // Idle: everything up to the head was sent.
+            Some(Item::Heartbeat(h)) => h.head_offset,
+            Some(Item::Reset(r)) => {
+                eprintln!(
+                    "toolview acp: the session's log was replaced (epoch {}); showing it anew",
+                    r.epoch
+                );
+                0
+            }
+            None => 0,
+        };
+        if loaded.as_ref().is_some_and(|(head, _)| reached >= *head) {
+            let _ = loaded.take().map(|(_, tx)| tx.send(()));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,68 @@
+// The official ACP client library (@agentclientprotocol/sdk) against `toolview acp` over stdio,
+// for tests/acp_agent.rs: the client app validates every message against the ACP schema, and
+// its session/update handler sees only notifications that passed.
+//
+//   node acp_client.mjs TOOLVIEW SERVER SESSION MODE TERMINAL WANT
+//     MODE: load (session/load SESSION), new (session/new; the agent runs with --session),
+//     new-live (the same with --live-only). TERMINAL: the client's
+//     clientCapabilities._meta.terminal_output. WANT: notifications to wait for; "ready" goes
+//     to stderr after the first one.
+//
+// Prints {init, loadedAfter, notifications, stopReason} as JSON, then ends the agent.
+import * as acp from "@agentclientprotocol/sdk";
+import { spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+
+const [bin, server, session, mode, terminal, want] = process.argv.slice(2);
+const args = ["acp", "--server", server];
+if (mode !== "load") args.push("--session", session);
+if (mode === "new-live") args.push("--live-only");
+const agentProcess = spawn(bin, args, { stdio: ["pipe", "pipe", "inherit"] });
+
+const notifications = [];
+let enough;
+const reached = new Promise((resolve) => (enough = resolve));
+const app = acp
+  .client({ name: "toolview-test" })
+  .onNotification(acp.methods.client.session.update, ({ params }) => {
+    notifications.push(params);
+    if (notifications.length === 1) process.stderr.write("ready\n");
+    if (notifications.length >= Number(want)) enough();
+  });
+
+const stream = acp.ndJsonStream(
+  Writable.toWeb(agentProcess.stdin),
+  Readable.toWeb(agentProcess.stdout),
+);
+
+const result = await app.connectWith(stream, async (ctx) => {
+  const init = await ctx.request(acp.methods.agent.initialize, {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: {
+      fs: { readTextFile: false, writeTextFile: false },
+      terminal: false,
+      _meta: { terminal_output: terminal === "true" },
+    },
+  });
+  let loadedAfter = null;
+  if (mode === "load") {
+    await ctx.request(acp.methods.agent.session.load, { sessionId: session, cwd: "/", mcpServers: [] });
+    // session/load answers once the history is sent.
+    loadedAfter = notifications.length;
+  } else {
+    const created = await ctx.request(acp.methods.agent.session.new, { cwd: "/", mcpServers: [] });
+    if (created.sessionId !== session) throw new Error(`session/new gave ${created.sessionId}`);
+  }
+  if (Number(want) > 0) await reached;
+  const before = notifications.length;
+  const prompted = await ctx.request(acp.methods.agent.session.prompt, {
+    sessionId: session,
+    prompt: [{ type: "text", text: "hello" }],
+  });
+  // The prompt's answer chunk is not part of the session's rendering.
+  const answer = notifications.splice(before).filter((n) => n.update.sessionUpdate === "agent_message_chunk");
+  return { init, loadedAfter, notifications, stopReason: prompted.stopReason, answer };
+});
+agentProcess.kill();
+process.stdout.write(JSON.stringify(result) + "\n");
+process.exit(0);

@@ -1,0 +1,106 @@
+// The official AG-UI client (@ag-ui/client 1.0) against toolview, for tests/agui.rs. Every
+// event goes through the client's own pipeline (runAgent: verifyEvents, then
+// defaultApplyEvents), so a stream the client rejects fails here.
+//
+//   node agui_client.mjs http URL THREAD OPTIONS_JSON [RESULTS]
+//       An unmodified HttpAgent runs against URL with forwardedProps.toolview = OPTIONS_JSON
+//       (an array of them: one run after another on the same agent, as a UI resuming; an
+//       `"after": "last"` resumes after the previous run's RUN_FINISHED cursor; `"pause": true`
+//       waits for a line on stdin before the run). With
+//       RESULTS, the last run is aborted once that many tool results arrived (a live run never
+//       ends by itself); "ready" goes to stderr once the event after RUN_STARTED arrived.
+//   node agui_client.mjs offline THREAD < EVENTS
+//       The same pipeline over AG-UI events as JSON lines (`toolview render --target ag-ui`).
+//
+// Prints {messages, events, runs} as JSON: the folded messages, the event types in order, and
+// per run its RUN_STARTED/RUN_FINISHED ids. Exits 1 with the client's error on a rejection.
+import { AbstractAgent, HttpAgent } from "@ag-ui/client";
+import { from } from "rxjs";
+import { readFileSync } from "node:fs";
+
+const [mode, ...args] = process.argv.slice(2);
+const events = [];
+const runs = [];
+
+const recorder = {
+  onEvent({ event }) {
+    events.push(event.type);
+    if (event.type === "RUN_STARTED") runs.push({ started: event.runId });
+    if (event.type === "RUN_FINISHED") runs[runs.length - 1].finished = event.result ?? null;
+    // The first event after RUN_STARTED: a live run's catch-up has arrived.
+    if (events.length === 2) process.stderr.write("ready\n");
+  },
+};
+
+class ReplayAgent extends AbstractAgent {
+  constructor(threadId, lines) {
+    super({ threadId });
+    this.lines = lines;
+  }
+  run() {
+    return from(this.lines.map((l) => JSON.parse(l)));
+  }
+}
+
+function report(agent) {
+  process.stdout.write(JSON.stringify({ messages: agent.messages, events, runs }) + "\n");
+}
+
+async function main() {
+  if (mode === "offline") {
+    const [thread] = args;
+    const lines = readFileSync(0, "utf8").split("\n").filter((l) => l.trim() !== "");
+    const agent = new ReplayAgent(thread, lines);
+    await agent.runAgent({}, recorder);
+    report(agent);
+    return;
+  }
+  if (mode !== "http") throw new Error(`unknown mode ${mode}`);
+  const [url, thread, optionsJson, results] = args;
+  const headers = process.env.TOOLVIEW_TOKEN
+    ? { Authorization: `Bearer ${process.env.TOOLVIEW_TOKEN}` }
+    : {};
+  const agent = new HttpAgent({ url, threadId: thread, headers });
+  const parsed = JSON.parse(optionsJson);
+  const all = Array.isArray(parsed) ? parsed : [parsed];
+  for (let [i, toolview] of all.entries()) {
+    const last = i === all.length - 1;
+    // "pause": true waits for a line on stdin before the run (the test publishes meanwhile).
+    if (toolview.pause) {
+      const { pause, ...rest } = toolview;
+      toolview = rest;
+      process.stderr.write("paused\n");
+      await new Promise((resolve) => process.stdin.once("data", resolve));
+      process.stdin.pause();
+    }
+    // "after": "last" resumes after the previous run's RUN_FINISHED cursor.
+    if (toolview.after === "last") {
+      toolview = { ...toolview, after: runs[runs.length - 1].finished.cursor };
+    }
+    if (last && results !== undefined) {
+      let seen = 0;
+      const want = Number(results);
+      const stopper = {
+        ...recorder,
+        onToolCallResultEvent() {
+          seen += 1;
+          // After this result is applied.
+          if (seen >= want) setTimeout(() => agent.abortRun(), 50);
+        },
+      };
+      try {
+        await agent.runAgent({ forwardedProps: { toolview } }, stopper);
+      } catch (e) {
+        if (e?.name !== "AbortError" && !String(e).includes("abort")) throw e;
+      }
+    } else {
+      await agent.runAgent({ forwardedProps: { toolview } }, recorder);
+    }
+  }
+  report(agent);
+}
+
+main().catch((e) => {
+  process.stderr.write(`agui_client: ${e?.stack ?? e}\n`);
+  process.exit(1);
+});
