@@ -42,6 +42,9 @@ pub enum Error {
     /// A bug; the detail is logged, not sent.
     #[error("internal: {0}")]
     Internal(String),
+    /// The server cannot do this in its configuration (listing sessions on a shared store).
+    #[error("unimplemented: {0}")]
+    Unimplemented(String),
 }
 
 impl Error {

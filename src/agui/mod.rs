@@ -90,6 +90,7 @@ fn refusal(e: Error) -> Response {
         Error::NotFound(_) => StatusCode::NOT_FOUND,
         Error::Lifecycle(_) | Error::Aborted(_) => StatusCode::CONFLICT,
         Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        Error::Unimplemented(_) => StatusCode::NOT_IMPLEMENTED,
         Error::DataLoss(_) | Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     };
     let status_code = tonic::Status::from(e);

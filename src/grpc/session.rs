@@ -13,7 +13,7 @@ use super::status::check_size;
 use crate::auth::{Authenticator, Right};
 use crate::domain::SessionId;
 use crate::error::Error;
-use crate::session::{Sessions, Start, SubscribeItem};
+use crate::session::{SessionInfo, Sessions, Start, SubscribeItem};
 
 /// The `SessionService` implementation.
 #[derive(Clone)]
@@ -36,6 +36,26 @@ impl SessionApi {
 
 fn session_id(s: String) -> Result<SessionId, Error> {
     SessionId::new(s).map_err(|e| Error::invalid(format!("session_id: {e}")))
+}
+
+/// Sessions per `ListSessions` page when the request does not say…
+const DEFAULT_PAGE_SIZE: usize = 100;
+/// …and at most (a page stays far below the message limit).
+const MAX_PAGE_SIZE: usize = 1000;
+/// A page looks at no more than this many sessions per session it may return, so a token
+/// that covers few sessions cannot make one request scan the whole store.
+const SCAN_PER_PAGE: usize = 10;
+
+/// A session's description, as `GetSession` and `ListSessions` give it.
+fn describe(id: &SessionId, info: &SessionInfo) -> pb::GetSessionResponse {
+    pb::GetSessionResponse {
+        session_id: id.to_string(),
+        epoch: info.meta.epoch.to_string(),
+        head_offset: info.meta.head_offset,
+        calls: info.calls,
+        created_at: Some(timestamp(info.meta.created_ms)),
+        updated_at: Some(timestamp(info.meta.updated_ms)),
+    }
 }
 
 /// Names the session on the call's span (`app::observe` logs it with the call's status). For a
@@ -147,6 +167,44 @@ impl SessionService for SessionApi {
         ))))
     }
 
+    async fn list_sessions(
+        &self,
+        req: Request<pb::ListSessionsRequest>,
+    ) -> Result<Response<pb::ListSessionsResponse>, Status> {
+        let access = access(&self.auth, req.metadata())?;
+        let pb::ListSessionsRequest {
+            page_size,
+            page_token,
+        } = req.into_inner();
+        let page = match page_size {
+            0 => DEFAULT_PAGE_SIZE,
+            n => (n as usize).min(MAX_PAGE_SIZE),
+        };
+        let after = if page_token.is_empty() {
+            None
+        } else {
+            Some(
+                SessionId::new(page_token)
+                    .map_err(|e| Error::invalid(format!("page_token: {e}")))?,
+            )
+        };
+        let rights = [Right::Read, Right::Subscribe];
+        let (sessions, next) = self
+            .sessions
+            .list(after, page, page * SCAN_PER_PAGE, |id| {
+                access.require_any(&rights, id).is_ok()
+            })
+            .await
+            .map_err(Error::from)?;
+        Ok(Response::new(pb::ListSessionsResponse {
+            sessions: sessions
+                .into_iter()
+                .map(|(id, info)| describe(&id, &info))
+                .collect(),
+            next_page_token: next.map(|id| id.to_string()).unwrap_or_default(),
+        }))
+    }
+
     async fn get_session(
         &self,
         req: Request<pb::GetSessionRequest>,
@@ -157,13 +215,6 @@ impl SessionService for SessionApi {
         record_session(&id);
         access.require_any(&[Right::Read, Right::Subscribe], &id)?;
         let info = self.sessions.info(&id).await.map_err(Error::from)?;
-        Ok(Response::new(pb::GetSessionResponse {
-            session_id: id.to_string(),
-            epoch: info.meta.epoch.into(),
-            head_offset: info.meta.head_offset,
-            calls: info.calls,
-            created_at: Some(timestamp(info.meta.created_ms)),
-            updated_at: Some(timestamp(info.meta.updated_ms)),
-        }))
+        Ok(Response::new(describe(&id, &info)))
     }
 }

@@ -17,6 +17,7 @@ impl From<Error> for tonic::Status {
                 tracing::error!(%msg, "stored data unreadable");
                 tonic::Status::data_loss(msg)
             }
+            Error::Unimplemented(msg) => tonic::Status::unimplemented(msg),
             Error::Internal(detail) => {
                 tracing::error!(%detail, "internal error");
                 tonic::Status::internal("internal error")

@@ -163,6 +163,8 @@ pub enum SessionError {
     ShuttingDown,
     #[error("subscriber is {lag} events behind (limit {limit}); resume from the last cursor")]
     Lagging { lag: u64, limit: u64 },
+    #[error("listing sessions is not supported by the {0} store")]
+    CannotList(&'static str),
 }
 
 /// The durable head of a session, as subscribers see it: derived from its metadata.
@@ -368,6 +370,44 @@ impl Sessions {
         })
     }
 
+    /// A page of the session list: the sessions after `after` that `keep` admits, at most
+    /// `page` of them, looking at no more than `scan` (so a caller who may see few sessions
+    /// costs no more than one who may see all); and where the next page starts, if there is
+    /// one. Reads only the store (a lookup creates no state).
+    pub async fn list(
+        &self,
+        after: Option<SessionId>,
+        page: usize,
+        scan: usize,
+        keep: impl Fn(&SessionId) -> bool,
+    ) -> Result<(Vec<(SessionId, SessionInfo)>, Option<SessionId>), SessionError> {
+        let scan = scan.max(page).max(1);
+        let batch = self
+            .store
+            .list(after, scan)
+            .await?
+            .ok_or(SessionError::CannotList(self.store.name()))?;
+        let more = batch.len() == scan;
+        let mut out = Vec::new();
+        let mut last = None;
+        for (id, meta) in batch {
+            last = Some(id.clone());
+            if keep(&id) {
+                out.push((
+                    id,
+                    SessionInfo {
+                        calls: meta.calls,
+                        meta,
+                    },
+                ));
+                if out.len() == page {
+                    return Ok((out, last));
+                }
+            }
+        }
+        Ok((out, if more { last } else { None }))
+    }
+
     /// Stops subscriptions (they end cleanly) and refuses new publishes; then closes the store
     /// once in-flight work is done.
     pub fn begin_shutdown(&self) {
@@ -524,6 +564,7 @@ impl From<SessionError> for crate::error::Error {
         match e {
             SessionError::Lifecycle(_) => Error::Lifecycle(e.to_string()),
             SessionError::NotFound(_) => Error::NotFound(e.to_string()),
+            SessionError::CannotList(_) => Error::Unimplemented(e.to_string()),
             SessionError::Lagging { .. } => Error::Lagging(e.to_string()),
             SessionError::ShuttingDown
             | SessionError::Store(StoreError::Storage(_) | StoreError::Closed) => {

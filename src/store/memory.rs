@@ -18,7 +18,8 @@ struct Log {
 /// Session logs in memory.
 #[derive(Default)]
 pub struct MemoryStore {
-    logs: Mutex<HashMap<SessionId, Log>>,
+    /// In id order, for the session list.
+    logs: Mutex<BTreeMap<SessionId, Log>>,
 }
 
 impl MemoryStore {
@@ -109,6 +110,22 @@ impl Store for MemoryStore {
             .iter()
             .filter_map(|(id, log)| log.meta.clone().map(|m| (id.clone(), m)))
             .collect())
+    }
+
+    async fn list(
+        &self,
+        after: Option<SessionId>,
+        limit: usize,
+    ) -> Result<Option<Vec<(SessionId, SessionMeta)>>, StoreError> {
+        use std::ops::Bound;
+        let logs = self.logs.lock();
+        let from = after.map_or(Bound::Unbounded, Bound::Excluded);
+        Ok(Some(
+            logs.range((from, Bound::Unbounded))
+                .filter_map(|(id, log)| log.meta.clone().map(|m| (id.clone(), m)))
+                .take(limit)
+                .collect(),
+        ))
     }
 
     async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError> {

@@ -178,6 +178,18 @@ pub trait Store: Send + Sync + 'static {
     /// Every session's metadata (for TTL expiry).
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError>;
 
+    /// A page of the session list: at most `limit` sessions with a log, in id order, after
+    /// `after` (from the first when `None`); the cost is the page's, not the list's. `None`
+    /// for a store that cannot list (JetStream).
+    async fn list(
+        &self,
+        after: Option<SessionId>,
+        limit: usize,
+    ) -> Result<Option<Vec<(SessionId, SessionMeta)>>, StoreError> {
+        let _ = (after, limit);
+        Ok(None)
+    }
+
     /// Deletes sessions' logs, in one commit (ordered with the appends).
     async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError>;
 

@@ -251,6 +251,41 @@ impl Store for EmbeddedStore {
         .await
     }
 
+    async fn list(
+        &self,
+        after: Option<SessionId>,
+        limit: usize,
+    ) -> Result<Option<Vec<(SessionId, SessionMeta)>>, StoreError> {
+        self.blocking("the session list".into(), move |db, codec| {
+            use std::ops::Bound;
+            let tx = db.begin_read().map_err(storage)?;
+            let sessions = tx.open_table(SESSIONS).map_err(storage)?;
+            let from = after
+                .as_ref()
+                .map_or(Bound::Unbounded, |a| Bound::Excluded(a.as_str()));
+            let mut out = Vec::new();
+            for item in sessions
+                .range::<&str>((from, Bound::Unbounded))
+                .map_err(storage)?
+            {
+                if out.len() >= limit {
+                    break;
+                }
+                let (k, v) = item.map_err(storage)?;
+                let Ok(id) = SessionId::new(k.value()) else {
+                    continue;
+                };
+                // A damaged session is left out of the list, not the list refused.
+                match decode_meta(codec, k.value(), v.value()) {
+                    Ok(meta) => out.push((id, meta)),
+                    Err(e) => tracing::warn!(error = %e, "skipping a session"),
+                }
+            }
+            Ok(Some(out))
+        })
+        .await
+    }
+
     async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError> {
         let wait = self.submit(Work::Delete(sessions)).await?;
         wait.await.unwrap_or(Err(StoreError::Closed))
