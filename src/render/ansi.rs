@@ -24,7 +24,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         return String::new();
     };
     let (state, call, result, streamed) = (snap.state, &snap.call, &snap.result, &snap.streamed);
-    let (color, mark) = match state.status {
+    let (color, mark) = match snap.shown_status() {
         CallStatus::InProgress => (YELLOW, '○'),
         CallStatus::Completed => (GREEN, '●'),
         CallStatus::Failed => (RED, '●'),

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::fold::CallState;
+use super::fold::{CallState, CallStatus};
 use super::paths::{call_title_path, relativize_title, result_title_path, terminal_cwd};
 use super::streamed::Chunk;
 use crate::domain::{
@@ -435,6 +435,19 @@ impl<'a> Snapshot<'a> {
             result: prepared_result(state, cwd, cap),
             streamed: capped_streamed(state, upto, cap),
         })
+    }
+
+    /// The status a person reads (Markdown, ANSI): a command that exited unclean reads as
+    /// failed, as its red exit does, even when the harness did not flag the result an error.
+    pub fn shown_status(&self) -> CallStatus {
+        match (self.state.status, &self.result) {
+            (CallStatus::Completed, Some(ToolResultView::Terminal(t)))
+                if !exit_is_clean(t.exit.as_ref()) =>
+            {
+                CallStatus::Failed
+            }
+            (status, _) => status,
+        }
     }
 
     /// The title shown: the result's replacement title, else the call's, else the call id.

@@ -16,7 +16,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     };
     let (call, result, streamed) = (&snap.call, &snap.result, &snap.streamed);
     let title = snap.title();
-    let status = match snap.state.status {
+    let status = match snap.shown_status() {
         CallStatus::InProgress => "In Progress",
         CallStatus::Completed => "Completed",
         CallStatus::Failed => "Failed",
