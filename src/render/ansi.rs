@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 
 use super::Context;
 use super::card::{
-    Capabilities, PLAIN, Snapshot, diff_line_pairs, flatten, read_lines_text, search_text, web_text,
+    Capabilities, Snapshot, TERMINAL, diff_line_pairs, flatten, read_lines_text, search_text,
+    web_text,
 };
 use super::fold::{CallStatus, Change};
 use super::visible::{visible, visible_keeping_sgr};
@@ -88,8 +89,8 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
             let body = match r {
                 ToolResultView::Generic(g) => flatten(&g.content),
                 ToolResultView::Read(r) => read_lines_text(r),
-                ToolResultView::Search(s) => search_text(s, &PLAIN),
-                ToolResultView::Web(w) => web_text(w, &PLAIN),
+                ToolResultView::Search(s) => search_text(s, &TERMINAL),
+                ToolResultView::Web(w) => web_text(w, &TERMINAL),
                 ToolResultView::Terminal(t) => t.output.clone().unwrap_or_default(),
                 ToolResultView::Diff(_) => String::new(),
             };

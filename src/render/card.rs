@@ -207,13 +207,15 @@ pub fn unified(diffs: &[FileDiff]) -> String {
         .join("\n\n")
 }
 
-/// How a text form writes what came from a tool: paths, links, free text and one-line text.
-/// ACP and ANSI use [`PLAIN`], as the spec writes the forms; Markdown escapes.
+/// How a text form writes what came from a tool: paths, links, free text, one-line text and
+/// blocks of lines. ACP uses [`PLAIN`], as the spec writes the forms; Markdown escapes; ANSI
+/// uses [`TERMINAL`], with no Markdown syntax for a terminal to show literally.
 pub struct TextStyle {
     pub path: fn(&str) -> String,
     pub link: fn(&str, &str) -> String,
     pub text: fn(&str) -> String,
     pub line: fn(&str) -> String,
+    pub block: fn(&str) -> String,
 }
 
 fn code_path(p: &str) -> String {
@@ -228,12 +230,44 @@ fn as_is(t: &str) -> String {
     t.to_owned()
 }
 
+fn fenced(lines: &str) -> String {
+    fence("", lines)
+}
+
+/// A link as a terminal shows it: the label, then the URL when it differs.
+fn terminal_link(label: &str, url: &str) -> String {
+    if label == url {
+        url.to_owned()
+    } else {
+        format!("{label} <{url}>")
+    }
+}
+
+/// Lines indented under their heading.
+fn indented(lines: &str) -> String {
+    lines
+        .lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The forms exactly as `rendering.md` writes them.
 pub const PLAIN: TextStyle = TextStyle {
     path: code_path,
     link: md_link,
     text: as_is,
     line: as_is,
+    block: fenced,
+};
+
+/// The forms for a terminal: paths and links as they are, blocks indented.
+pub const TERMINAL: TextStyle = TextStyle {
+    path: as_is,
+    link: terminal_link,
+    text: as_is,
+    line: as_is,
+    block: indented,
 };
 
 /// The text form of a search card (ACP, ANSI and, escaped, Markdown).
@@ -253,7 +287,7 @@ pub fn search_text(s: &crate::domain::SearchResultView, style: &TextStyle) -> St
                     format!(
                         "{}\n{}",
                         (style.path)(&f.path),
-                        fence("", &lines.join("\n"))
+                        (style.block)(&lines.join("\n"))
                     )
                 })
                 .collect::<Vec<_>>()

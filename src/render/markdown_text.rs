@@ -86,7 +86,13 @@ pub const MARKDOWN: TextStyle = TextStyle {
     link,
     text: escape,
     line: escape_line,
+    block: fenced,
 };
+
+/// Lines in a fence longer than any backtick run in them.
+fn fenced(lines: &str) -> String {
+    crate::present::text::fence("", lines)
+}
 
 #[cfg(test)]
 mod tests {
