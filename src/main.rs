@@ -57,16 +57,18 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             from_beginning,
             no_follow,
             tool_colors,
-        } => client_runtime()?.block_on(toolview::grpc::cli::tail(
+        } => client_runtime()?.block_on(toolview::grpc::tail::tail(
             &server.remote(),
-            &session,
-            target.into(),
-            toolview::render::Capabilities {
-                tool_colors,
-                ..toolview::render::Capabilities::all(terminal)
+            toolview::grpc::tail::TailOptions {
+                session: &session,
+                target: target.into(),
+                caps: toolview::render::Capabilities {
+                    tool_colors,
+                    ..toolview::render::Capabilities::all(terminal)
+                },
+                from_beginning,
+                follow: !no_follow,
             },
-            from_beginning,
-            !no_follow,
             &mut std::io::stdout(),
         )),
         Command::Publish { session, server } => {

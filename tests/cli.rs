@@ -117,7 +117,7 @@ fn render_offline_every_target() {
     let (ok, md, _) = toolview_with_stdin(&["render", "--target", "markdown"], &events);
     assert!(ok);
     assert!(
-        md.contains("**Tool Call: npm test**\nStatus: Completed"),
+        md.contains("**Tool Call: npm test**\nStatus: Failed"),
         "{md}"
     );
     assert!(md.contains("exit code 2"), "{md}");
@@ -268,4 +268,100 @@ async fn tail_without_following_prints_the_log_and_exits() {
     assert!(missing.0, "{}", missing.2);
     assert_eq!(missing.1, "");
     server.shutdown().await;
+}
+
+/// `--listen` takes a host name: `localhost:0` listens on loopback.
+#[test]
+fn serve_listens_on_a_host_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::process::ServerProcess::spawn(
+        dir.path(),
+        &["--store", "memory", "--listen", "localhost:0"],
+    );
+    assert!(
+        server.url.starts_with("http://127.0.0.1:") || server.url.starts_with("http://[::1]:"),
+        "{}",
+        server.url
+    );
+    let (ok, out, err) = toolview(&["health", "--server", &server.url]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "SERVING");
+}
+
+/// A following `tail` says it waits for a session with no events yet; when the server stops,
+/// it says so, reconnects to the server started again on the same port and data, and goes on
+/// after the last cursor it printed: every update once.
+#[test]
+fn tail_waits_for_the_session_and_reconnects_after_its_cursor() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let listen = format!("127.0.0.1:{port}");
+    let start = || support::process::ServerProcess::spawn(dir.path(), &["--listen", &listen]);
+    let mut server = start();
+    let url = server.url.clone();
+    let mut tail = Command::new(env!("CARGO_BIN_EXE_toolview"))
+        .args([
+            "tail",
+            "--session",
+            "rc",
+            "--server",
+            &url,
+            "--target",
+            "acp",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines_tx, lines) = std::sync::mpsc::channel::<(bool, String)>();
+    let stdout = tail.stdout.take().unwrap();
+    let stderr = tail.stderr.take().unwrap();
+    let tx = lines_tx.clone();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send((true, l));
+        }
+    });
+    std::thread::spawn(move || {
+        for l in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = lines_tx.send((false, l));
+        }
+    });
+    let wait = |want: &dyn Fn(bool, &str) -> bool| loop {
+        let (out, line) = lines
+            .recv_timeout(support::sessions::PATIENCE)
+            .expect("tail said nothing");
+        if want(out, &line) {
+            return line;
+        }
+    };
+    wait(&|out, l| !out && l.contains("waiting for session rc"));
+    let publish = |url: &str, event: &str| {
+        let (ok, _, err) =
+            toolview_with_stdin(&["publish", "--session", "rc", "--server", url], event);
+        assert!(ok, "{err}");
+    };
+    publish(
+        &url,
+        r#"{"eventId":"e1","callStarted":{"callId":"c1","toolName":"bash","argumentsJson":"{\"command\":\"make\"}"}}"#,
+    );
+    wait(&|out, l| out && l.contains("\"toolCallId\":\"c1\""));
+    server.stop();
+    wait(&|out, l| !out && l.contains("reconnecting") && l.contains("after offset 1"));
+    let _server = start();
+    publish(
+        &url,
+        r#"{"eventId":"e2","callFinished":{"callId":"c1","content":[{"text":{"text":"done"}}]}}"#,
+    );
+    let finished = wait(&|out, l| out && l.contains("tool_call_update"));
+    assert!(finished.contains("\"status\":\"completed\""), "{finished}");
+    tail.kill().unwrap();
+    tail.wait().unwrap();
+    // Nothing twice: after the finish, only what the reconnect said on stderr.
+    let rest: Vec<(bool, String)> = lines.try_iter().collect();
+    assert!(rest.iter().all(|(out, _)| !out), "{rest:?}");
 }

@@ -60,6 +60,21 @@ pub const DEFAULT_JWT_AUDIENCE: &str = "toolview";
 /// also lasts this long past its token's `exp`.
 pub const DEFAULT_JWT_LEEWAY_SECS: u64 = 30;
 
+/// A listen address: `IP:port`, or `host:port` resolved once at start (the first address the
+/// name resolves to; `localhost` is loopback, so the no-auth default still holds).
+fn listen_addr(s: &str) -> Result<SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    if let Ok(addr) = s.parse() {
+        return Ok(addr);
+    }
+    let mut addrs = s
+        .to_socket_addrs()
+        .map_err(|e| format!("{s:?} is not HOST:PORT or IP:PORT ({e})"))?;
+    addrs
+        .next()
+        .ok_or_else(|| format!("{s:?} resolves to no address"))
+}
+
 /// How requests are authenticated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum AuthMode {
@@ -92,8 +107,8 @@ pub enum LogFormat {
 /// Configuration of `toolview serve`.
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
 pub struct ServeConfig {
-    /// Address to listen on.
-    #[arg(long, env = "TOOLVIEW_LISTEN", default_value_t = DEFAULT_LISTEN)]
+    /// Address to listen on: an IP address or a host name (`localhost:50051`), and a port.
+    #[arg(long, env = "TOOLVIEW_LISTEN", default_value_t = DEFAULT_LISTEN, value_parser = listen_addr)]
     pub listen: SocketAddr,
 
     /// Session store.
@@ -278,7 +293,7 @@ pub struct ServeConfig {
     /// Admin listener (off unless set): Prometheus metrics at `/metrics` and the gRPC health
     /// service, in plaintext and without auth, for probes and scrapers on the operator's
     /// network (Kubernetes' gRPC probes cannot dial TLS).
-    #[arg(long, env = "TOOLVIEW_METRICS_LISTEN")]
+    #[arg(long, env = "TOOLVIEW_METRICS_LISTEN", value_parser = listen_addr)]
     pub metrics_listen: Option<SocketAddr>,
 }
 

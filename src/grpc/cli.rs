@@ -1,6 +1,6 @@
-//! The gRPC side of the command line: `tail` (a live subscriber), `publish` (a harness in a
-//! shell pipeline), `health` (a probe for containers) and the offline `render`. Events are JSON lines in the protobuf JSON
-//! mapping of `ToolEvent`.
+//! The gRPC side of the command line: the connection settings (`Remote`), `publish` (a harness
+//! in a shell pipeline), `health` (a probe for containers) and the offline `render`; `tail` is
+//! in `tail.rs`. Events are JSON lines in the protobuf JSON mapping of `ToolEvent`.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -12,11 +12,7 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity
 
 use super::convert::events_from_pb;
 use super::json::{event_from_json, to_json};
-use super::pb::{
-    self, session_service_client::SessionServiceClient, subscribe_request::Start,
-    subscribe_response::Item,
-};
-use super::status::code_name;
+use super::pb::{self, session_service_client::SessionServiceClient};
 use crate::domain::Lifecycle;
 use crate::render::{self, Capabilities, Target, agui_run};
 
@@ -129,7 +125,7 @@ pub fn read_events(
     Ok(events)
 }
 
-fn target_to_pb(t: Target) -> pb::Target {
+pub(super) fn target_to_pb(t: Target) -> pb::Target {
     match t {
         Target::View => pb::Target::View,
         Target::Acp => pb::Target::Acp,
@@ -175,116 +171,15 @@ pub async fn publish(
     Ok(())
 }
 
-/// `toolview tail`: prints a session's updates as they arrive, until the stream ends.
-pub async fn tail(
-    server: &Remote,
-    session: &str,
-    target: Target,
-    caps: Capabilities,
-    from_beginning: bool,
-    follow: bool,
-    out: &mut impl Write,
-) -> anyhow::Result<()> {
-    let mut client = connect(server).await?;
-    // Without following: the log as it is now, from its start, up to its head.
-    let head = if follow {
-        None
-    } else {
-        let request = pb::GetSessionRequest {
-            session_id: session.to_owned(),
-        };
-        match client.get_session(request).await {
-            Ok(info) => Some(info.into_inner().head_offset),
-            Err(s) if s.code() == tonic::Code::NotFound => return Ok(()),
-            Err(s) => anyhow::bail!("{}: {}", s.code(), s.message()),
-        }
-    };
-    let start = if from_beginning || !follow {
-        Start::FromBeginning(pb::StartFromBeginning {})
-    } else {
-        Start::LiveOnly(pb::StartLiveOnly {})
-    };
-    let caps = pb::Capabilities::from(caps);
-    let request = pb::SubscribeRequest {
-        session_id: session.to_owned(),
-        target: target_to_pb(target) as i32,
-        capabilities: Some(caps),
-        start: Some(start),
-    };
-    let mut stream = client
-        .subscribe(request)
-        .await
-        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
-        .into_inner();
-    // AG-UI output is framed as runs, so AG-UI clients accept it (`render::agui_run`).
-    let mut run = (target == Target::AgUi).then(|| {
-        let from = if from_beginning || !follow {
-            "beginning"
-        } else {
-            "live"
-        };
-        AguiRun::new(session, format!("{session}@{from}"))
-    });
-    if let Some(run) = &run {
-        run.start_line(out)?;
-    }
-    loop {
-        let msg = match stream.message().await {
-            Ok(Some(msg)) => msg,
-            Ok(None) => break,
-            Err(s) => {
-                if run.is_some() {
-                    writeln!(out, "{}", agui_run::error(s.message(), code_name(s.code())))?;
-                    out.flush()?;
-                }
-                anyhow::bail!("{}: {}", s.code(), s.message());
-            }
-        };
-        let offset = match msg.item {
-            Some(Item::Update(u)) => {
-                print_update(&u, out)?;
-                let cursor = u.cursor.unwrap_or_default();
-                if let Some(run) = &mut run {
-                    run.last = Some((cursor.epoch.clone(), cursor.offset));
-                }
-                cursor.offset
-            }
-            Some(Item::Reset(r)) => {
-                eprintln!("[reset: epoch {}, head {}]", r.epoch, r.head_offset);
-                if let Some(run) = &mut run {
-                    run.finish_line(out)?;
-                    run.id = format!("{session}@reset:{}", r.epoch);
-                    run.last = None;
-                    run.start_line(out)?;
-                    writeln!(out, "{}", agui_run::reset(&r.epoch, r.head_offset))?;
-                }
-                0
-            }
-            // Sent only to an idle stream: everything up to its head was shown.
-            Some(Item::Heartbeat(h)) => h.head_offset,
-            None => 0,
-        };
-        out.flush()?;
-        if head.is_some_and(|head| offset >= head) {
-            break;
-        }
-    }
-    if let Some(run) = &run {
-        run.finish_line(out)?;
-        out.flush()?;
-    }
-    Ok(())
-}
-
 /// The AG-UI run `tail` and `render` frame their output in.
-struct AguiRun {
-    thread: String,
-    id: String,
-    last: Option<(String, u64)>,
+pub(super) struct AguiRun {
+    pub(super) thread: String,
+    pub(super) id: String,
+    pub(super) last: Option<(String, u64)>,
 }
 
 impl AguiRun {
-    fn new(thread: &str, id: String) -> Self {
+    pub(super) fn new(thread: &str, id: String) -> Self {
         AguiRun {
             thread: thread.to_owned(),
             id,
@@ -292,11 +187,11 @@ impl AguiRun {
         }
     }
 
-    fn start_line(&self, out: &mut impl Write) -> std::io::Result<()> {
+    pub(super) fn start_line(&self, out: &mut impl Write) -> std::io::Result<()> {
         writeln!(out, "{}", agui_run::started(&self.thread, &self.id))
     }
 
-    fn finish_line(&self, out: &mut impl Write) -> std::io::Result<()> {
+    pub(super) fn finish_line(&self, out: &mut impl Write) -> std::io::Result<()> {
         let cursor = self.last.as_ref().map(|(e, o)| (e.as_str(), *o));
         writeln!(
             out,

@@ -12,6 +12,7 @@ mod services;
 mod session;
 mod status;
 mod storage;
+pub mod tail;
 
 pub use presentation::PresentationApi;
 pub use services::{Health, Limits, Services, method_paths, services};
