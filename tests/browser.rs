@@ -68,9 +68,10 @@ async fn the_viewer_renders_a_live_session() {
     assert_eq!(edit["removed"][0], "- const a = 1");
     assert_eq!(edit["added"][0], "+ const a = 2");
     let bash = card("b1");
+    // Exit 2: the card reads failed, as its exit pill does.
     assert_eq!(
         (bash["card"].as_str(), bash["status"].as_str()),
-        (Some("terminal"), Some("completed"))
+        (Some("terminal"), Some("failed"))
     );
     assert_eq!(bash["command"], "$ npm test");
     assert_eq!(bash["cwd"], "/work/proj");
@@ -87,6 +88,71 @@ async fn the_viewer_renders_a_live_session() {
         "the screenshot is saved"
     );
     println!("viewer screenshot: {}", shot.display());
+    server.shutdown().await;
+}
+
+/// Without a session the viewer lists sessions (a page at a time) as links; the link opens
+/// the session, where a command that exited 2 reads "Failed" beside its red exit pill; a
+/// session with no events yet says the page waits for it. Screenshots:
+/// `target/test-artifacts/viewer-sessions.png` and `viewer-failed-card.png`.
+#[tokio::test]
+async fn the_viewer_lists_sessions_and_says_failed_and_waiting() {
+    let (list_shot, card_shot) = (
+        artifact("viewer-sessions.png"),
+        artifact("viewer-failed-card.png"),
+    );
+    let server = Server::start().await;
+    let mut c = client(&server.url).await;
+    for s in ["agent-a/run-1", "agent-a/run-2", "agent-b/build"] {
+        publish(&mut c, sample_session_for_viewer(s)).await.unwrap();
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let url = server.url.clone();
+    let (l, k) = (list_shot.clone(), card_shot.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("node")
+            .arg(root.join("tests/js/viewer_sessions.cjs"))
+            .args([url.as_str(), "agent-a/run-2", "b1"])
+            .arg(&l)
+            .arg(&k)
+            .current_dir(root.join("tests/js"))
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let ids: Vec<&str> = summary["listed"]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        ["agent-a/run-1", "agent-a/run-2", "agent-b/build"],
+        "{summary}"
+    );
+    assert_eq!(summary["listed"]["header"], "Sessions");
+    assert_eq!(summary["listed"]["more"], false);
+    assert_eq!(
+        summary["listed"]["sessions"][1]["href"],
+        "?session=agent-a%2Frun-2"
+    );
+    assert_eq!(summary["failed"]["status"], "failed");
+    assert_eq!(summary["failed"]["label"], "Failed");
+    assert_eq!(summary["failed"]["exit"], "exit 2");
+    assert_eq!(summary["waiting"], "waiting for its first event");
+    for shot in [&list_shot, &card_shot] {
+        assert!(std::fs::metadata(shot).unwrap().len() > 5_000, "{shot:?}");
+        println!("viewer screenshot: {}", shot.display());
+    }
     server.shutdown().await;
 }
 

@@ -1,7 +1,8 @@
 // The toolview browser viewer: subscribes to one session (from the URL, `?session=ID`) over
 // gRPC-Web and renders its VIEW card snapshots live. Each update replaces its call's card.
+// Without a session, it lists the sessions the token may see (`ListSessions`).
 
-import { createClient, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { SessionService } from "./gen/toolview/v1/session_service_pb";
 import { CallStatus, Target, type CardSnapshot } from "./gen/toolview/v1/rendering_pb";
@@ -153,9 +154,11 @@ function render(card: CardSnapshot): HTMLElement {
   const call = card.call;
   const kind = card.result?.card.case ?? call?.card.case ?? "generic";
   const title = card.result?.card.value?.title ?? call?.card.value?.title ?? card.callId;
-  const [cls, label] = STATUS[card.status] ?? ["running", "?"];
   const exit = card.result?.card.case === "terminal" ? card.result.card.value.exit : undefined;
   const unclean = exit?.case === "signal" || (exit?.case === "exitCode" && exit.value !== 0);
+  // A command that exited unclean reads as failed, as its red exit pill does.
+  const status = unclean && card.status === CallStatus.COMPLETED ? CallStatus.FAILED : card.status;
+  const [cls, label] = STATUS[status] ?? ["running", "?"];
   return el("section", { class: `card ${cls}${unclean ? " unclean" : ""}`, "data-call": card.callId, "data-card": kind, "data-status": cls },
     el("header", {},
       el("span", { class: "tool" }, card.toolName || "orphan"),
@@ -166,17 +169,41 @@ function render(card: CardSnapshot): HTMLElement {
     ...resultBody(card.result));
 }
 
+type Client = ReturnType<typeof createClient<typeof SessionService>>;
+
+/** The sessions the token may see, a page at a time, each a link to its cards. */
+async function sessionList(client: Client, header: HTMLElement, cards: HTMLElement, state: HTMLElement) {
+  header.textContent = "Sessions";
+  const list = el("ul", { class: "sessions" });
+  const more = el("button", { class: "more", type: "button" }, "More sessions");
+  cards.replaceChildren(list, more);
+  let pageToken = "";
+  const load = async () => {
+    const page = await client.listSessions({ pageSize: 50, pageToken });
+    for (const s of page.sessions) {
+      // The token stays in the fragment, which is never sent to a server.
+      const href = `?session=${encodeURIComponent(s.sessionId)}${location.hash}`;
+      const updated = new Date(Number(s.updatedAt?.seconds ?? 0n) * 1000).toISOString().replace("T", " ").slice(0, 19);
+      list.append(el("li", { "data-session": s.sessionId },
+        el("a", { href }, s.sessionId),
+        el("span", { class: "muted" }, ` ${s.calls} calls · ${s.headOffset} events · updated ${updated} UTC`)));
+    }
+    pageToken = page.nextPageToken;
+    more.hidden = !pageToken;
+    state.textContent = list.children.length ? `${list.children.length} shown` : "no sessions yet";
+  };
+  more.addEventListener("click", () => {
+    load().catch((e) => (state.textContent = `error: ${e}`));
+  });
+  await load();
+}
+
 async function main() {
   const params = new URLSearchParams(location.search);
   const session = params.get("session") ?? "";
   const header = document.getElementById("session")!;
   const cards = document.getElementById("cards")!;
   const state = document.getElementById("state")!;
-  if (!session) {
-    header.textContent = "Open this page with ?session=<id>";
-    return;
-  }
-  header.textContent = `Session ${session}`;
   // A token comes in the URL fragment (`#token=…`), which browsers never send to a server or
   // put in a Referer; it goes out only as the `authorization` header of the gRPC-Web calls.
   const token = new URLSearchParams(location.hash.slice(1)).get("token");
@@ -188,8 +215,22 @@ async function main() {
     SessionService,
     createGrpcWebTransport({ baseUrl: location.origin, interceptors: [bearer] }),
   );
+  if (!session) {
+    await sessionList(client, header, cards, state);
+    return;
+  }
+  header.textContent = `Session ${session}`;
   const byCall = new Map<string, HTMLElement>();
   state.textContent = "connecting";
+  try {
+    await client.getSession({ sessionId: session });
+  } catch (e) {
+    if (e instanceof ConnectError && e.code === Code.NotFound) {
+      state.textContent = "waiting for its first event";
+    } else {
+      throw e;
+    }
+  }
   for await (const res of client.subscribe({
     sessionId: session,
     target: Target.VIEW,
