@@ -79,4 +79,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        # Ctrl-C is how a subscriber is stopped: no traceback.
+        raise SystemExit(130)

@@ -8,6 +8,8 @@ many updates.
 """
 
 import argparse
+import os
+import sys
 
 from toolview_stubs import add_connection_args, connect, rendering_pb2, session_service_pb2, session_service_pb2_grpc
 
@@ -39,4 +41,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        # Ctrl-C is how a subscriber is stopped: no traceback, and no wait for gRPC's threads.
+        sys.stderr.write("stopped\n")
+        os._exit(130)
