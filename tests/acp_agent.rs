@@ -175,3 +175,56 @@ async fn a_live_thread_joining_mid_call_is_shown_the_call_first() {
         assert!(text.contains("early") && text.contains("late"), "{text}");
     }
 }
+
+/// The agent resumes after its cursor when the server goes away mid-call and comes back: the
+/// editor gets every notification once, and none for a call it was not shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_resumes_mid_call_when_the_server_comes_back() {
+    for terminal in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let listen = format!("127.0.0.1:{port}");
+        let mut server = ServerProcess::spawn(dir.path(), &["--listen", &listen]);
+        let url = server.url.clone();
+        let s = "resume";
+        let mut c = client(&url).await;
+        publish(
+            &mut c,
+            vec![bash_call(s, "e1", "c1"), output(s, "e2", "c1", "early\n")],
+        )
+        .await
+        .unwrap();
+        drop(c);
+        // tool_call and its output, then (after the restart) more output and the result.
+        let want = 4;
+        let mut node = NodeClient::spawn(client_command(&url, s, "new", terminal, want));
+        node.wait_for("ready");
+        tokio::task::spawn_blocking(move || {
+            server.stop();
+            server
+        })
+        .await
+        .unwrap();
+        let _server = ServerProcess::spawn(dir.path(), &["--listen", &listen]);
+        let mut c = client(&url).await;
+        publish(
+            &mut c,
+            vec![
+                output(s, "e3", "c1", "late\n"),
+                finish(s, "e4", "c1", "ok", ""),
+            ],
+        )
+        .await
+        .unwrap();
+        let report = tokio::task::spawn_blocking(move || node.finish())
+            .await
+            .unwrap();
+        let got = report["notifications"].as_array().unwrap();
+        check_notifications(got);
+        assert_eq!(got, &rendered(&url, s, terminal), "every notification once");
+    }
+}

@@ -132,45 +132,52 @@ async fn http_agent_replays_a_session_and_finishes_the_run() {
 async fn http_agent_resumes_after_its_cursor_mid_call() {
     let dir = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
-    let mut c = client(&server.url).await;
-    publish(
-        &mut c,
-        vec![bash_call("r", "e1", "c1"), output("r", "e2", "c1", "one\n")],
-    )
-    .await
-    .unwrap();
     let url = endpoint(&server);
-    // Run 1 shows the call and its first output and finishes at the head; the harness goes
-    // on; run 2 (same agent) resumes after run 1's cursor.
-    let runs = json!([{"follow": false}, {"follow": false, "after": "last", "pause": true}]);
-    let mut node = NodeClient::spawn(agui_client(&["http", &url, "r", &runs.to_string()]));
-    node.wait_for("paused");
-    publish(
-        &mut c,
-        vec![
-            output("r", "e3", "c1", "two\n"),
-            finish("r", "e4", "c1", "done", ""),
-            bash_call("r", "e5", "c2"),
-            finish("r", "e6", "c2", "ok", ""),
-        ],
-    )
-    .await
-    .unwrap();
-    node.say("go");
-    let both = tokio::task::spawn_blocking(move || node.finish())
+    for terminal in [false, true] {
+        let s = format!("r-{terminal}");
+        let mut c = client(&server.url).await;
+        publish(
+            &mut c,
+            vec![bash_call(&s, "e1", "c1"), output(&s, "e2", "c1", "one\n")],
+        )
         .await
         .unwrap();
-    let results = calls_and_results(&both);
-    assert_eq!(results.len(), 2, "{both}");
-    assert!(results["c1"].contains("done"), "{both}");
-    assert_eq!(both["runs"][0]["started"], "r@beginning");
-    assert_eq!(both["runs"][0]["finished"]["cursor"]["offset"], "2");
-    let second = both["runs"][1]["started"].as_str().unwrap();
-    assert!(
-        second.starts_with("r@") && second.ends_with(":2"),
-        "{second}"
-    );
-    assert_eq!(both["runs"][1]["finished"]["cursor"]["offset"], "6");
+        // Run 1 shows the call and its first output and finishes at the head; the harness
+        // goes on; run 2 (same agent) resumes after run 1's cursor.
+        let caps = json!({"terminal": terminal});
+        let runs = json!([
+            {"follow": false, "capabilities": caps},
+            {"follow": false, "after": "last", "pause": true, "capabilities": caps},
+        ]);
+        let mut node = NodeClient::spawn(agui_client(&["http", &url, &s, &runs.to_string()]));
+        node.wait_for("paused");
+        publish(
+            &mut c,
+            vec![
+                output(&s, "e3", "c1", "two\n"),
+                finish(&s, "e4", "c1", "done", ""),
+                bash_call(&s, "e5", "c2"),
+                finish(&s, "e6", "c2", "ok", ""),
+            ],
+        )
+        .await
+        .unwrap();
+        node.say("go");
+        let both = tokio::task::spawn_blocking(move || node.finish())
+            .await
+            .unwrap();
+        let results = calls_and_results(&both);
+        assert_eq!(results.len(), 2, "{both}");
+        assert!(results["c1"].contains("done"), "{both}");
+        assert_eq!(both["runs"][0]["started"], format!("{s}@beginning"));
+        assert_eq!(both["runs"][0]["finished"]["cursor"]["offset"], "2");
+        let second = both["runs"][1]["started"].as_str().unwrap();
+        assert!(
+            second.starts_with(&format!("{s}@")) && second.ends_with(":2"),
+            "{second}"
+        );
+        assert_eq!(both["runs"][1]["finished"]["cursor"]["offset"], "6");
+    }
 
     let empty = tokio::task::spawn_blocking(move || {
         node_client(&["http", &url, "nobody-yet", r#"{"follow":false}"#], None)
