@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
-use support::auth::{SECRET, token};
+use support::auth::{secret_server, token};
 use support::node::NodeClient;
 use support::process::ServerProcess;
 use support::sessions::*;
@@ -354,19 +354,7 @@ async fn the_endpoint_speaks_sse_resumes_by_last_event_id_and_names_bad_fields()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_endpoint_takes_the_same_tokens_and_grants() {
     let dir = tempfile::tempdir().unwrap();
-    let secret = dir.path().join("secret");
-    std::fs::write(&secret, format!("{SECRET}\n")).unwrap();
-    let server = ServerProcess::spawn(
-        dir.path(),
-        &[
-            "--store",
-            "memory",
-            "--auth",
-            "jwt",
-            "--jwt-secret-file",
-            secret.to_str().unwrap(),
-        ],
-    );
+    let server = secret_server(dir.path(), &[]);
     let body = json!({"threadId": "team-a/s", "forwardedProps": {"toolview": {"follow": false}}})
         .to_string();
     let (head, answer) = http(server.addr(), "POST /ag-ui HTTP/1.1\r\n", &body);

@@ -17,21 +17,7 @@ use tonic::Code;
 use toolview::grpc::pb::{self, presentation_service_client::PresentationServiceClient};
 
 fn secret_server(dir: &Path) -> ServerProcess {
-    let secret = dir.join("secret");
-    std::fs::write(&secret, format!("{SECRET}\n")).unwrap();
-    ServerProcess::spawn(
-        dir,
-        &[
-            "--store",
-            "memory",
-            "--auth",
-            "jwt",
-            "--jwt-secret-file",
-            secret.to_str().unwrap(),
-            "--jwt-leeway-secs",
-            "0",
-        ],
-    )
+    support::auth::secret_server(dir, &["--jwt-leeway-secs", "0"])
 }
 
 async fn publish_with(

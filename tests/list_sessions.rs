@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::auth::{SECRET, token, with_token};
+use support::auth::{secret_server, token, with_token};
 use support::process::ServerProcess;
 use support::sessions::*;
 use toolview::grpc::pb;
@@ -72,19 +72,7 @@ async fn pages_list_every_session_in_id_order() {
 #[tokio::test]
 async fn a_token_lists_only_what_it_may_read() {
     let dir = tempfile::tempdir().unwrap();
-    let secret = dir.path().join("secret");
-    std::fs::write(&secret, format!("{SECRET}\n")).unwrap();
-    let server = ServerProcess::spawn(
-        dir.path(),
-        &[
-            "--store",
-            "memory",
-            "--auth",
-            "jwt",
-            "--jwt-secret-file",
-            secret.to_str().unwrap(),
-        ],
-    );
+    let server = secret_server(dir.path(), &[]);
     let mut c = client(&server.url).await;
     let writer = token(&["publish"], &["team-b/*", "team-c/*"]);
     // 30 sessions of team b sort before team c's 3.

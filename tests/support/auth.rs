@@ -110,3 +110,20 @@ pub async fn grpc_web_exchange(
         .unwrap();
     (status, response)
 }
+
+/// A server process with the memory store and `--auth jwt` on [`SECRET`] (written into
+/// `dir`), with `extra` flags.
+pub fn secret_server(dir: &std::path::Path, extra: &[&str]) -> super::process::ServerProcess {
+    let secret = dir.join("secret");
+    std::fs::write(&secret, format!("{SECRET}\n")).unwrap();
+    let mut flags = vec![
+        "--store",
+        "memory",
+        "--auth",
+        "jwt",
+        "--jwt-secret-file",
+        secret.to_str().unwrap(),
+    ];
+    flags.extend_from_slice(extra);
+    super::process::ServerProcess::spawn(dir, &flags)
+}

@@ -35,6 +35,19 @@ pub struct EmbeddedStore {
 
 /// A redb error as a store error: damaged pages are data loss, anything else a storage
 /// failure.
+/// A row of the sessions table as listed: a damaged one is left out (and logged), so it stops
+/// neither the expiry of the others nor the session list.
+fn listed(codec: &dyn RecordCodec, key: &str, value: &[u8]) -> Option<(SessionId, SessionMeta)> {
+    let id = SessionId::new(key).ok()?;
+    match decode_meta(codec, key, value) {
+        Ok(meta) => Some((id, meta)),
+        Err(e) => {
+            tracing::warn!(error = %e, "skipping a session");
+            None
+        }
+    }
+}
+
 fn storage(e: impl Into<redb::Error>) -> StoreError {
     match e.into() {
         redb::Error::Corrupted(msg) => StoreError::Corrupt(msg),
@@ -237,14 +250,7 @@ impl Store for EmbeddedStore {
             let mut out = Vec::new();
             for item in sessions.iter().map_err(storage)? {
                 let (k, v) = item.map_err(storage)?;
-                let Ok(id) = SessionId::new(k.value()) else {
-                    continue;
-                };
-                // One damaged session must not stop expiry of the others.
-                match decode_meta(codec, k.value(), v.value()) {
-                    Ok(meta) => out.push((id, meta)),
-                    Err(e) => tracing::warn!(error = %e, "skipping a session"),
-                }
+                out.extend(listed(codec, k.value(), v.value()));
             }
             Ok(out)
         })
@@ -272,14 +278,7 @@ impl Store for EmbeddedStore {
                     break;
                 }
                 let (k, v) = item.map_err(storage)?;
-                let Ok(id) = SessionId::new(k.value()) else {
-                    continue;
-                };
-                // A damaged session is left out of the list, not the list refused.
-                match decode_meta(codec, k.value(), v.value()) {
-                    Ok(meta) => out.push((id, meta)),
-                    Err(e) => tracing::warn!(error = %e, "skipping a session"),
-                }
+                out.extend(listed(codec, k.value(), v.value()));
             }
             Ok(Some(out))
         })
