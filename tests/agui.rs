@@ -329,6 +329,13 @@ async fn the_endpoint_speaks_sse_resumes_by_last_event_id_and_names_bad_fields()
     // Only the last event's update (offset 15: the todo call's result) after the cursor.
     assert_eq!(events[1]["type"], "TOOL_CALL_RESULT", "{resumed}");
     assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED");
+    // Resumed at the head without following: the run finishes at once, with that cursor.
+    let at_head = format!("POST /ag-ui HTTP/1.1\r\nLast-Event-ID: {epoch}:15\r\n");
+    let (_, done) = http(server.addr(), &at_head, &body.to_string());
+    let events = data_lines(&done);
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["RUN_STARTED", "RUN_FINISHED"], "{done}");
+    assert_eq!(events[1]["result"]["cursor"]["offset"], "15");
 
     for (body, field) in [
         ("{}".to_owned(), "threadId"),

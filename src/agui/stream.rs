@@ -44,12 +44,21 @@ pub async fn open(
     options: RunOptions,
     valid_until: Option<SystemTime>,
 ) -> Result<RunStream, Error> {
-    let until = if options.follow {
-        None
+    // Without following: the head to stop at (`Some(0)`: nothing to send), and the cursor a
+    // run resumed at the head already has (it finishes at once, with that cursor).
+    let (until, last) = if options.follow {
+        (None, None)
     } else {
         match sessions.info(&options.session).await {
-            Ok(info) => Some(info.meta.head_offset),
-            Err(SessionError::NotFound(_)) => Some(0),
+            Ok(info) => match &options.start {
+                Start::After(c)
+                    if c.epoch == info.meta.epoch && c.offset >= info.meta.head_offset =>
+                {
+                    (Some(0), Some((c.epoch.as_str().to_owned(), c.offset)))
+                }
+                _ => (Some(info.meta.head_offset), None),
+            },
+            Err(SessionError::NotFound(_)) => (Some(0), None),
             Err(e) => return Err(e.into()),
         }
     };
@@ -62,7 +71,7 @@ pub async fn open(
         items: sessions.subscribe(&options.session, Target::AgUi, options.caps, start),
         thread: options.session.as_str().to_owned(),
         run_id: options.run_id(),
-        last: None,
+        last,
         until,
         expires: valid_until.map(|t| {
             let left = t.duration_since(SystemTime::now()).unwrap_or_default();
