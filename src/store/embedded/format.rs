@@ -18,6 +18,9 @@ pub const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("session
 pub const IDS: TableDefinition<(&str, &str), u64> = TableDefinition::new("ids_v1");
 /// (session id, call id) → phase bits ([`phase_bits`]), for every call a session has seen.
 pub const CALLS: TableDefinition<(&str, &str), u8> = TableDefinition::new("calls_v1");
+/// [`APPLIED`] → the sequence of the last journal group applied to these tables.
+pub const JOURNAL: TableDefinition<&str, u64> = TableDefinition::new("journal_v1");
+pub const APPLIED: &str = "applied";
 /// One key the writer rewrites to learn whether the disk takes writes again.
 pub const PROBE: TableDefinition<&str, u64> = TableDefinition::new("probe_v1");
 
@@ -117,6 +120,7 @@ pub fn prepare(db: &redb::Database, codec: &dyn RecordCodec) -> Result<(), redb:
     tx.open_table(IDS)?;
     tx.open_table(CALLS)?;
     tx.open_table(PROBE)?;
+    tx.open_table(JOURNAL)?;
     super::migrate::earlier_formats(&tx, &existing, codec)?;
     tx.commit()?;
     Ok(())

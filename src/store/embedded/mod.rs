@@ -1,18 +1,24 @@
 //! The embedded store: crash-safe session logs in a redb database in the data directory.
 //!
-//! Appends go through one writer thread (`writer.rs`: group commit, recovery from failed
-//! writes). Reads run on the blocking pool against redb's MVCC snapshots and never wait for
-//! the writer. Every stored value carries a checksum (`format.rs`), and idempotency and
-//! lifecycle questions are answered from an id index and a call-phase table, so a session's
-//! events are never all read into memory.
+//! Appends go through one writer thread (`writer.rs`: group commit into an append-only
+//! journal, `journal.rs`, one `fdatasync` per group; recovery from failed writes). Journaled
+//! groups are readable at once from an in-memory overlay (`overlay.rs`) and are moved into redb
+//! by an applier thread (`apply.rs`) many groups per commit; on open, the journal's unapplied
+//! groups are applied first. Reads look at the overlay, then run on the blocking pool against
+//! redb's MVCC snapshots and never wait for the writers. Every stored value carries a checksum
+//! (`format.rs`), and idempotency and lifecycle questions are answered from an id index and a
+//! call-phase table, so a session's events are never all read into memory.
 
+mod apply;
 mod format;
+mod journal;
 mod migrate;
+mod overlay;
 mod writer;
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 use redb::{Database, ReadableDatabase, ReadableTable};
@@ -48,6 +54,13 @@ fn listed(codec: &dyn RecordCodec, key: &str, value: &[u8]) -> Option<(SessionId
     }
 }
 
+/// The overlay's session metadata as listed.
+fn overlaid(pending: Vec<(String, SessionMeta)>) -> impl Iterator<Item = (SessionId, SessionMeta)> {
+    pending
+        .into_iter()
+        .filter_map(|(id, meta)| Some((SessionId::new(&id).ok()?, meta)))
+}
+
 fn storage(e: impl Into<redb::Error>) -> StoreError {
     match e.into() {
         redb::Error::Corrupted(msg) => StoreError::Corrupt(msg),
@@ -78,9 +91,44 @@ fn open_database(
     Ok(db)
 }
 
+/// Applies what the journal in `dir` holds beyond what `db` has applied, durably, then deletes
+/// the journal; returns the sequence the next group gets.
+fn replay_journal(db: &Database, dir: &Path, codec: &dyn RecordCodec) -> Result<u64, StoreError> {
+    let io = |e: std::io::Error| StoreError::Storage(format!("{}: {e}", dir.display()));
+    let mut last = apply::applied(db)?;
+    let groups: Vec<Arc<journal::Group>> = journal::replay(dir)
+        .map_err(io)?
+        .into_iter()
+        .filter(|g| g.seq > last)
+        .map(Arc::new)
+        .collect();
+    // Groups follow each other; one missing means the rest cannot be applied in order.
+    let contiguous = groups
+        .iter()
+        .zip(last + 1..)
+        .take_while(|(g, want)| g.seq == *want)
+        .count();
+    if contiguous < groups.len() {
+        tracing::error!(
+            expected = last + 1 + contiguous as u64,
+            found = groups[contiguous].seq,
+            "the journal skips a group; the groups after the gap are not applied"
+        );
+    }
+    if contiguous > 0 {
+        tracing::info!(groups = contiguous, "applying the journal");
+        for chunk in groups[..contiguous].chunks(1024) {
+            apply::commit(db, codec, chunk, true)?;
+        }
+        last = groups[contiguous - 1].seq;
+    }
+    journal::clear(dir).map_err(io)?;
+    Ok(last + 1)
+}
+
 impl EmbeddedStore {
-    /// Opens (or creates) `toolview.redb` in `dir`, with a page cache of `cache_bytes`, its
-    /// records in `codec`'s format (an earlier format is moved into it).
+    /// Opens (or creates) `toolview.redb` and its journal in `dir`, with a page cache of
+    /// `cache_bytes`, its records in `codec`'s format (an earlier format is moved into it).
     pub fn open(
         dir: &Path,
         cache_bytes: usize,
@@ -90,11 +138,21 @@ impl EmbeddedStore {
             .map_err(|e| StoreError::Storage(format!("{}: {e}", dir.display())))?;
         let path = dir.join("toolview.redb");
         let db = open_database(&path, cache_bytes, &*codec)?;
+        let journal_dir = journal::dir_of(dir);
+        let next = replay_journal(&db, &journal_dir, &*codec)?;
+        let journal = journal::Journal::create(&journal_dir, next)
+            .map_err(|e| StoreError::Storage(format!("{}: {e}", journal_dir.display())))?;
         let shared = Arc::new(Shared {
             slot: parking_lot::RwLock::new(Some(Arc::new(db))),
+            overlay: Default::default(),
+            applied: AtomicU64::new(next - 1),
+            durable: AtomicU64::new(next - 1),
             generation: Default::default(),
+            journal_ok: AtomicBool::new(true),
+            db_ok: AtomicBool::new(true),
             healthy: watch::Sender::new(true),
             path,
+            journal_dir: journal_dir.clone(),
             cache_bytes,
             codec,
         });
@@ -102,7 +160,7 @@ impl EmbeddedStore {
         let writer_shared = shared.clone();
         let thread = std::thread::Builder::new()
             .name("toolview-writer".into())
-            .spawn(move || writer_loop(&writer_shared, rx))
+            .spawn(move || run_writers(&writer_shared, journal, &journal_dir, rx))
             .map_err(|e| StoreError::Storage(e.to_string()))?;
         Ok(EmbeddedStore {
             shared,
@@ -146,6 +204,55 @@ impl EmbeddedStore {
             }
             Err(e) => Err(StoreError::from_join(e, &what)),
         }
+    }
+
+    /// Runs a few point lookups on this thread: a handful of B-tree pages, almost always in
+    /// redb's page cache, cost less than the two thread hand-offs of the blocking pool (which
+    /// dominated a durable publish's CPU). Panics are handled as in [`Self::blocking`].
+    fn lookup<T>(
+        &self,
+        what: String,
+        f: impl FnOnce(&Database) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let db = self.shared.slot.read().clone().ok_or_else(|| {
+            StoreError::Storage("the store is reopening after a failed write; retry".into())
+        })?;
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&db))).unwrap_or_else(|panic| {
+            StoreError::from_panic(panic, &format!("reading {what}"));
+            Err(StoreError::Corrupt(format!("{what} could not be read")))
+        })
+    }
+}
+
+/// The writer, and the applier it feeds, until the store closes; then the journal is deleted
+/// if everything in it reached the database.
+fn run_writers(
+    shared: &Arc<Shared>,
+    journal: journal::Journal,
+    dir: &Path,
+    rx: mpsc::Receiver<Request>,
+) {
+    let (to_applier, from_writer) = std::sync::mpsc::channel();
+    let applier_shared = shared.clone();
+    let applier = std::thread::Builder::new()
+        .name("toolview-applier".into())
+        .spawn(move || apply::applier_loop(&applier_shared, from_writer));
+    let applier = match applier {
+        Ok(thread) => thread,
+        Err(e) => {
+            tracing::error!(error = %e, "could not start the store's applier");
+            return;
+        }
+    };
+    writer_loop(shared, journal, rx, to_applier);
+    if applier.join().is_err() {
+        tracing::error!("the store's applier panicked; the journal is applied on the next open");
+        return;
+    }
+    if shared.overlay.read().is_empty()
+        && let Err(e) = journal::clear(dir)
+    {
+        tracing::warn!(error = %e, "could not delete the applied journal");
     }
 }
 
@@ -192,6 +299,9 @@ impl Store for EmbeddedStore {
     }
 
     async fn meta(&self, session: &SessionId) -> Result<Option<SessionMeta>, StoreError> {
+        if let Some(meta) = self.shared.overlay.read().meta(session.as_str()) {
+            return Ok(Some(meta));
+        }
         let sid = session.to_string();
         self.blocking(format!("session {session}"), move |db, codec| {
             let tx = db.begin_read().map_err(storage)?;
@@ -210,24 +320,47 @@ impl Store for EmbeddedStore {
         calls: Vec<CallId>,
     ) -> Result<Known, StoreError> {
         let sid = session.to_string();
-        self.blocking(format!("session {session}"), move |db, _| {
-            let tx = db.begin_read().map_err(storage)?;
-            let ids = tx.open_table(IDS).map_err(storage)?;
-            let phases = tx.open_table(CALLS).map_err(storage)?;
-            let mut known = Known::default();
+        // The overlay first (see overlay.rs), then the database for the rest.
+        let mut known = Known::default();
+        let (mut events_left, mut calls_left) = (Vec::new(), Vec::new());
+        let floor = {
+            let overlay = self.shared.overlay.read();
             for id in events {
-                if let Some(offset) = ids.get((sid.as_str(), id.as_str())).map_err(storage)? {
-                    known.events.insert(id, offset.value());
+                match overlay.event(&sid, id.as_str()) {
+                    Some(offset) => drop(known.events.insert(id, offset)),
+                    None => events_left.push(id),
                 }
             }
             for call in calls {
+                match overlay.call(&sid, call.as_str()) {
+                    Some(phase) => drop(known.calls.insert(call, phase)),
+                    None => calls_left.push(call),
+                }
+            }
+            overlay.floor(&sid).unwrap_or(0)
+        };
+        if events_left.is_empty() && calls_left.is_empty() {
+            return Ok(known);
+        }
+        self.lookup(format!("session {session}"), move |db| {
+            let tx = db.begin_read().map_err(storage)?;
+            let ids = tx.open_table(IDS).map_err(storage)?;
+            let phases = tx.open_table(CALLS).map_err(storage)?;
+            for id in events_left {
+                if let Some(offset) = ids.get((sid.as_str(), id.as_str())).map_err(storage)? {
+                    // An id trimmed by a group not yet applied is forgotten already.
+                    if offset.value() >= floor {
+                        known.events.insert(id, offset.value());
+                    }
+                }
+            }
+            for call in calls_left {
                 if let Some(bits) = phases.get((sid.as_str(), call.as_str())).map_err(storage)? {
                     known.calls.insert(call, phase_of(bits.value()));
                 }
             }
             Ok(known)
         })
-        .await
     }
 
     async fn read(
@@ -237,22 +370,40 @@ impl Store for EmbeddedStore {
         max: usize,
     ) -> Result<Vec<Record>, StoreError> {
         let sid = session.to_string();
+        let plan = self.shared.overlay.read().read(&sid, after, max);
+        if plan.complete {
+            return Ok(plan.records);
+        }
         self.blocking(format!("session {session}"), move |db, codec| {
-            read_range(db, codec, &sid, after, max)
+            let from = after.max(plan.floor.saturating_sub(1));
+            let mut out = read_range(db, codec, &sid, from, max)?;
+            // The overlay's events continue the database's (a group applied meanwhile is in
+            // both: keep one copy).
+            let head = out.last().map_or(from, |r| r.offset);
+            let room = max - out.len();
+            out.extend(
+                plan.records
+                    .into_iter()
+                    .filter(|r| r.offset > head)
+                    .take(room),
+            );
+            Ok(out)
         })
         .await
     }
 
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
-        self.blocking("the session list".into(), |db, codec| {
+        let pending = self.shared.overlay.read().metas();
+        self.blocking("the session list".into(), move |db, codec| {
             let tx = db.begin_read().map_err(storage)?;
             let sessions = tx.open_table(SESSIONS).map_err(storage)?;
-            let mut out = Vec::new();
+            let mut out = std::collections::BTreeMap::new();
             for item in sessions.iter().map_err(storage)? {
                 let (k, v) = item.map_err(storage)?;
                 out.extend(listed(codec, k.value(), v.value()));
             }
-            Ok(out)
+            out.extend(overlaid(pending));
+            Ok(out.into_iter().collect())
         })
         .await
     }
@@ -262,6 +413,7 @@ impl Store for EmbeddedStore {
         after: Option<SessionId>,
         limit: usize,
     ) -> Result<Option<Vec<(SessionId, SessionMeta)>>, StoreError> {
+        let pending = self.shared.overlay.read().metas();
         self.blocking("the session list".into(), move |db, codec| {
             use std::ops::Bound;
             let tx = db.begin_read().map_err(storage)?;
@@ -269,7 +421,7 @@ impl Store for EmbeddedStore {
             let from = after
                 .as_ref()
                 .map_or(Bound::Unbounded, |a| Bound::Excluded(a.as_str()));
-            let mut out = Vec::new();
+            let mut out = std::collections::BTreeMap::new();
             for item in sessions
                 .range::<&str>((from, Bound::Unbounded))
                 .map_err(storage)?
@@ -280,7 +432,11 @@ impl Store for EmbeddedStore {
                 let (k, v) = item.map_err(storage)?;
                 out.extend(listed(codec, k.value(), v.value()));
             }
-            Ok(Some(out))
+            // The first `limit` of the union are among the database's first `limit` and the
+            // overlay's sessions.
+            let after = after.as_ref().map(|a| a.as_str());
+            out.extend(overlaid(pending).filter(|(id, _)| after.is_none_or(|a| id.as_str() > a)));
+            Ok(Some(out.into_iter().take(limit).collect()))
         })
         .await
     }
