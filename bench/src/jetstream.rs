@@ -186,11 +186,29 @@ fn stored_message(payload: usize) -> (Bytes, HeaderMap) {
     (Bytes::from(bytes), headers)
 }
 
+/// A single `nats-server` whose JetStream syncs every message to disk before acknowledging it
+/// (`sync_interval: always`), with a file-backed stream for [`bare_publish`]: the durable peer of
+/// the embedded store.
+pub async fn durable_peer(bin: &std::path::Path) -> anyhow::Result<NatsCluster> {
+    use async_nats::jetstream::stream;
+    let server = NatsCluster::start_with(bin, 1, "sync_interval: always")?;
+    let js = async_nats::jetstream::new(async_nats::connect(server.urls()).await?);
+    js.create_stream(stream::Config {
+        name: "PEER".into(),
+        subjects: vec!["toolview.s.>".into()],
+        storage: stream::StorageType::File,
+        ..Default::default()
+    })
+    .await
+    .context("creating the peer's stream")?;
+    Ok(server)
+}
+
 /// Closed-loop JetStream publishes, one connection and subject per publisher, each message
 /// with a `Nats-Msg-Id` as toolview's; `batch` messages are sent, then their acks awaited — or,
 /// `atomic`, sent as one atomic batch (ADR-50, as toolview sends several events; no message
 /// ids, which batches refuse).
-async fn bare_publish(
+pub(crate) async fn bare_publish(
     urls: &str,
     run: &str,
     publishers: usize,

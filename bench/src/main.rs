@@ -9,6 +9,7 @@ mod measure;
 mod nats;
 mod process;
 mod run;
+mod scale;
 
 use clap::Parser;
 

@@ -30,13 +30,16 @@ impl Server {
                 exe.display()
             );
         }
-        let dir = std::env::temp_dir().join(format!(
-            "toolview-bench-{}-{store}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-        ));
+        Server::toolview_in(exe, store, fresh_dir(store), extra)
+    }
+
+    /// [`Server::toolview_with`] on the data directory `dir` (removed on drop).
+    pub fn toolview_in(
+        exe: &Path,
+        store: &str,
+        dir: PathBuf,
+        extra: &[&str],
+    ) -> anyhow::Result<Server> {
         let mut child = Command::new(exe)
             .args([
                 "serve",
@@ -146,6 +149,17 @@ impl Drop for Server {
     }
 }
 
+/// A data directory name no other server uses.
+pub fn fresh_dir(what: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "toolview-bench-{}-{what}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ))
+}
+
 /// Reads lines until one contains `marker` and returns what follows it; the rest of the
 /// output is drained on a thread so the child never blocks on a full pipe.
 fn first_line_after(output: impl Read + Send + 'static, marker: &str) -> anyhow::Result<String> {
@@ -174,6 +188,12 @@ pub struct NatsCluster {
 impl NatsCluster {
     /// `n` JetStream servers routed to each other (one: no cluster), `max_payload` 8 MB.
     pub fn start(bin: &Path, n: usize) -> anyhow::Result<NatsCluster> {
+        NatsCluster::start_with(bin, n, "")
+    }
+
+    /// As [`NatsCluster::start`], with more settings in each server's `jetstream` block (e.g.
+    /// `sync_interval: always`).
+    pub fn start_with(bin: &Path, n: usize, jetstream: &str) -> anyhow::Result<NatsCluster> {
         let dir = std::env::temp_dir().join(format!(
             "toolview-bench-nats-{}-{}",
             std::process::id(),
@@ -212,7 +232,7 @@ impl NatsCluster {
                 &config,
                 format!(
                     "server_name: n{i}\nlisten: 127.0.0.1:{}\nmax_payload: 8MB\n\
-                     jetstream {{ store_dir: \"{}\" }}\n{cluster_block}\n",
+                     jetstream {{ store_dir: \"{}\"\n{jetstream} }}\n{cluster_block}\n",
                     port()?,
                     dir.join(format!("n{i}")).display()
                 ),

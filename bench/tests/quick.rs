@@ -42,6 +42,9 @@ fn every_scenario_runs_and_prints_its_row() {
         "replay of a 2,000 event session",
         "server memory, 100 idle subscribers, 1 per connection",
         "server memory, 100 idle subscribers, 10 per connection",
+        "startup of a server with 2,000 stored sessions (embedded)",
+        "first publish after that startup (2,000 stored sessions)",
+        "server memory, 100 loaded idle sessions",
         "ACP renders, one core",
     ];
     for scenario in expect {
@@ -54,11 +57,15 @@ fn every_scenario_runs_and_prints_its_row() {
     // builds it with the feature.
     let jetstream = have_nats && !stderr.contains("no JetStream rows");
     if have_nats {
-        assert!(
-            rows.iter()
-                .any(|r| r.starts_with("| fan-out via NATS core (peer): 20 subscribers")),
-            "no NATS row in:\n{stdout}"
-        );
+        for scenario in [
+            "fan-out via NATS core (peer): 20 subscribers",
+            "bare JetStream publish (durable peer: file storage, `sync_interval: always`), 4 publishers",
+        ] {
+            assert!(
+                rows.iter().any(|r| r.starts_with(&format!("| {scenario}"))),
+                "no row for {scenario:?} in:\n{stdout}"
+            );
+        }
     }
     if jetstream {
         for scenario in [
