@@ -30,6 +30,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         // Decode errors are INVALID_ARGUMENT, not tonic's INTERNAL (src/grpc/codec.rs).
         .codec_path("crate::grpc::codec::Codec")
+        // Stream items are sent pre-encoded, once per lane (src/grpc/wire.rs).
+        .extern_path(
+            ".toolview.v1.SubscribeResponse",
+            "crate::grpc::wire::SubscribeResponse",
+        )
         .build_client(true)
         .build_server(true)
         .compile_fds(fds)?;

@@ -226,6 +226,7 @@ async fn a_slow_subscriber_neither_blocks_others_nor_grows_memory() {
         {
             Ok(Some(pb::SubscribeResponse {
                 item: Some(Item::Update(u)),
+                ..
             })) => {
                 last = u.cursor.clone().unwrap();
                 got.push(last.offset);

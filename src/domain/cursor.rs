@@ -19,7 +19,8 @@ pub enum EpochError {
 /// this one. A session without a log has no epoch (`Option<Epoch>`), never an empty one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct Epoch(String);
+// Shared, not owned: every update sent carries its log's epoch, so a clone must not copy it.
+pub struct Epoch(std::sync::Arc<str>);
 
 impl Epoch {
     /// Validates and wraps an epoch.
@@ -28,7 +29,7 @@ impl Epoch {
         match s.len() {
             0 => Err(EpochError::Empty),
             n if n > MAX_EPOCH_LEN => Err(EpochError::TooLong(n)),
-            _ => Ok(Epoch(s)),
+            _ => Ok(Epoch(s.into())),
         }
     }
 
@@ -47,7 +48,7 @@ impl TryFrom<String> for Epoch {
 
 impl From<Epoch> for String {
     fn from(e: Epoch) -> String {
-        e.0
+        e.0.to_string()
     }
 }
 

@@ -13,6 +13,7 @@ mod session;
 mod status;
 mod storage;
 pub mod tail;
+pub mod wire;
 
 pub use presentation::PresentationApi;
 pub use services::{Health, Limits, Services, method_paths, services};
@@ -27,6 +28,13 @@ mod generated {
     pub mod toolview {
         pub mod v1 {
             tonic::include_proto!("toolview.v1");
+
+            // Written by hand, to be sent pre-encoded (build.rs maps the message there).
+            pub use crate::grpc::wire::SubscribeResponse;
+            /// The `item` oneof of [`SubscribeResponse`].
+            pub mod subscribe_response {
+                pub use crate::grpc::wire::Item;
+            }
 
             /// The encoded file descriptor set of the API (`toolview/v1`), for reflection.
             pub const FILE_DESCRIPTOR_SET: &[u8] =

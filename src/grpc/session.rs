@@ -10,6 +10,7 @@ use super::auth::{Expiring, access};
 use super::convert::{events_from_pb, rendered_update, target_from_pb};
 use super::pb::{self, session_service_server::SessionService};
 use super::status::check_size;
+use super::wire;
 use crate::auth::{Authenticator, Right};
 use crate::domain::SessionId;
 use crate::error::Error;
@@ -143,11 +144,18 @@ impl SessionService for SessionApi {
             .subscribe(&id, target, caps, start)
             .map(|item| {
                 let item = match item.map_err(|e| Status::from(Error::from(e)))? {
+                    // Encoded once per lane and update, shared by its subscribers.
                     SubscribeItem::Update { delivered, cursor } => {
-                        pb::subscribe_response::Item::Update(rendered_update(
-                            delivered.rendered.clone(),
-                            Some(cursor),
-                        ))
+                        let encode = || {
+                            wire::encode(pb::subscribe_response::Item::Update(rendered_update(
+                                delivered.rendered.clone(),
+                                Some(cursor.clone()),
+                            )))
+                        };
+                        return Ok(match delivered.encoded(&cursor.epoch, encode) {
+                            Ok(_) => pb::SubscribeResponse::shared(delivered),
+                            Err(bytes) => pb::SubscribeResponse::encoded(bytes),
+                        });
                     }
                     SubscribeItem::Heartbeat { head } => {
                         pb::subscribe_response::Item::Heartbeat(pb::Heartbeat { head_offset: head })
@@ -159,7 +167,7 @@ impl SessionService for SessionApi {
                         })
                     }
                 };
-                Ok(pb::SubscribeResponse { item: Some(item) })
+                Ok(pb::SubscribeResponse::new(item))
             });
         Ok(Response::new(Box::pin(Expiring::new(
             stream,

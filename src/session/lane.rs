@@ -8,7 +8,9 @@
 //! come while rendering is under way queue for the fold's lock (and then find the cache full).
 
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use bytes::Bytes;
 
 use parking_lot::RwLock;
 use prometheus_client::metrics::gauge::Gauge;
@@ -16,7 +18,7 @@ use prometheus_client::metrics::histogram::Histogram;
 
 use tokio::sync::Mutex;
 
-use crate::domain::SessionId;
+use crate::domain::{Epoch, SessionId};
 use crate::render::{Capabilities, Rendered, Renderer, Target};
 use crate::store::{Store, StoreError};
 
@@ -28,6 +30,37 @@ const READ_CHUNK: usize = 512;
 pub struct Delivered {
     pub offset: u64,
     pub rendered: Rendered,
+    /// The transport's encoding of this update with its cursor, made by the first subscriber
+    /// of the lane that sends it and shared by the others (see [`Delivered::encoded`]).
+    wire: OnceLock<(Epoch, Bytes)>,
+}
+
+impl Delivered {
+    pub fn new(offset: u64, rendered: Rendered) -> Self {
+        Delivered {
+            offset,
+            rendered,
+            wire: OnceLock::new(),
+        }
+    }
+
+    /// This update as the transport sends it at `epoch`: made by `encode` once, then shared by
+    /// every subscriber of the lane (each gets the same update at the same cursor). The session
+    /// layer does not know what the bytes are. An update asked for at another epoch than the
+    /// first is encoded anew (`Err`).
+    pub fn encoded(&self, epoch: &Epoch, encode: impl Fn() -> Bytes) -> Result<&Bytes, Bytes> {
+        let (at, bytes) = self.wire.get_or_init(|| (epoch.clone(), encode()));
+        if at == epoch {
+            Ok(bytes)
+        } else {
+            Err(encode())
+        }
+    }
+
+    /// The encoding [`Delivered::encoded`] made, if any.
+    pub fn encoding(&self) -> Option<&Bytes> {
+        self.wire.get().map(|(_, bytes)| bytes)
+    }
 }
 
 /// What a lane can serve.
@@ -213,12 +246,7 @@ impl Lane {
         let updates = renderer
             .catch_up(self.session.as_str())
             .into_iter()
-            .map(|(rendered, _)| {
-                Arc::new(Delivered {
-                    offset: at,
-                    rendered,
-                })
-            })
+            .map(|(rendered, _)| Arc::new(Delivered::new(at, rendered)))
             .collect();
         Ok(LaneJoin::At { at, updates })
     }
@@ -290,7 +318,7 @@ impl Lane {
                         let (rendered, size) = working.step(&r.event);
                         timer.observe(started.elapsed().as_secs_f64());
                         let offset = r.offset;
-                        (Arc::new(Delivered { offset, rendered }), size)
+                        (Arc::new(Delivered::new(offset, rendered)), size)
                     })
                     .collect();
                 (working, rendered)
