@@ -1,7 +1,7 @@
 //! The applier thread: moves journaled groups into the database, many per commit.
 //!
 //! Groups arrive here once they are durable in the journal (and visible through the overlay).
-//! The applier collects them for [`APPLY_INTERVAL`] (or [`APPLY_BYTES`]), commits them in one
+//! The applier collects them for [`APPLY_INTERVAL`], commits them in one
 //! durable redb transaction that also records the last applied sequence, and then removes them
 //! from the overlay; the writer deletes journal segments once everything in them is applied.
 //! A failed commit keeps its groups (they are durable in the journal and still served from the
@@ -30,8 +30,6 @@ use crate::store::{RecordCodec, StoreError, now_ms};
 /// database's per-commit cost (tens of page writes and an fsync) is shared by many groups,
 /// short enough that the overlay stays small.
 const APPLY_INTERVAL: Duration = Duration::from_millis(25);
-/// Bytes of groups that are applied at once without waiting for the interval.
-const APPLY_BYTES: usize = 4 << 20;
 /// Applies are not synced to disk (the journal has their groups); one in this interval is,
 /// after which the journal's older segments can go. Syncing every apply made the database's
 /// page writes compete with the journal's `fdatasync` for the disk.
@@ -50,46 +48,56 @@ pub enum ToApplier {
 pub fn applier_loop(shared: &Shared, rx: mpsc::Receiver<ToApplier>) {
     let mut batch: Vec<Arc<Group>> = Vec::new();
     let mut bytes = 0;
-    let mut since = Instant::now();
     let mut synced = Instant::now();
-    loop {
-        let msg = if batch.is_empty() {
-            rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected)
-        } else {
-            rx.recv_timeout((since + APPLY_INTERVAL).saturating_duration_since(Instant::now()))
-        };
-        match msg {
-            Ok(ToApplier::Group(group)) => {
-                if batch.is_empty() {
-                    since = Instant::now();
+    // Wait for a first message, then sleep out the interval and take everything queued: a
+    // channel only wakes a receiver that waits, so the groups sent meanwhile cost no wake-ups
+    // (waking per group cost the writer a futex call for each).
+    while let Ok(first) = rx.recv() {
+        let since = Instant::now();
+        let mut next = Some(first);
+        let mut open = true;
+        loop {
+            let msg = match next.take() {
+                Some(msg) => msg,
+                None => match rx.try_recv() {
+                    Ok(msg) => msg,
+                    Err(mpsc::TryRecvError::Empty) if since.elapsed() < APPLY_INTERVAL => {
+                        std::thread::sleep(APPLY_INTERVAL.saturating_sub(since.elapsed()));
+                        continue;
+                    }
+                    Err(mpsc::TryRecvError::Empty) => break,
+                    Err(mpsc::TryRecvError::Disconnected) => {
+                        open = false;
+                        break;
+                    }
+                },
+            };
+            match msg {
+                ToApplier::Group(group) => {
+                    bytes += group.bytes();
+                    batch.push(group);
                 }
-                bytes += group.bytes();
-                batch.push(group);
-                if bytes >= APPLY_BYTES {
+                // Deletes are rare (expiry); they wait for the interval like the groups.
+                ToApplier::Delete(sessions, done) => {
                     apply_all(shared, &mut batch, &mut bytes, &mut synced, false);
+                    // A delete's commit is durable, and with it every apply before it.
+                    let result = delete(shared, &sessions);
+                    if result.is_ok() {
+                        shared
+                            .durable
+                            .store(shared.applied.load(Ordering::Acquire), Ordering::Release);
+                        synced = Instant::now();
+                    }
+                    let _ = done.send(result);
                 }
-            }
-            Ok(ToApplier::Delete(sessions, done)) => {
-                apply_all(shared, &mut batch, &mut bytes, &mut synced, false);
-                // A delete's commit is durable, and with it every apply before it.
-                let result = delete(shared, &sessions);
-                if result.is_ok() {
-                    shared
-                        .durable
-                        .store(shared.applied.load(Ordering::Acquire), Ordering::Release);
-                    synced = Instant::now();
-                }
-                let _ = done.send(result);
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                apply_all(shared, &mut batch, &mut bytes, &mut synced, false);
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                apply_all(shared, &mut batch, &mut bytes, &mut synced, true);
-                return;
             }
         }
+        apply_all(shared, &mut batch, &mut bytes, &mut synced, !open);
+        if !open {
+            return;
+        }
     }
+    apply_all(shared, &mut batch, &mut bytes, &mut synced, true);
 }
 
 /// Applies `batch`, retrying (after reopening the database) until it succeeds, or once when
