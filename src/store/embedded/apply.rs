@@ -21,7 +21,7 @@ use super::format::{
     AFTER_ANY_ID, APPLIED, CALLS, EVENTS, IDS, JOURNAL, PROBE, SESSIONS, event_id,
 };
 use super::journal::Group;
-use super::writer::{Shared, report_health};
+use super::writer::{Shared, report_health, retry_until_writable};
 use super::{open_database, storage};
 use crate::domain::SessionId;
 use crate::store::{RecordCodec, StoreError, now_ms};
@@ -34,8 +34,6 @@ const APPLY_INTERVAL: Duration = Duration::from_millis(25);
 /// after which the journal's older segments can go. Syncing every apply made the database's
 /// page writes compete with the journal's `fdatasync` for the disk.
 const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(1);
-/// How often a database that cannot write is tried again.
-const RECOVERY_RETRY: Duration = Duration::from_secs(1);
 /// How long a reopen waits for reads of the failed database to finish.
 const READERS_GRACE: Duration = Duration::from_secs(30);
 
@@ -216,29 +214,18 @@ fn recover(shared: &Shared) {
         }
         drop(old);
     }
-    let mut attempts = 0u64;
-    loop {
-        match open_database(&shared.path, shared.cache_bytes, &*shared.codec).and_then(|db| {
-            probe(&db)?;
-            catch_up(shared, &db)?;
-            Ok(db)
-        }) {
-            Ok(db) => {
-                *shared.slot.write() = Some(Arc::new(db));
-                shared.db_ok.store(true, Ordering::Release);
-                report_health(shared);
-                tracing::info!(path = %shared.path.display(), attempts, "the store takes writes again");
-                return;
-            }
-            Err(e) => {
-                if attempts == 0 {
-                    tracing::warn!(error = %e, "the store cannot write yet; retrying every second");
-                }
-                attempts += 1;
-                std::thread::sleep(RECOVERY_RETRY);
-            }
-        }
-    }
+    retry_until_writable(shared, || {
+        let opened =
+            open_database(&shared.path, shared.cache_bytes, &*shared.codec).and_then(|db| {
+                probe(&db)?;
+                catch_up(shared, &db)?;
+                Ok(db)
+            });
+        Some(opened.map(|db| {
+            *shared.slot.write() = Some(Arc::new(db));
+            shared.db_ok.store(true, Ordering::Release);
+        }))
+    });
 }
 
 /// Applies, durably, the journal's groups that a reopened database lost.

@@ -226,8 +226,7 @@ fn entry(codec: &dyn RecordCodec, a: &SessionAppend) -> Entry {
 
 /// Cuts the journal back and waits until the disk takes a write; fails requests meanwhile.
 fn recover(shared: &Shared, journal: &mut Journal, rx: &mut mpsc::Receiver<Request>) {
-    let mut attempts = 0u64;
-    loop {
+    retry_until_writable(shared, || {
         loop {
             match rx.try_recv() {
                 Ok(r) => {
@@ -236,12 +235,27 @@ fn recover(shared: &Shared, journal: &mut Journal, rx: &mut mpsc::Receiver<Reque
                     let _ = r.done.send(Err(unavailable()));
                 }
                 Err(mpsc::error::TryRecvError::Empty) => break,
-                Err(mpsc::error::TryRecvError::Disconnected) => return,
+                Err(mpsc::error::TryRecvError::Disconnected) => return None,
             }
         }
-        match journal.probe() {
+        let probed = journal
+            .probe()
+            .map_err(|e| StoreError::Storage(format!("{}: {e}", shared.path.display())));
+        Some(probed.map(|()| shared.journal_ok.store(true, Ordering::Release)))
+    });
+}
+
+/// Runs `attempt` every [`RECOVERY_RETRY`] until it succeeds (it marks its half of the store
+/// writable), then reports the store's health; the first failure and the recovery are logged.
+/// Stops when `attempt` gives up (`None`: the store is closing).
+pub fn retry_until_writable(
+    shared: &Shared,
+    mut attempt: impl FnMut() -> Option<Result<(), StoreError>>,
+) {
+    let mut attempts = 0u64;
+    while let Some(result) = attempt() {
+        match result {
             Ok(()) => {
-                shared.journal_ok.store(true, Ordering::Release);
                 report_health(shared);
                 tracing::info!(path = %shared.path.display(), attempts, "the store takes writes again");
                 return;
