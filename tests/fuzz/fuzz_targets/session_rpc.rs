@@ -1,7 +1,7 @@
 //! `SessionService` as the wire reaches it: any bytes decoded as a `PublishRequest` go through
 //! the real handler (validation, lifecycle rules, the store), then every session it names is
-//! read back with `GetSession` and replayed by `Subscribe` for one target. Nothing may panic,
-//! and a replay must reach the session's head.
+//! read back with `GetSession` and replayed by `Subscribe` for one target, each item decoded as
+//! a client would. Nothing may panic, and a replay must reach the session's head.
 #![no_main]
 
 #[path = "common.rs"]
@@ -93,6 +93,9 @@ fuzz_target!(|data: &[u8]| {
                     .expect("the replay stalled")
                     .expect("the replay ended early")
                     .expect("the replay failed");
+                // As a client decodes it: the server sends updates pre-encoded.
+                let item = pb::SubscribeResponse::decode(item.encode_to_vec().as_slice())
+                    .expect("a stream item decodes");
                 if let Some(pb::subscribe_response::Item::Update(u)) = item.item {
                     assert!(
                         u.encoded_len() <= MAX_MESSAGE,
