@@ -31,7 +31,9 @@ pub struct Delivered {
     pub offset: u64,
     pub rendered: Rendered,
     /// The transport's encoding of this update with its cursor, made by the first subscriber
-    /// of the lane that sends it and shared by the others (see [`Delivered::encoded`]).
+    /// of the lane that sends it and shared by the others (see [`Delivered::encoded`]). Not
+    /// counted in the lane cache's bytes (it is made after the update is cached): a gRPC lane
+    /// holds up to about twice its counted size (docs/limits.md).
     wire: OnceLock<(Epoch, Bytes)>,
 }
 
