@@ -236,8 +236,10 @@ struct Task {
     tx: mpsc::Sender<Vec<SubscribeItem>>,
     /// The shared lane this subscriber reads (held, so it stays alive while in use).
     shared: Option<Arc<Lane>>,
-    /// A catch-up lane while this subscriber is behind the shared lane's cache.
-    private: Option<Lane>,
+    /// A catch-up lane while this subscriber is behind the shared lane's cache. Boxed: a
+    /// `Lane` is nearly 900 bytes, which every idle subscription's task would carry (twice,
+    /// in the spawned future's layout) for a lane it rarely has.
+    private: Option<Box<Lane>>,
     /// When the last item went out: heartbeats are for streams idle this long.
     last_sent: Instant,
     /// Updates sent, for this subscriber's target.
@@ -455,7 +457,7 @@ impl Task {
             }
         }
         let private = self.private.get_or_insert_with(|| {
-            Lane::new(
+            Box::new(Lane::new(
                 self.entry.id.clone(),
                 self.target,
                 self.caps,
@@ -463,7 +465,7 @@ impl Task {
                 (PRIVATE_CACHE, PRIVATE_CACHE_BYTES),
                 self.sessions.config.max_update_bytes,
                 self.sessions.lane_metrics(),
-            )
+            ))
         });
         let read = private
             .read(store, pos, h.head, (BATCH, BATCH_BYTES))
