@@ -185,7 +185,7 @@ async fn connection(
     };
     // The handshake and the serving of a TLS stream are boxed: laid out inline, their state
     // (rustls's) would make every connection's task larger, plain ones included — about
-    // 2.5 KiB of each idle connection's memory.
+    // 3.5 KB of each idle connection's memory (docs/performance.md).
     let accepted = tokio::select! {
         accepted = tokio::time::timeout(handshake, Box::pin(tls.acceptor().accept(stream))) => accepted,
         _ = stop.changed() => return,
