@@ -186,8 +186,9 @@ async fn connection(
     // The handshake and the serving of a TLS stream are boxed: laid out inline, their state
     // (rustls's) would make every connection's task larger, plain ones included — about
     // 3.5 KB of each idle connection's memory (docs/performance.md).
+    let accept = Box::pin(tls.acceptor().accept(stream));
     let accepted = tokio::select! {
-        accepted = tokio::time::timeout(handshake, Box::pin(tls.acceptor().accept(stream))) => accepted,
+        accepted = tokio::time::timeout(handshake, accept) => accepted,
         _ = stop.changed() => return,
     };
     match accepted {
