@@ -664,3 +664,43 @@ async fn a_trimmed_log_resets_once_with_the_feed_running() {
     }
     follow.abort();
 }
+
+/// An append whose answer is lost (the `jetstream-ack-lost` fail point: stored, then the
+/// answer dropped) is sent again; the repeat meets the compare-and-set, and the store tells its
+/// own earlier attempt from another writer's: the events are acknowledged once each as new
+/// (`duplicate: false`), at dense offsets — for an atomic batch and for a single event.
+#[tokio::test]
+async fn an_append_retried_after_a_lost_answer_is_not_a_duplicate() {
+    let nats = Nats::single();
+    let dir = tempfile::tempdir().unwrap();
+    let urls = nats.urls();
+    let mut cmd = support::process::serve_command(
+        dir.path(),
+        &[
+            "--store",
+            "jetstream",
+            "--nats-url",
+            &urls,
+            "--nats-replicas",
+            "1",
+        ],
+    );
+    cmd.env("FAILPOINTS", "jetstream-ack-lost=2*return");
+    let a = ServerProcess::from_command(cmd);
+    let mut c = client(&a.url).await;
+    let mut batch = vec![bash_call("l", "e1", "c1")];
+    for i in 2..=5 {
+        batch.push(output("l", &format!("e{i}"), "c1", "x\n"));
+    }
+    let acks = publish(&mut c, batch).await.unwrap();
+    let single = publish(&mut c, vec![output("l", "e6", "c1", "y\n")])
+        .await
+        .unwrap();
+    let got: Vec<(u64, bool)> = acks
+        .iter()
+        .chain(&single)
+        .map(|a| (a.cursor.as_ref().unwrap().offset, a.duplicate))
+        .collect();
+    assert_eq!(got, (1..=6).map(|o| (o, false)).collect::<Vec<_>>());
+    assert_eq!(get_session(&mut c, "l").await.unwrap().head_offset, 6);
+}

@@ -18,16 +18,24 @@ use jetstream_extra::batch_publish::BatchPublishExt as _;
 use tokio::sync::{oneshot, watch};
 
 use super::index::{Index, Stored};
-use super::load::{CALLS, CREATED, EPOCH, OFFSET, UPDATED};
+use super::load::{APPEND, CALLS, CREATED, EPOCH, OFFSET, UPDATED};
 use super::{Inner, REQUEST_TIMEOUT};
 use crate::domain::{Epoch, SessionId};
 use crate::store::{Durable, SessionAppend, StoreError, unique_hex};
 
 /// A publish that gets no answer (a lost acknowledgement, a leader election) is sent again, the
-/// same, for this long: the compare-and-set (and `Nats-Msg-Id`) make the repeat harmless.
-const PUBLISH_PATIENCE: Duration = Duration::from_secs(15);
-const RETRY_FIRST_WAIT: Duration = Duration::from_millis(50);
-const RETRY_MAX_WAIT: Duration = Duration::from_secs(1);
+/// same, for this long: the compare-and-set (and `Nats-Msg-Id`) make the repeat harmless. It
+/// outlasts a Raft election (4-9 s in nats-server) with room for a second one.
+pub(super) const PUBLISH_PATIENCE: Duration = Duration::from_secs(15);
+/// An attempt unanswered this long is sent again: a stream leader acknowledges in
+/// milliseconds, and one that died never answers.
+pub(super) const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
+/// Between attempts refused at once (no stream leader yet): doubling from the first to the
+/// most, so an append goes through at most this long after the new leader is elected; only
+/// the first append of each session's chain retries, so an election costs a few requests per
+/// active session a second.
+pub(super) const RETRY_FIRST_WAIT: Duration = Duration::from_millis(50);
+pub(super) const RETRY_MAX_WAIT: Duration = Duration::from_millis(250);
 
 /// JetStream's "wrong last sequence" errors: the compare-and-set failed (10071), or another
 /// checked append to the subject is in flight (10164).
@@ -127,6 +135,9 @@ async fn write(
         expected.push(tail.seq);
     }
 
+    // Names this append: the dedup id of a single message, and a header by which a retry that
+    // meets the compare-and-set can tell its own earlier attempt from another writer's append.
+    let append_id = unique_hex();
     let mut messages = Vec::new();
     let mut stored = Vec::with_capacity(batch.len());
     for (a, &expect) in batch.iter().zip(&expected) {
@@ -141,6 +152,7 @@ async fn write(
             headers.insert(CALLS, a.meta.calls.to_string());
             if i == 0 {
                 headers.insert("Nats-Expected-Last-Subject-Sequence", expect.to_string());
+                headers.insert(APPEND, append_id.as_str());
             }
             let payload = inner
                 .codec
@@ -163,18 +175,31 @@ async fn write(
         stored.push(session_stored);
     }
 
-    let last_seq = if let [one] = messages.as_slice() {
+    let published = if let [one] = messages.as_slice() {
         // The dedup id names this append, not its offset: another writer's append at the same
         // offset must meet the compare-and-set (and fail), never be taken for a repeat of ours.
-        let id = format!("{}/{}", batch[0].records[0].offset, unique_hex());
+        let id = format!("{}/{append_id}", batch[0].records[0].offset);
         publish_one(inner, one, &id).await
     } else {
         publish_batch(inner, &messages).await
-    }
-    .map_err(|e| match e {
-        Failure::Conflict => conflict(&batch[0].session, "another writer appended first"),
-        Failure::Other(e) => StoreError::Storage(format!("NATS: append: {e}")),
-    })?;
+    };
+    let last_seq = match published {
+        Ok(seq) => seq,
+        // An attempt whose answer was lost may have been stored: then the repeat meets the
+        // compare-and-set, and the append is ours, not a conflict (its events are new, not
+        // duplicates).
+        Err(Failure::Conflict { unsure: true }) => {
+            let subject = inner.subject(&batch[0].session);
+            match inner.landed(&subject, expected[0], &append_id).await? {
+                Some(first) => first + messages.len() as u64 - 1,
+                None => return Err(conflict(&batch[0].session, "another writer appended first")),
+            }
+        }
+        Err(Failure::Conflict { unsure: false }) => {
+            return Err(conflict(&batch[0].session, "another writer appended first"));
+        }
+        Err(Failure::Other(e)) => return Err(StoreError::Storage(format!("NATS: append: {e}"))),
+    };
 
     // An atomic batch is stored as one run of stream sequences.
     let mut seq = last_seq + 1 - messages.len() as u64;
@@ -239,6 +264,33 @@ impl Inner {
         })
     }
 
+    /// The stream sequence at which append `id` was stored after stream sequence `expected`
+    /// of `subject` (read from the leader), or `None` when another writer's message is there.
+    async fn landed(
+        &self,
+        subject: &str,
+        expected: u64,
+        id: &str,
+    ) -> Result<Option<u64>, StoreError> {
+        use async_nats::jetstream::stream::LastRawMessageErrorKind;
+        let next = self
+            .stream
+            .raw_message_builder()
+            .sequence(expected + 1)
+            .next_by_subject(subject.to_owned())
+            .send()
+            .await;
+        match next {
+            Ok(m) => {
+                Ok((m.headers.get(APPEND).map(|v| v.as_str()) == Some(id)).then_some(m.sequence))
+            }
+            Err(e) if e.kind() == LastRawMessageErrorKind::NoMessageFound => Ok(None),
+            Err(e) => Err(StoreError::Storage(format!(
+                "NATS: checking an append to {subject}: {e}"
+            ))),
+        }
+    }
+
     /// Adds what this replica appended to its index (a new log starts one).
     async fn record(&self, session: &SessionId, stored: &[Stored]) {
         let slot = self.slot(session);
@@ -290,7 +342,11 @@ impl Inner {
 }
 
 enum Failure {
-    Conflict,
+    /// The compare-and-set failed; `unsure` when an earlier attempt got no answer (it may be
+    /// what the log moved on by).
+    Conflict {
+        unsure: bool,
+    },
     Other(String),
 }
 
@@ -308,6 +364,13 @@ fn is_conflict(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
+/// Whether the fail point `jetstream-ack-lost` drops this answer (never without the
+/// `failpoints` feature, where the macro is nothing).
+fn ack_lost() -> bool {
+    fail::fail_point!("jetstream-ack-lost", |_| true);
+    false
+}
+
 /// Retries `attempt` while it fails with anything but a conflict, for [`PUBLISH_PATIENCE`].
 async fn patiently<T, E, F, Fut>(mut attempt: F) -> Result<T, Failure>
 where
@@ -317,14 +380,36 @@ where
 {
     let deadline = tokio::time::Instant::now() + PUBLISH_PATIENCE;
     let mut wait = RETRY_FIRST_WAIT;
+    let mut unsure = false;
     loop {
-        match attempt().await {
+        // An attempt sent to a leader that died gets no answer at all: waiting out the
+        // client's request timeout would add seconds to the election.
+        let Ok(outcome) = tokio::time::timeout(ATTEMPT_TIMEOUT, attempt()).await else {
+            if tokio::time::Instant::now() + wait > deadline {
+                return Err(Failure::Other(format!(
+                    "no answer within {} s",
+                    PUBLISH_PATIENCE.as_secs()
+                )));
+            }
+            unsure = true;
+            tracing::debug!("append not answered; sending it again");
+            continue;
+        };
+        // Tests: the server stored the append, but its answer is lost on the way back.
+        let lost = outcome.is_ok() && ack_lost();
+        match outcome {
+            Ok(_) if lost => {
+                unsure = true;
+                tracing::debug!("append's answer lost (fail point); sending it again");
+                tokio::time::sleep(wait).await;
+            }
             Ok(v) => return Ok(v),
-            Err(e) if is_conflict(&e) => return Err(Failure::Conflict),
+            Err(e) if is_conflict(&e) => return Err(Failure::Conflict { unsure }),
             Err(e) if tokio::time::Instant::now() + wait > deadline => {
                 return Err(Failure::Other(e.to_string()));
             }
             Err(e) => {
+                unsure = true;
                 tracing::debug!(error = %e, "append not acknowledged; sending it again");
                 tokio::time::sleep(wait).await;
                 wait = (wait * 2).min(RETRY_MAX_WAIT);

@@ -32,6 +32,8 @@ pub(super) const EPOCH: &str = "Toolview-Epoch";
 pub(super) const CREATED: &str = "Toolview-Created-Ms";
 pub(super) const UPDATED: &str = "Toolview-Updated-Ms";
 pub(super) const CALLS: &str = "Toolview-Calls";
+/// On an append's first message: the append's unique id (see `append::write`).
+pub(super) const APPEND: &str = "Toolview-Append";
 
 /// A stored message back: the record from the payload, the log's facts from the headers.
 pub(super) fn parse(
@@ -116,16 +118,38 @@ impl Inner {
             .map_err(|e| StoreError::Corrupt(format!("{subject}, stream sequence {seq}: {e}")))
     }
 
-    /// The last message of a subject, from the stream leader; `None` when it has none.
+    /// The last message of a subject, from the stream leader; `None` when it has none. Asked
+    /// again while the leader does not answer (an election, NATS away), for as long as an
+    /// append is (`PUBLISH_PATIENCE`): a publish that must read its session first waits as
+    /// long as one that need not.
     pub(super) async fn last(&self, subject: &str) -> Result<Option<Stored>, StoreError> {
-        match self.stream.get_last_raw_message_by_subject(subject).await {
-            Ok(m) => self
-                .decode(subject, m.sequence, Some(&m.headers), &m.payload)
-                .map(Some),
-            Err(e) if e.kind() == LastRawMessageErrorKind::NoMessageFound => Ok(None),
-            Err(e) => Err(StoreError::Storage(format!(
-                "NATS: last message of {subject}: {e}"
-            ))),
+        let deadline = tokio::time::Instant::now() + super::append::PUBLISH_PATIENCE;
+        let mut wait = super::append::RETRY_FIRST_WAIT;
+        loop {
+            let got = tokio::time::timeout(
+                super::append::ATTEMPT_TIMEOUT,
+                self.stream.get_last_raw_message_by_subject(subject),
+            )
+            .await;
+            let e = match got {
+                Ok(Ok(m)) => {
+                    return self
+                        .decode(subject, m.sequence, Some(&m.headers), &m.payload)
+                        .map(Some);
+                }
+                Ok(Err(e)) if e.kind() == LastRawMessageErrorKind::NoMessageFound => {
+                    return Ok(None);
+                }
+                Ok(Err(e)) => e.to_string(),
+                Err(_) => "no answer".to_owned(),
+            };
+            if tokio::time::Instant::now() + wait > deadline {
+                return Err(StoreError::Storage(format!(
+                    "NATS: last message of {subject}: {e}"
+                )));
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(super::append::RETRY_MAX_WAIT);
         }
     }
 
