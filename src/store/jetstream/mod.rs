@@ -20,6 +20,7 @@ mod feed;
 mod index;
 mod load;
 mod options;
+mod ready;
 mod subject;
 
 use std::collections::HashMap;
@@ -63,6 +64,8 @@ pub struct JetStreamStore {
     inner: Arc<Inner>,
     changes: Mutex<Option<mpsc::Receiver<Change>>>,
     feed: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Follows the connection and the stream's leader into `writable` (see `ready`).
+    ready: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 struct Inner {
@@ -77,6 +80,7 @@ struct Inner {
     inflight: Arc<Semaphore>,
     /// Turns for atomic batches in flight (see [`MAX_BATCHES_IN_FLIGHT`]).
     batches: Semaphore,
+    /// Whether an append would be taken now: connected, and the stream's leader answering.
     writable: watch::Sender<bool>,
 }
 
@@ -86,8 +90,8 @@ impl JetStreamStore {
         options: JetStreamOptions,
         codec: Arc<dyn RecordCodec>,
     ) -> Result<Self, StoreError> {
-        let writable = watch::Sender::new(false);
-        let client = connect_patiently(&options, &writable).await?;
+        let connected = watch::Sender::new(false);
+        let client = connect_patiently(&options, &connected).await?;
         let info = client.server_info();
         if !options::version_supported(&info.version) {
             return Err(StoreError::Storage(format!(
@@ -129,30 +133,34 @@ impl JetStreamStore {
             chains: Mutex::default(),
             inflight: Arc::new(Semaphore::new(MAX_APPENDS_IN_FLIGHT)),
             batches: Semaphore::new(MAX_BATCHES_IN_FLIGHT),
-            writable,
+            // The stream was just opened, so its leader answered.
+            writable: watch::Sender::new(true),
         });
         let (tx, rx) = mpsc::channel(CHANGES_BUFFER);
         let feed = feed::follow(inner.clone(), tx).await?;
+        let ready = ready::follow(inner.clone(), connected.subscribe());
         Ok(JetStreamStore {
             inner,
             changes: Mutex::new(Some(rx)),
             feed: Mutex::new(Some(feed)),
+            ready: Mutex::new(Some(ready)),
         })
     }
 }
 
 /// Connects to NATS, waiting (up to [`STARTUP_PATIENCE`]) while no server accepts connections
 /// — NATS may start after toolview —; credentials or certificates that are refused fail at once.
+/// `connected` follows the connection from then on.
 async fn connect_patiently(
     options: &JetStreamOptions,
-    writable: &watch::Sender<bool>,
+    connected: &watch::Sender<bool>,
 ) -> Result<async_nats::Client, StoreError> {
     let storage = |what: &str, e: &dyn std::fmt::Display| {
         StoreError::Storage(format!("NATS ({}): {what}: {e}", options.urls.join(",")))
     };
     let deadline = tokio::time::Instant::now() + STARTUP_PATIENCE;
     loop {
-        let events = writable.clone();
+        let events = connected.clone();
         let mut connect = async_nats::ConnectOptions::new()
             .name("toolview")
             .connection_timeout(REQUEST_TIMEOUT)
@@ -191,7 +199,7 @@ async fn connect_patiently(
         }
         match connect.connect(options.urls.as_slice()).await {
             Ok(client) => {
-                writable.send_replace(true);
+                connected.send_replace(true);
                 return Ok(client);
             }
             Err(e) if unreachable(&e) && tokio::time::Instant::now() < deadline => {
@@ -363,6 +371,9 @@ impl Store for JetStreamStore {
             tokio::time::timeout(REQUEST_TIMEOUT * 2, self.inner.inflight.acquire_many(all)).await;
         if let Some(feed) = self.feed.lock().take() {
             feed.abort();
+        }
+        if let Some(ready) = self.ready.lock().take() {
+            ready.abort();
         }
         let _ = self.inner.client.drain().await;
     }
