@@ -304,6 +304,17 @@ impl Lane {
                 .read(&self.session, upto, READ_CHUNK.min((want - upto) as usize))
                 .await?;
             if records.is_empty() || records[0].offset != upto + 1 {
+                // A short answer is a trim only if the log says so: a replicated store may
+                // answer a read from a copy that lags (a NATS follower) while the head came
+                // from its leader. Then this is no reset, only "not yet": the reader retries.
+                let kept = store.meta(&self.session).await?;
+                if kept.is_some_and(|m| m.first_offset <= upto + 1) {
+                    return Err(StoreError::Storage(format!(
+                        "session {}: offset {} is stored but not readable yet",
+                        self.session,
+                        upto + 1
+                    )));
+                }
                 // Trimmed under us (or lost): start over from what the log keeps now.
                 let first = records.first().map_or(upto + 1, |r| r.offset);
                 *renderer = self.fresh_renderer();

@@ -38,6 +38,11 @@ const BUFFER: usize = 2;
 /// Cache of a private catch-up lane, in updates and bytes.
 const PRIVATE_CACHE: usize = 256;
 const PRIVATE_CACHE_BYTES: usize = 4 * 1024 * 1024;
+/// A store that cannot be read now (a NATS leader election, a lost connection) pauses a
+/// subscription rather than ending it: it reads again after this long, doubling up to
+/// [`PAUSE_MAX`]. The subscriber keeps its stream (heartbeats go on) and misses nothing.
+const PAUSE_FIRST: std::time::Duration = std::time::Duration::from_millis(100);
+const PAUSE_MAX: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Where a subscription starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -258,6 +263,9 @@ impl Task {
         }
         let mut head_rx = self.entry.head.subscribe();
         let mut shutdown = self.sessions.shutdown.subscribe();
+        if let Start::After(c) = &start {
+            self.catch_up_to(c).await?;
+        }
         let h = head_rx.borrow_and_update().clone();
 
         // `pos` is the last offset delivered; `epoch` the log it belongs to (none yet while the
@@ -294,6 +302,7 @@ impl Task {
         let interval = self.sessions.config.heartbeat_interval;
         let heartbeat = tokio::time::sleep(interval);
         tokio::pin!(heartbeat);
+        let mut pause = PAUSE_FIRST;
         loop {
             if *shutdown.borrow() {
                 return Ok(());
@@ -335,7 +344,24 @@ impl Task {
             }
             // No lag check here: a subscriber that is reading may be as far behind as it likes
             // (it catches up from the log); only one that stops reading is ended, in `send`.
-            match self.read(&h, pos).await? {
+            let read = match self.read(&h, pos).await {
+                Ok(read) => {
+                    pause = PAUSE_FIRST;
+                    read
+                }
+                Err(SessionError::Store(StoreError::Storage(why))) => {
+                    if pause == PAUSE_FIRST {
+                        tracing::warn!(session = %self.entry.id, error = %why, "the store cannot be read now; the subscription pauses");
+                    }
+                    if self.pause(&h, pos, pause, &head_rx, &mut shutdown).await? {
+                        return Ok(());
+                    }
+                    pause = (pause * 2).min(PAUSE_MAX);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            match read {
                 LaneRead::Updates(updates) => {
                     let Some(last) = updates.last().map(|d| d.offset) else {
                         // Durable but not readable yet (cannot happen with ordered stores);
@@ -391,6 +417,32 @@ impl Task {
                 }
             }
         }
+    }
+
+    /// A cursor past what this process knows of the log (handed over from another replica,
+    /// whose appends this one has not heard of yet) is not stale: the head is read again from
+    /// the store, so the cursor is judged against the log, not a lagging head.
+    async fn catch_up_to(&self, c: &Cursor) -> Result<(), SessionError> {
+        let h = self.entry.head.borrow().clone();
+        if h.epoch.as_ref() == Some(&c.epoch) && c.offset <= h.head {
+            return Ok(());
+        }
+        let Some(meta) = self.sessions.store.meta(&self.entry.id).await? else {
+            return Ok(());
+        };
+        // Forward only, as the store's feed moves it (see `Sessions::apply_change`).
+        let moved = self.entry.head.send_if_modified(|h| {
+            let newer = h.epoch.as_ref() == Some(&meta.epoch) && meta.head_offset > h.head;
+            if newer {
+                h.head = meta.head_offset;
+                h.first = h.first.max(meta.first_offset);
+            }
+            newer
+        });
+        if moved {
+            self.sessions.head_moved(&self.entry);
+        }
+        Ok(())
     }
 
     /// Starts a live subscription on a session with a log: the shared lane's catch-up first
@@ -505,6 +557,34 @@ impl Task {
             _ = self.tx.closed() => return Ok(true),
         }
         Ok(false)
+    }
+
+    /// Waits `delay` before the store is read again (see [`PAUSE_FIRST`]), sending heartbeats
+    /// as an idle stream gets them; `true` when the subscription should stop.
+    async fn pause(
+        &mut self,
+        h: &Head,
+        pos: u64,
+        delay: std::time::Duration,
+        head_rx: &watch::Receiver<Head>,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<bool, SessionError> {
+        let until = Instant::now() + delay;
+        let interval = self.sessions.config.heartbeat_interval;
+        loop {
+            let due = self.last_sent + interval;
+            tokio::select! {
+                () = tokio::time::sleep_until(until) => return Ok(false),
+                () = tokio::time::sleep_until(due), if due < until => {
+                    let item = SubscribeItem::Heartbeat { head: h.head };
+                    if self.send(vec![item], head_rx, shutdown, pos).await? {
+                        return Ok(true);
+                    }
+                }
+                _ = shutdown.changed() => return Ok(true),
+                _ = self.tx.closed() => return Ok(true),
+            }
+        }
     }
 
     /// Sends a reset to the log of `epoch`; `true` when the subscription should stop.
