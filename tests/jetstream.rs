@@ -6,6 +6,9 @@
 
 mod support;
 
+#[path = "jetstream/faults.rs"]
+mod faults;
+
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;

@@ -28,8 +28,9 @@ pub fn store_options(nats: &Nats, replicas: usize) -> toolview::store::JetStream
     }
 }
 
-/// How long a server or cluster may take to be ready.
-const READY_WITHIN: Duration = Duration::from_secs(30);
+/// How long a server or cluster may take to be ready (generous: the JetStream suite starts
+/// several clusters at once on two cores).
+const READY_WITHIN: Duration = Duration::from_secs(90);
 
 /// The `nats-server` binary: `$TOOLVIEW_NATS_SERVER`, the one `scripts/test.sh` installs in
 /// `tests/.venv`, or one on the `PATH`.
