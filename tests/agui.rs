@@ -356,6 +356,27 @@ async fn the_endpoint_speaks_sse_resumes_by_last_event_id_and_names_bad_fields()
             "{answer}"
         );
     }
+
+    // A body over the limit is refused like the rest: 413 with `{"error", "code"}`.
+    let small_dir = tempfile::tempdir().unwrap();
+    let small = ServerProcess::spawn(
+        small_dir.path(),
+        &["--store", "memory", "--max-message-size", "65536"],
+    );
+    let big = json!({"threadId": "sse", "state": "x".repeat(100_000)}).to_string();
+    let (head, answer) = http(small.addr(), "POST /ag-ui HTTP/1.1\r\n", &big);
+    assert!(head.starts_with("HTTP/1.1 413"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: application/json"),
+        "{head}"
+    );
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["code"], "RESOURCE_EXHAUSTED", "{answer}");
+    assert!(
+        answer["error"].as_str().unwrap().contains("65536"),
+        "{answer}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,6 +10,7 @@ mod stream;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -27,6 +28,8 @@ pub const PATH: &str = "/ag-ui";
 struct Endpoint {
     sessions: Arc<Sessions>,
     auth: Arc<Authenticator>,
+    /// The body limit, named in the refusal past it.
+    max_body: usize,
 }
 
 /// `POST /ag-ui`, with request bodies of at most `max_body` bytes (`413` past it: an
@@ -35,10 +38,30 @@ pub fn routes(sessions: Arc<Sessions>, auth: Arc<Authenticator>, max_body: usize
     axum::Router::new()
         .route(PATH, axum::routing::post(run))
         .layer(DefaultBodyLimit::max(max_body))
-        .with_state(Endpoint { sessions, auth })
+        .with_state(Endpoint {
+            sessions,
+            auth,
+            max_body,
+        })
 }
 
-async fn run(State(endpoint): State<Endpoint>, headers: HeaderMap, body: Bytes) -> Response {
+/// The body comes as a `Result`: a refused one (over the limit, or broken off) is answered
+/// like every other refusal, as JSON, not with axum's plain-text rejection.
+async fn run(
+    State(endpoint): State<Endpoint>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(body) => body,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return refusal(Error::TooLarge(format!(
+                "request body: over the limit of {} bytes (--max-message-size)",
+                endpoint.max_body
+            )));
+        }
+        Err(e) => return refusal(Error::invalid(format!("request body: {}", e.body_text()))),
+    };
     match start(&endpoint, &headers, &body).await {
         Ok(stream) => (
             [

@@ -162,8 +162,8 @@ impl Agent {
                 let Some(session) = params["sessionId"].as_str().map(str::to_owned) else {
                     return self.fail(&id, INVALID_PARAMS, "sessionId: not set").await;
                 };
-                if self.options.session.as_ref().is_some_and(|s| *s != session) {
-                    let why = format!("this agent shows session {:?} only", self.options.session);
+                if let Some(only) = self.options.session.as_ref().filter(|s| **s != session) {
+                    let why = format!("this agent shows session {only} only");
                     return self.fail(&id, INVALID_PARAMS, &why).await;
                 }
                 // The history first, then the response, then live updates.
