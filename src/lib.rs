@@ -7,6 +7,7 @@
 pub mod agui;
 pub mod app;
 pub mod auth;
+pub mod client;
 pub mod domain;
 pub mod error;
 pub mod grpc;

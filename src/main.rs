@@ -4,7 +4,7 @@ use anyhow::Context as _;
 use clap::Parser;
 use tokio::net::TcpListener;
 use toolview::app::{
-    self,
+    self, ServeConfig,
     cli::{Cli, Command},
     config::LogFormat,
 };
@@ -26,133 +26,41 @@ fn main() -> anyhow::Result<()> {
 
 fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve(mut config) => {
-            // Test builds only: fail points configured from `FAILPOINTS`.
-            #[cfg(feature = "failpoints")]
-            let _failpoints = fail::FailScenario::setup();
-            limit_malloc_arenas();
-            init_tracing(config.log_format);
-            config.fit_descriptor_limit();
-            let rt = tokio::runtime::Runtime::new()?;
-            rt.block_on(async {
-                let addr = config.listen;
-                let server = app::Server::open(*config).await?;
-                let listener = TcpListener::bind(addr)
-                    .await
-                    .with_context(|| format!("cannot listen on {addr}"))?;
-                // On stdout, for scripts and tests that listen on port 0; only once the store
-                // is open and the port bound, so it means the server can serve.
-                if let Some(admin) = server.admin_addr() {
-                    println!("toolview metrics on {admin}");
-                }
-                println!("toolview listening on {}", listener.local_addr()?);
-                server.serve(listener, shutdown_signal()).await
-            })
-        }
-        Command::Tail {
-            session,
-            server,
-            target,
-            terminal,
-            from_beginning,
-            no_follow,
-            tool_colors,
-        } => client_runtime()?.block_on(toolview::grpc::tail::tail(
-            &server.remote(),
-            toolview::grpc::tail::TailOptions {
-                session: &session,
-                target: target.into(),
-                caps: toolview::render::Capabilities {
-                    tool_colors,
-                    ..toolview::render::Capabilities::all(terminal)
-                },
-                from_beginning,
-                follow: !no_follow,
-            },
-            &mut std::io::stdout(),
-        )),
-        Command::Publish { session, server } => {
-            client_runtime()?.block_on(toolview::grpc::cli::publish(
-                &server.remote(),
-                &session,
-                std::io::stdin().lock(),
-                &mut std::io::stdout(),
-            ))
-        }
-        Command::Token {
-            secret_file,
-            grants,
-            ttl,
-            aud,
-            iss,
-            sub,
-        } => {
-            let token = toolview::auth::mint(&toolview::auth::MintRequest {
-                secret: toolview::auth::read_secret(&secret_file)?,
-                grants,
-                ttl,
-                audience: aud,
-                issuer: iss,
-                subject: sub,
-            })?;
-            println!("{token}");
-            Ok(())
-        }
-        Command::Health {
-            server,
-            tls_ca,
-            service,
-            timeout_ms,
-        } => {
-            let timeout = std::time::Duration::from_millis(timeout_ms);
-            let url = server.unwrap_or_else(|| {
-                let var = |name| std::env::var(name).ok();
-                app::cli::health_url(
-                    var("TOOLVIEW_METRICS_LISTEN").as_deref(),
-                    var("TOOLVIEW_LISTEN").as_deref(),
-                )
-            });
-            let remote = toolview::grpc::cli::Remote {
-                url: url.clone(),
-                token: None,
-                tls_ca,
-                tls_identity: None,
-            };
-            let mut out = std::io::stdout();
-            let check = toolview::grpc::cli::health(&remote, &service, &mut out);
-            let serving = client_runtime()?
-                .block_on(async { tokio::time::timeout(timeout, check).await })
-                .map_err(|_| anyhow::anyhow!("no answer from {url} within {timeout:?}"))??;
-            if serving {
-                Ok(())
-            } else {
-                std::process::exit(1)
-            }
-        }
-        Command::Acp {
-            server,
-            session,
-            live_only,
-        } => client_runtime()?.block_on(toolview::grpc::acp_agent::serve_stdio(
-            toolview::grpc::acp_agent::AgentOptions {
-                remote: server.remote(),
-                session,
-                live_only,
-            },
-        )),
-        Command::Render { target, terminal } => toolview::grpc::cli::render_offline(
-            target.into(),
-            terminal,
-            std::io::stdin().lock(),
-            &mut std::io::stdout().lock(),
-        ),
-        Command::Present { tool, args, result } => app::cli::present_command(
-            &tool,
-            &args,
-            result.as_deref(),
-            &mut std::io::stdout().lock(),
-        ),
+        Command::Serve(config) => serve(*config),
+        Command::Tail(args) => args.run(),
+        Command::Publish(args) => args.run(),
+        Command::Token(args) => args.run(),
+        Command::Health(args) => args.run(),
+        Command::Acp(args) => args.run(),
+        Command::Render(args) => args.run(),
+        Command::Present(args) => args.run(),
     }
+}
+
+/// `toolview serve`: the service, until SIGINT or SIGTERM.
+fn serve(mut config: ServeConfig) -> anyhow::Result<()> {
+    // Test builds only: fail points configured from `FAILPOINTS`.
+    #[cfg(feature = "failpoints")]
+    let _failpoints = fail::FailScenario::setup();
+    limit_malloc_arenas();
+    init_tracing(config.log_format);
+    config.fit_descriptor_limit();
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async {
+        let stop = shutdown_signal()?;
+        let addr = config.listen;
+        let server = app::Server::open(config).await?;
+        let listener = TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))?;
+        // On stdout, for scripts and tests that listen on port 0; only once the store is open
+        // and the port bound, so it means the server can serve.
+        if let Some(admin) = server.admin_addr() {
+            println!("toolview metrics on {admin}");
+        }
+        println!("toolview listening on {}", listener.local_addr()?);
+        server.serve(listener, stop).await
+    })
 }
 
 /// glibc gives each thread that allocates concurrently an arena of its own, up to 8 per core,
@@ -174,13 +82,6 @@ fn limit_malloc_arenas() {
     }
 }
 
-/// A small runtime for the client commands.
-fn client_runtime() -> std::io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-}
-
 fn init_tracing(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLVIEW_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -194,25 +95,27 @@ fn init_tracing(format: LogFormat) {
     }
 }
 
-/// Resolves on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves on SIGINT or SIGTERM. The handlers are registered now (inside the runtime), so a
+/// process that could not be stopped cleanly fails at startup instead of serving regardless.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+        let mut terminate = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {},
+                _ = terminate.recv() => {},
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+            tracing::info!("shutdown signal received");
+        })
     }
-    tracing::info!("shutdown signal received");
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("shutdown signal received");
+        })
+    }
 }

@@ -628,7 +628,7 @@ async fn a_trimmed_log_resets_once_with_the_feed_running() {
         ..SessionsConfig::default()
     };
     let sessions = Sessions::new(store, config);
-    let follow = tokio::spawn(sessions.clone().follow_store());
+    let follow = tokio::spawn(sessions.clone().follow_appends());
     for round in 0..3 {
         let s = format!("t{round}");
         let first = sessions

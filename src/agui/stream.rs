@@ -13,7 +13,7 @@ use tokio_stream::StreamExt;
 
 use super::RunOptions;
 use crate::error::Error;
-use crate::render::{Body, Target, agui_run};
+use crate::render::{Body, RunFrame, Target, agui_run};
 use crate::session::{SessionError, Sessions, Start, SubscribeItem, Subscription};
 
 /// The response body of a run.
@@ -28,10 +28,7 @@ enum Phase {
 
 struct Run {
     items: Subscription,
-    thread: String,
-    run_id: String,
-    /// The cursor of the last update sent, for `RUN_FINISHED`.
-    last: Option<(String, u64)>,
+    frame: RunFrame,
     /// Without following: the run ends once this offset is sent (`Some(0)`: nothing to send).
     until: Option<u64>,
     expires: Option<Pin<Box<tokio::time::Sleep>>>,
@@ -54,7 +51,7 @@ pub async fn open(
                 Start::After(c)
                     if c.epoch == info.meta.epoch && c.offset >= info.meta.head_offset =>
                 {
-                    (Some(0), Some((c.epoch.as_str().to_owned(), c.offset)))
+                    (Some(0), Some(c.clone()))
                 }
                 _ => (Some(info.meta.head_offset), None),
             },
@@ -69,9 +66,7 @@ pub async fn open(
     };
     let run = Run {
         items: sessions.subscribe(&options.session, Target::AgUi, options.caps, start),
-        thread: options.session.as_str().to_owned(),
-        run_id: options.run_id(),
-        last,
+        frame: RunFrame::new(options.session.as_str(), options.run_id(), last),
         until,
         expires: valid_until.map(|t| {
             let left = t.duration_since(SystemTime::now()).unwrap_or_default();
@@ -108,11 +103,7 @@ impl Run {
             Phase::Done => return None,
             Phase::Start => {
                 self.phase = Phase::Streaming;
-                event(
-                    &mut out,
-                    &agui_run::started(&self.thread, &self.run_id),
-                    None,
-                );
+                event(&mut out, &self.frame.started(), None);
                 if self.until == Some(0) {
                     self.finish(&mut out);
                 }
@@ -146,8 +137,9 @@ impl Run {
                     // An update with no events still moves the cursor.
                     _ => out.push_str(&format!("id: {id}\n\n")),
                 }
-                self.last = Some((cursor.epoch.as_str().to_owned(), cursor.offset));
-                if self.until.is_some_and(|until| cursor.offset >= until) {
+                let offset = cursor.offset;
+                self.frame.delivered(cursor);
+                if self.until.is_some_and(|until| offset >= until) {
                     self.finish(&mut out);
                 }
             }
@@ -159,17 +151,9 @@ impl Run {
                 }
             }
             Some(Some(Ok(SubscribeItem::Reset { epoch, head }))) => {
-                // The log the client was shown is gone: close this run, start one on the log
-                // there is, and say so (a UI drops its cards and rebuilds from what follows).
-                event(&mut out, &self.finished(), None);
-                self.run_id = format!("{}@reset:{}", self.thread, epoch.as_str());
-                self.last = None;
-                event(
-                    &mut out,
-                    &agui_run::started(&self.thread, &self.run_id),
-                    None,
-                );
-                event(&mut out, &agui_run::reset(epoch.as_str(), head), None);
+                for e in self.frame.reset(epoch.as_str(), head) {
+                    event(&mut out, &e, None);
+                }
             }
             Some(Some(Err(e))) => {
                 let status = tonic::Status::from(Error::from(e));
@@ -183,13 +167,8 @@ impl Run {
         Some(out)
     }
 
-    fn finished(&self) -> String {
-        let cursor = self.last.as_ref().map(|(e, o)| (e.as_str(), *o));
-        agui_run::finished(&self.thread, &self.run_id, cursor)
-    }
-
     fn finish(&mut self, out: &mut String) {
-        event(out, &self.finished(), None);
+        event(out, &self.frame.finished(), None);
         self.phase = Phase::Done;
     }
 }

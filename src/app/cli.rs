@@ -1,17 +1,14 @@
-//! The command line: `serve` and `present`.
+//! The command line: every command and its arguments (`commands.rs` runs them).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use serde::Deserialize;
 
 use super::ServeConfig;
 use super::config::DEFAULT_JWT_AUDIENCE;
 use crate::auth::{self, GrantClaim};
-use crate::domain::ContentBlock;
-use crate::grpc::cli::Remote;
-use crate::present::{self, FinishedInput};
+use crate::client::Remote;
 
 /// toolview: presentation for AI-agent tool calls.
 #[derive(Debug, Parser)]
@@ -28,114 +25,142 @@ pub enum Command {
     Serve(Box<ServeConfig>),
     /// Print the view JSON the presenters make for one call: the call view on one line, then the
     /// result view (with --result) on the next.
-    Present {
-        /// The tool name, e.g. `edit` or `Bash`.
-        #[arg(long)]
-        tool: String,
-        /// The raw argument text (any text; invalid JSON is shown as a string).
-        #[arg(long, default_value = "")]
-        args: String,
-        /// The result: `{"content":[…],"isError":bool,"meta":…}`.
-        #[arg(long)]
-        result: Option<String>,
-    },
+    Present(PresentArgs),
     /// Follow a session live, rendered for a terminal (ANSI) or another target.
-    Tail {
-        /// The session id.
-        #[arg(long)]
-        session: String,
-        #[command(flatten)]
-        server: ServerArg,
-        /// The rendering target.
-        #[arg(long, value_enum, default_value = "ansi")]
-        target: TargetArg,
-        /// Render as for a client that shows terminals.
-        #[arg(long)]
-        terminal: bool,
-        /// Replay the session from its start instead of only new events.
-        #[arg(long)]
-        from_beginning: bool,
-        /// Print what the session holds now, from its start, and exit (nothing for a session
-        /// that does not exist).
-        #[arg(long)]
-        no_follow: bool,
-        /// Keep the colours a tool printed in its terminal output (SGR sequences only; every
-        /// other escape sequence is still shown as text).
-        #[arg(long)]
-        tool_colors: bool,
-    },
+    Tail(TailArgs),
     /// Publish `ToolEvent` JSON lines from stdin (protobuf JSON mapping) and print the acks.
-    Publish {
-        /// The session the events go to (it replaces each event's `sessionId`).
-        #[arg(long)]
-        session: String,
-        #[command(flatten)]
-        server: ServerArg,
-    },
+    Publish(PublishArgs),
     /// Mint an HS256 token (for development and tests; production tokens come from an identity
     /// provider, checked with --jwt-jwks-file) and print it.
-    Token {
-        /// The file with the server's --jwt-secret-file secret.
-        #[arg(long, env = "TOOLVIEW_JWT_SECRET_FILE")]
-        secret_file: PathBuf,
-        /// RIGHTS:GLOB, e.g. `publish,subscribe:team-a/*` (rights: publish, subscribe, read);
-        /// repeat for more.
-        #[arg(long = "grant", required = true, value_parser = auth::parse_grant)]
-        grants: Vec<GrantClaim>,
-        /// How long the token is valid: a number and s, m, h or d.
-        #[arg(long, default_value = "1h", value_parser = auth::parse_ttl)]
-        ttl: Duration,
-        /// The audience (`aud`); the server's --jwt-audience.
-        #[arg(long, default_value = DEFAULT_JWT_AUDIENCE)]
-        aud: String,
-        /// The issuer (`iss`), if the server checks one.
-        #[arg(long)]
-        iss: Option<String>,
-        /// The subject (`sub`), shown in the server's logs.
-        #[arg(long)]
-        sub: Option<String>,
-    },
+    Token(TokenArgs),
     /// Ask a server whether it serves: prints SERVING or NOT_SERVING and exits 0 only when
     /// serving (a container's HEALTHCHECK; images have no shell tools).
-    Health {
-        /// The server's URL. By default, the server this environment configures: its admin
-        /// listener (`TOOLVIEW_METRICS_LISTEN`, plaintext), else `TOOLVIEW_LISTEN`, else
-        /// `http://127.0.0.1:50051`; an unspecified address (`0.0.0.0`, `::`) means loopback.
-        #[arg(long = "server", env = "TOOLVIEW_SERVER")]
-        server: Option<String>,
-        /// The CA certificate (PEM) an https:// server's certificate must chain to.
-        #[arg(long, env = "TOOLVIEW_TLS_CA")]
-        tls_ca: Option<PathBuf>,
-        /// The service asked about: the session service (`NOT_SERVING` while the store cannot
-        /// write, and from the start of a shutdown), or `""` for the server as a whole.
-        #[arg(long, default_value = "toolview.v1.SessionService")]
-        service: String,
-        /// Give up (and fail) after this many milliseconds.
-        #[arg(long, default_value_t = DEFAULT_HEALTH_TIMEOUT_MS)]
-        timeout_ms: u64,
-    },
+    Health(HealthArgs),
     /// An Agent Client Protocol agent over stdio, for editors (Zed's custom agents): shows a
     /// session's tool calls live in the editor's agent panel.
-    Acp {
-        #[command(flatten)]
-        server: ServerArg,
-        /// The session a new thread (`session/new`) shows; without it, the editor loads
-        /// sessions by id (`session/load`).
-        #[arg(long)]
-        session: Option<String>,
-        /// A new thread starts live (calls in flight first) instead of replaying the session.
-        #[arg(long)]
-        live_only: bool,
-    },
+    Acp(AcpArgs),
     /// Render `ToolEvent` JSON lines from stdin offline, with no server.
-    Render {
-        /// The rendering target.
-        #[arg(long, value_enum)]
-        target: TargetArg,
-        /// Render as for a client that shows terminals.
-        #[arg(long)]
-        terminal: bool,
-    },
+    Render(RenderArgs),
+}
+
+/// The arguments of `toolview present`.
+#[derive(Debug, clap::Args)]
+pub struct PresentArgs {
+    /// The tool name, e.g. `edit` or `Bash`.
+    #[arg(long)]
+    pub tool: String,
+    /// The raw argument text (any text; invalid JSON is shown as a string).
+    #[arg(long, default_value = "")]
+    pub args: String,
+    /// The result: `{"content":[…],"isError":bool,"meta":…}`.
+    #[arg(long)]
+    pub result: Option<String>,
+}
+
+/// The arguments of `toolview tail`.
+#[derive(Debug, clap::Args)]
+pub struct TailArgs {
+    /// The session id.
+    #[arg(long)]
+    pub session: String,
+    #[command(flatten)]
+    pub server: ServerArg,
+    /// The rendering target.
+    #[arg(long, value_enum, default_value = "ansi")]
+    pub target: TargetArg,
+    /// Render as for a client that shows terminals.
+    #[arg(long)]
+    pub terminal: bool,
+    /// Replay the session from its start instead of only new events.
+    #[arg(long)]
+    pub from_beginning: bool,
+    /// Print what the session holds now, from its start, and exit (nothing for a session
+    /// that does not exist).
+    #[arg(long)]
+    pub no_follow: bool,
+    /// Keep the colours a tool printed in its terminal output (SGR sequences only; every
+    /// other escape sequence is still shown as text).
+    #[arg(long)]
+    pub tool_colors: bool,
+}
+
+/// The arguments of `toolview publish`.
+#[derive(Debug, clap::Args)]
+pub struct PublishArgs {
+    /// The session the events go to (it replaces each event's `sessionId`).
+    #[arg(long)]
+    pub session: String,
+    #[command(flatten)]
+    pub server: ServerArg,
+}
+
+/// The arguments of `toolview token`.
+#[derive(Debug, clap::Args)]
+pub struct TokenArgs {
+    /// The file with the server's --jwt-secret-file secret.
+    #[arg(long, env = "TOOLVIEW_JWT_SECRET_FILE")]
+    pub secret_file: PathBuf,
+    /// RIGHTS:GLOB, e.g. `publish,subscribe:team-a/*` (rights: publish, subscribe, read);
+    /// repeat for more.
+    #[arg(long = "grant", required = true, value_parser = auth::parse_grant)]
+    pub grants: Vec<GrantClaim>,
+    /// How long the token is valid: a number and s, m, h or d.
+    #[arg(long, default_value = "1h", value_parser = auth::parse_ttl)]
+    pub ttl: Duration,
+    /// The audience (`aud`); the server's --jwt-audience.
+    #[arg(long, default_value = DEFAULT_JWT_AUDIENCE)]
+    pub aud: String,
+    /// The issuer (`iss`), if the server checks one.
+    #[arg(long)]
+    pub iss: Option<String>,
+    /// The subject (`sub`), shown in the server's logs.
+    #[arg(long)]
+    pub sub: Option<String>,
+}
+
+/// The arguments of `toolview health`.
+#[derive(Debug, clap::Args)]
+pub struct HealthArgs {
+    /// The server's URL. By default, the server this environment configures: its admin
+    /// listener (`TOOLVIEW_METRICS_LISTEN`, plaintext), else `TOOLVIEW_LISTEN`, else
+    /// `http://127.0.0.1:50051`; an unspecified address (`0.0.0.0`, `::`) means loopback.
+    #[arg(long = "server", env = "TOOLVIEW_SERVER")]
+    pub server: Option<String>,
+    /// The CA certificate (PEM) an https:// server's certificate must chain to.
+    #[arg(long, env = "TOOLVIEW_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
+    /// The service asked about: the session service (`NOT_SERVING` while the store cannot
+    /// write, and from the start of a shutdown), or `""` for the server as a whole.
+    #[arg(long, default_value = "toolview.v1.SessionService")]
+    pub service: String,
+    /// Give up (and fail) after this many milliseconds.
+    #[arg(long, default_value_t = DEFAULT_HEALTH_TIMEOUT_MS)]
+    pub timeout_ms: u64,
+}
+
+/// The arguments of `toolview acp`.
+#[derive(Debug, clap::Args)]
+pub struct AcpArgs {
+    #[command(flatten)]
+    pub server: ServerArg,
+    /// The session a new thread (`session/new`) shows; without it, the editor loads
+    /// sessions by id (`session/load`).
+    #[arg(long)]
+    pub session: Option<String>,
+    /// A new thread starts live (calls in flight first) instead of replaying the session.
+    #[arg(long)]
+    pub live_only: bool,
+}
+
+/// The arguments of `toolview render`.
+#[derive(Debug, clap::Args)]
+pub struct RenderArgs {
+    /// The rendering target.
+    #[arg(long, value_enum)]
+    pub target: TargetArg,
+    /// Render as for a client that shows terminals.
+    #[arg(long)]
+    pub terminal: bool,
 }
 
 /// A probe answers within a container runtime's or Kubernetes' default probe timeout (1 s is
@@ -220,44 +245,6 @@ impl From<TargetArg> for crate::render::Target {
             TargetArg::View => Target::View,
         }
     }
-}
-
-/// `--result` JSON.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ResultArg {
-    #[serde(default)]
-    content: Vec<ContentBlock>,
-    #[serde(default)]
-    is_error: bool,
-    #[serde(default)]
-    meta: Option<serde_json::Value>,
-}
-
-/// `toolview present`: writes JSON lines to `out`.
-pub fn present_command(
-    tool: &str,
-    args: &str,
-    result: Option<&str>,
-    out: &mut impl std::io::Write,
-) -> anyhow::Result<()> {
-    let result: Option<ResultArg> = result
-        .map(serde_json::from_str)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("--result: {e}"))?;
-    let result = result.map(|r| FinishedInput {
-        content: r.content,
-        is_error: r.is_error,
-        meta: r.meta.filter(|m| !m.is_null()),
-        view: None,
-    });
-    let (call, result) = present::present(tool, args, None, result.as_ref());
-    writeln!(out, "{}", serde_json::to_string(&call)?)?;
-    if let Some(r) = result {
-        writeln!(out, "{}", serde_json::to_string(&r)?)?;
-    }
-    out.flush()?;
-    Ok(())
 }
 
 #[cfg(test)]

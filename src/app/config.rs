@@ -75,6 +75,30 @@ fn listen_addr(s: &str) -> Result<SocketAddr, String> {
         .ok_or_else(|| format!("{s:?} resolves to no address"))
 }
 
+/// A `--cors-origin`: a browser's `Origin` exactly (`https://host[:port]`, no path, no
+/// wildcard: the calls carry tokens, so every allowed page is named), checked at startup so a
+/// typo is an error naming it, not an origin silently dropped.
+fn cors_origin(s: &str) -> Result<String, String> {
+    let bad = |why: &str| {
+        Err(format!(
+            "{s:?} is not an origin ({why}): use https://HOST[:PORT]"
+        ))
+    };
+    let Some((scheme, authority)) = s.split_once("://") else {
+        return bad("no scheme");
+    };
+    if scheme != "http" && scheme != "https" {
+        return bad("the scheme is not http or https");
+    }
+    if authority.is_empty() || authority.contains(['/', '?', '#', '*', '@']) {
+        return bad("only a host and a port may follow the scheme");
+    }
+    if authority.parse::<http::uri::Authority>().is_err() {
+        return bad("not a host and port");
+    }
+    Ok(s.to_owned())
+}
+
 /// How requests are authenticated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum AuthMode {
@@ -192,7 +216,8 @@ pub struct ServeConfig {
     #[arg(
         long = "cors-origin",
         env = "TOOLVIEW_CORS_ORIGINS",
-        value_delimiter = ','
+        value_delimiter = ',',
+        value_parser = cors_origin
     )]
     pub cors_origins: Vec<String>,
 
@@ -489,6 +514,34 @@ mod tests {
 
     use super::*;
     use crate::app::cli::{Cli, Command};
+
+    #[test]
+    fn cors_origins_are_checked_at_startup() {
+        for ok in [
+            "https://app.example.com",
+            "http://localhost:5173",
+            "http://[::1]:80",
+        ] {
+            assert_eq!(cors_origin(ok).as_deref(), Ok(ok));
+        }
+        for bad in [
+            "*",
+            "app.example.com",
+            "ftp://x",
+            "https://x/",
+            "https://*.x",
+            "https://",
+        ] {
+            let why = cors_origin(bad).unwrap_err();
+            assert!(why.contains(&format!("{bad:?}")), "{why}");
+        }
+        let parsed = Cli::try_parse_from(["toolview", "serve", "--cors-origin", "https://x/app"]);
+        let why = parsed.unwrap_err().to_string();
+        assert!(
+            why.contains("--cors-origin") && why.contains("https://x/app"),
+            "{why}"
+        );
+    }
 
     /// Tests start servers from `ServeConfig::default()` (or `memory()`): it must be exactly
     /// what `toolview serve` runs with.

@@ -1,6 +1,7 @@
 //! Wiring: configuration, the server, the command line, logging and signals.
 
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod listen;
 pub mod nats;

@@ -114,14 +114,19 @@ impl Server {
         )
         .await?;
 
-        let expiry = tokio::spawn(expire_sessions(
+        // Held in a set: an early return aborts them all, and none outlives `serve`.
+        let mut background = tokio::task::JoinSet::new();
+        background.spawn(expire_sessions(
             sessions.clone(),
             Duration::from_millis(config.expiry_interval_ms.max(1)),
         ));
-        let writable = tokio::spawn(follow_store(sessions.store_writable(), health.clone()));
+        background.spawn(health_follows_store(
+            sessions.store_writable(),
+            health.clone(),
+        ));
         // Appends other replicas make reach this one's subscribers (a shared store only).
-        let changes = tokio::spawn(sessions.clone().follow_store());
-        let reloads = tokio::spawn(reload_on_hangup(auth.clone(), tls.clone()));
+        background.spawn(sessions.clone().follow_appends());
+        background.spawn(reload_on_hangup(auth.clone(), tls.clone()));
 
         // gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, with the viewer at
         // `/`. gRPC-Web is translated for the gRPC routes only: tonic-web refuses other HTTP/1
@@ -191,10 +196,14 @@ impl Server {
         {
             tracing::error!(error = %e, "the admin listener failed");
         }
-        expiry.abort();
-        writable.abort();
-        changes.abort();
-        reloads.abort();
+        background.abort_all();
+        while let Some(ended) = background.join_next().await {
+            if let Err(e) = ended
+                && e.is_panic()
+            {
+                tracing::error!(error = %e, "a background task panicked");
+            }
+        }
         sessions.close().await;
         tracing::info!("stopped");
         Ok(())
@@ -278,7 +287,7 @@ async fn reload_on_hangup(auth: Arc<Authenticator>, tls: Option<Arc<Tls>>) {
 }
 
 /// Health follows the store: `NOT_SERVING` while it cannot write (it recovers by itself).
-async fn follow_store(mut writable: tokio::sync::watch::Receiver<bool>, health: Health) {
+async fn health_follows_store(mut writable: tokio::sync::watch::Receiver<bool>, health: Health) {
     loop {
         let ok = *writable.borrow_and_update();
         health.set_sessions_serving(ok).await;

@@ -131,6 +131,7 @@ pub async fn check_host(
 pub fn cors(origins: &[String]) -> CorsLayer {
     let origins: Vec<HeaderValue> = origins
         .iter()
+        // Checked at startup (`config::cors_origin`): every one is a header value.
         .filter_map(|o| HeaderValue::from_str(o).ok())
         .collect();
     CorsLayer::new()

@@ -1,18 +1,14 @@
-//! The gRPC edge: generated code, conversions, status mapping, and thin service impls. This is
-//! the only module that names generated types.
+//! The gRPC edge: generated code, conversions, status mapping, and thin service impls. With
+//! `client` (the command line's client programs), the only modules that name generated types.
 
-pub mod acp_agent;
 mod auth;
-pub mod cli;
 pub mod codec;
 pub mod convert;
-pub mod json;
 mod presentation;
 mod services;
 mod session;
 mod status;
 mod storage;
-pub mod tail;
 pub mod wire;
 
 pub use presentation::PresentationApi;

@@ -3,11 +3,10 @@
 use serde_json::{Value, json};
 
 use super::Context;
-use super::card::{
-    Capabilities, cap_text, capped_chunk, capped_streamed, degrade_call, degrade_result, flatten,
-    prepared_call, prepared_result,
-};
+use super::cap::{cap_blocks, capped_chunk, capped_streamed};
+use super::card::{Capabilities, degrade_call, degrade_result, prepared_call, prepared_result};
 use super::fold::{CallState, Change};
+use super::text_form::flatten;
 use crate::domain::ContentBlock;
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<String> {
@@ -71,11 +70,7 @@ fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<Va
         .as_ref()
         .map(|f| f.raw_content.clone())
         .unwrap_or_default();
-    for b in &mut raw {
-        if let ContentBlock::Text { text } | ContentBlock::Reasoning { text } = b {
-            *text = cap_text(text, cap).into_owned();
-        }
-    }
+    cap_blocks(&mut raw, cap);
     let card =
         prepared_result(state, ctx.cwd, cap).map(|v| degrade_result(v, state, caps).to_json());
     vec![
@@ -112,30 +107,66 @@ fn envelope(state: &CallState, phase: &str, card: Option<Value>) -> Value {
 pub mod run {
     use serde_json::{Value, json};
 
-    /// `RUN_STARTED`: the thread is the session; the run names the start point.
-    pub fn started(thread_id: &str, run_id: &str) -> String {
-        json!({"type": "RUN_STARTED", "threadId": thread_id, "runId": run_id}).to_string()
+    use crate::domain::Cursor;
+
+    /// The run a stream of updates is framed in: its thread (the session), its id (the start
+    /// point) and the cursor of the last update sent, which `RUN_FINISHED` hands back. One type
+    /// for every transport, so a resumed or reset run is framed the same everywhere.
+    #[derive(Debug, Clone)]
+    pub struct RunFrame {
+        thread: String,
+        id: String,
+        last: Option<Cursor>,
     }
 
-    /// `RUN_FINISHED`, with the cursor to resume after (when the stream delivered any), as the
-    /// run's `result`.
-    pub fn finished(thread_id: &str, run_id: &str, cursor: Option<(&str, u64)>) -> String {
-        let mut event = json!({"type": "RUN_FINISHED", "threadId": thread_id, "runId": run_id});
-        if let Some((epoch, offset)) = cursor {
-            event["result"] = json!({"cursor": {"epoch": epoch, "offset": offset.to_string()}});
+    impl RunFrame {
+        /// A run on `thread`, named `id`; `last` when it resumes after a cursor it already has.
+        pub fn new(thread: &str, id: String, last: Option<Cursor>) -> Self {
+            RunFrame {
+                thread: thread.to_owned(),
+                id,
+                last,
+            }
         }
-        event.to_string()
+
+        /// `RUN_STARTED`.
+        pub fn started(&self) -> String {
+            json!({"type": "RUN_STARTED", "threadId": self.thread, "runId": self.id}).to_string()
+        }
+
+        /// An update was sent: `RUN_FINISHED` will hand back its cursor.
+        pub fn delivered(&mut self, cursor: Cursor) {
+            self.last = Some(cursor);
+        }
+
+        /// `RUN_FINISHED`, with the cursor to resume after (when the stream delivered any) as
+        /// the run's `result`.
+        pub fn finished(&self) -> String {
+            let mut event =
+                json!({"type": "RUN_FINISHED", "threadId": self.thread, "runId": self.id});
+            if let Some(c) = &self.last {
+                event["result"] =
+                    json!({"cursor": {"epoch": c.epoch.as_str(), "offset": c.offset.to_string()}});
+            }
+            event.to_string()
+        }
+
+        /// The log the client was shown is gone (trimmed, expired and recreated, restored):
+        /// this run finishes, one on the log there is starts, and a `CUSTOM toolview:reset`
+        /// says so (a UI drops its cards and rebuilds from what follows). The three events, in
+        /// order.
+        pub fn reset(&mut self, epoch: &str, head: u64) -> [String; 3] {
+            let finished = self.finished();
+            self.id = format!("{}@reset:{epoch}", self.thread);
+            self.last = None;
+            let value: Value = json!({"epoch": epoch, "head": head.to_string()});
+            let reset = json!({"type": "CUSTOM", "name": "toolview:reset", "value": value});
+            [finished, self.started(), reset.to_string()]
+        }
     }
 
     /// `RUN_ERROR`: the stream ended with an error (`code`: the gRPC status name).
     pub fn error(message: &str, code: &str) -> String {
         json!({"type": "RUN_ERROR", "message": message, "code": code}).to_string()
-    }
-
-    /// `CUSTOM toolview:reset`: the log the client was shown is gone (trimmed, expired and
-    /// recreated, restored); a UI drops the cards it has and rebuilds from what follows.
-    pub fn reset(epoch: &str, head: u64) -> String {
-        let value: Value = json!({"epoch": epoch, "head": head.to_string()});
-        json!({"type": "CUSTOM", "name": "toolview:reset", "value": value}).to_string()
     }
 }

@@ -5,6 +5,7 @@
 mod acp;
 mod agui;
 mod ansi;
+mod cap;
 pub mod card;
 pub mod fold;
 mod markdown;
@@ -12,10 +13,12 @@ mod markdown_text;
 pub mod paths;
 mod renderer;
 mod streamed;
+mod text_form;
 mod view;
 mod visible;
 
 pub use agui::run as agui_run;
+pub use agui::run::RunFrame;
 pub use card::Capabilities;
 pub use fold::{CallState, CallStatus, Change, Fold, Step};
 pub use renderer::Renderer;

@@ -5,12 +5,12 @@
 mod lane;
 mod publish;
 mod subscribe;
+mod task;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
-use parking_lot::Mutex as StdMutex;
 use std::time::Duration;
 
 use tokio::sync::{Mutex, watch};
@@ -207,7 +207,7 @@ struct Entry {
     state: Mutex<State>,
     head: watch::Sender<Head>,
     /// Shared lanes, held by their subscribers (see `Sessions::shared_lane`).
-    lanes: StdMutex<HashMap<(Target, Capabilities), Weak<Lane>>>,
+    lanes: parking_lot::Mutex<HashMap<(Target, Capabilities), Weak<Lane>>>,
     /// When it was last used (a tick of `Sessions::clock`), for eviction.
     used: AtomicU64,
     /// When its head last moved, in nanoseconds after `Sessions::started` (for the delivery
@@ -221,7 +221,7 @@ impl Entry {
             id,
             state: Mutex::new(State::default()),
             head: watch::Sender::new(Head::default()),
-            lanes: StdMutex::default(),
+            lanes: parking_lot::Mutex::default(),
             used: AtomicU64::new(0),
             moved: AtomicU64::new(0),
         }
@@ -232,7 +232,7 @@ impl Entry {
 pub struct Sessions {
     store: Arc<dyn Store>,
     config: SessionsConfig,
-    entries: StdMutex<HashMap<SessionId, Arc<Entry>>>,
+    entries: parking_lot::Mutex<HashMap<SessionId, Arc<Entry>>>,
     /// Counts uses of entries (a logical clock for eviction).
     clock: AtomicU64,
     /// Entries added since the last eviction pass.
@@ -247,7 +247,7 @@ impl Sessions {
         Arc::new(Sessions {
             store,
             config,
-            entries: StdMutex::default(),
+            entries: parking_lot::Mutex::default(),
             clock: AtomicU64::new(0),
             added: AtomicU64::new(0),
             shutdown: watch::Sender::new(false),
@@ -418,7 +418,7 @@ impl Sessions {
     /// loaded session's head moves, so its subscribers read them, and its publish state is read
     /// again before its next publish. Ends at shutdown, or when the store's feed ends; returns
     /// at once for a store only this process writes.
-    pub async fn follow_store(self: Arc<Self>) {
+    pub async fn follow_appends(self: Arc<Self>) {
         let Some(mut changes) = self.store.changes() else {
             return;
         };

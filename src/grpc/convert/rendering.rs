@@ -24,6 +24,18 @@ pub fn target_from_pb(t: i32) -> Result<Target, TargetError> {
     }
 }
 
+impl From<Target> for pb::Target {
+    fn from(t: Target) -> Self {
+        match t {
+            Target::View => pb::Target::View,
+            Target::Acp => pb::Target::Acp,
+            Target::AgUi => pb::Target::AgUi,
+            Target::Markdown => pb::Target::Markdown,
+            Target::Ansi => pb::Target::Ansi,
+        }
+    }
+}
+
 impl From<pb::Capabilities> for Capabilities {
     fn from(c: pb::Capabilities) -> Self {
         let pb::Capabilities {

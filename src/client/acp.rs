@@ -10,9 +10,8 @@
 //! - `session/prompt`: the agent only shows what the harness does; it says so and ends the
 //!   turn.
 //!
-//! A broken connection to the server is retried from the last cursor (said on stderr).
-
-use std::time::Duration;
+//! A broken connection to the server is followed again after the last cursor (said on
+//! stderr); a refusal (a session the token may not read, …) is said to the editor.
 
 use agent_client_protocol_schema::v1 as acp;
 use anyhow::Context as _;
@@ -22,15 +21,15 @@ use tokio::sync::mpsc;
 use tokio_stream::StreamExt as _;
 use tokio_util::codec::{FramedRead, LinesCodec};
 
-use super::cli::{Remote, connect};
-use super::pb::{self, subscribe_request::Start, subscribe_response::Item};
+use super::{Followed, Follower, Remote, connect};
+use crate::grpc::code_name;
+use crate::grpc::pb::{self, subscribe_request::Start};
+use crate::render::{Capabilities, Target};
 
 /// The longest message the agent reads from the editor (prompts with pasted files).
 pub const MAX_LINE_BYTES: usize = 16 << 20;
 /// Notifications waiting for stdout at most (the editor reads them as fast as it renders).
 const OUTBOX: usize = 1024;
-/// The longest pause between reconnection attempts.
-const MAX_RETRY_PAUSE: Duration = Duration::from_secs(10);
 
 /// What `toolview acp` was told.
 #[derive(Debug, Clone)]
@@ -91,6 +90,7 @@ struct Agent {
 const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
+const INTERNAL_ERROR: i64 = -32603;
 
 impl Agent {
     async fn send(&self, message: Value) -> anyhow::Result<()> {
@@ -171,8 +171,10 @@ impl Agent {
                 let (loaded_tx, loaded_rx) = tokio::sync::oneshot::channel();
                 let start = Start::FromBeginning(pb::StartFromBeginning {});
                 self.watch(session, start, Some((head, loaded_tx)));
-                let _ = loaded_rx.await;
-                self.reply(&id, acp::LoadSessionResponse::new()).await
+                match loaded_rx.await {
+                    Ok(Err(why)) => self.fail(&id, INTERNAL_ERROR, &why).await,
+                    Ok(Ok(())) | Err(_) => self.reply(&id, acp::LoadSessionResponse::new()).await,
+                }
             }
             "session/prompt" => {
                 let session = params["sessionId"].as_str().unwrap_or_default();
@@ -213,93 +215,91 @@ impl Agent {
             .map_or(0, |r| r.into_inner().head_offset)
     }
 
-    /// Streams the session's ACP rendering to the editor, reconnecting after the last cursor
-    /// when the connection breaks. With `loaded`, says when the replay reached `head`.
-    fn watch(
-        &mut self,
-        session: String,
-        start: Start,
-        loaded: Option<(u64, tokio::sync::oneshot::Sender<()>)>,
-    ) {
-        let remote = self.options.remote.clone();
+    /// Streams the session's ACP rendering to the editor, following it again after the last
+    /// cursor when the connection breaks. With `loaded`, says when the replay reached `head`
+    /// (or why it cannot).
+    fn watch(&mut self, session: String, start: Start, loaded: Option<(u64, Loaded)>) {
+        let caps = Capabilities::all(self.terminal);
+        let follower = Follower::new(
+            self.options.remote.clone(),
+            &session,
+            Target::Acp,
+            caps,
+            start,
+            true,
+        );
         let out = self.out.clone();
-        let caps = pb::Capabilities::from(crate::render::Capabilities::all(self.terminal));
-        self.streams.push(tokio::spawn(async move {
-            let mut start = start;
-            let mut loaded = loaded;
-            let mut pause = Duration::from_millis(250);
-            loop {
-                if let Some((0, _)) = &loaded {
-                    let _ = loaded.take().map(|(_, tx)| tx.send(()));
-                }
-                let request = pb::SubscribeRequest {
-                    session_id: session.clone(),
-                    target: pb::Target::Acp as i32,
-                    capabilities: Some(caps),
-                    start: Some(start.clone()),
-                };
-                let result = forward(&remote, request, &out, &mut loaded, &mut start).await;
-                if out.is_closed() {
-                    return;
-                }
-                match result {
-                    Ok(()) => eprintln!("toolview acp: the server ended the stream; reconnecting"),
-                    Err(e) => eprintln!("toolview acp: {e:#}; reconnecting in {pause:?}"),
-                }
-                tokio::time::sleep(pause).await;
-                pause = (pause * 2).min(MAX_RETRY_PAUSE);
-            }
-        }));
+        self.streams
+            .push(tokio::spawn(forward(follower, session, out, loaded)));
     }
 }
 
-/// Forwards one subscription's notifications; `start` moves to after each update forwarded.
+/// Told when a loaded session's history was sent: `Err` with why it cannot be.
+type Loaded = tokio::sync::oneshot::Sender<Result<(), String>>;
+
+/// Forwards the session's notifications until the editor goes or the server refuses.
 async fn forward(
-    remote: &Remote,
-    request: pb::SubscribeRequest,
-    out: &mpsc::Sender<String>,
-    loaded: &mut Option<(u64, tokio::sync::oneshot::Sender<()>)>,
-    start: &mut Start,
-) -> anyhow::Result<()> {
-    let mut client = connect(remote).await?;
-    let mut stream = client
-        .subscribe(request)
-        .await
-        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
-        .into_inner();
-    while let Some(msg) = stream
-        .message()
-        .await
-        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?
-    {
-        let reached = match msg.item {
-            Some(Item::Update(u)) => {
+    mut follower: Follower,
+    session: String,
+    out: mpsc::Sender<String>,
+    mut loaded: Option<(u64, Loaded)>,
+) {
+    let mut reached = 0;
+    loop {
+        if loaded.as_ref().is_some_and(|(head, _)| reached >= *head) {
+            let _ = loaded.take().map(|(_, tx)| tx.send(Ok(())));
+        }
+        match follower.next().await {
+            Ok(Followed::Update(u)) => {
                 if let Some(pb::rendered_update::Body::Acp(m)) = u.body {
                     for json in m.json {
                         if out.send(json).await.is_err() {
-                            return Ok(());
+                            return;
                         }
                     }
                 }
-                let cursor = u.cursor.unwrap_or_default();
-                let offset = cursor.offset;
-                *start = Start::After(cursor);
-                offset
+                reached = u.cursor.map_or(reached, |c| c.offset);
             }
             // Idle: everything up to the head was sent.
-            Some(Item::Heartbeat(h)) => h.head_offset,
-            Some(Item::Reset(r)) => {
+            Ok(Followed::Heartbeat { head }) => reached = head,
+            Ok(Followed::Reset { epoch, .. }) => {
                 eprintln!(
-                    "toolview acp: the session's log was replaced (epoch {}); showing it anew",
-                    r.epoch
+                    "toolview acp: the session's log was replaced (epoch {epoch}); showing it anew"
                 );
-                0
+                reached = 0;
             }
-            None => 0,
-        };
-        if loaded.as_ref().is_some_and(|(head, _)| reached >= *head) {
-            let _ = loaded.take().map(|(_, tx)| tx.send(()));
+            Ok(Followed::Reconnecting { why, pause }) => {
+                let at = follower.resume_point();
+                eprintln!("toolview acp: {why}; reconnecting in {pause:.1?}, resuming {at}");
+            }
+            Err(status) => {
+                let why = format!(
+                    "toolview cannot show session {session}: {}: {}",
+                    code_name(status.code()),
+                    status.message()
+                );
+                eprintln!("toolview acp: {why}");
+                match loaded.take() {
+                    // `session/load` answers with the error.
+                    Some((_, tx)) => {
+                        let _ = tx.send(Err(why));
+                    }
+                    // A thread already open: the editor shows why it stopped.
+                    None => {
+                        let chunk = acp::ContentChunk::new(acp::ContentBlock::Text(
+                            acp::TextContent::new(why),
+                        ));
+                        let update = acp::SessionNotification::new(
+                            session,
+                            acp::SessionUpdate::AgentMessageChunk(chunk),
+                        );
+                        let message =
+                            json!({"jsonrpc": "2.0", "method": "session/update", "params": update});
+                        let _ = out.send(message.to_string()).await;
+                    }
+                }
+                return;
+            }
         }
     }
-    Ok(())
 }

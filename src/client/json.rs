@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use prost::Message;
 use prost_reflect::{DescriptorPool, DynamicMessage, SerializeOptions};
 
-use super::pb;
+use crate::grpc::pb;
 
 fn pool() -> &'static DescriptorPool {
     static POOL: OnceLock<DescriptorPool> = OnceLock::new();

@@ -1,0 +1,168 @@
+//! Running the client commands (`serve` is `main.rs`'s: it owns the process's logging and
+//! signals). Each takes its parsed arguments; the ones that talk to a server run on a small
+//! single-threaded runtime of their own.
+
+use serde::Deserialize;
+
+use super::cli::{
+    AcpArgs, HealthArgs, PresentArgs, PublishArgs, RenderArgs, TailArgs, TokenArgs, health_url,
+};
+use crate::client::{self, Remote, acp, tail};
+use crate::domain::ContentBlock;
+use crate::present::{self, FinishedInput};
+use crate::render::Capabilities;
+
+/// A small runtime for a client command.
+fn client_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
+impl TailArgs {
+    /// `toolview tail`: prints the session's updates to stdout.
+    pub fn run(self) -> anyhow::Result<()> {
+        let options = tail::TailOptions {
+            session: &self.session,
+            target: self.target.into(),
+            caps: Capabilities {
+                tool_colors: self.tool_colors,
+                ..Capabilities::all(self.terminal)
+            },
+            from_beginning: self.from_beginning,
+            follow: !self.no_follow,
+        };
+        let remote = self.server.remote();
+        client_runtime()?.block_on(tail::tail(&remote, options, &mut std::io::stdout()))
+    }
+}
+
+impl PublishArgs {
+    /// `toolview publish`: events from stdin, acks to stdout.
+    pub fn run(self) -> anyhow::Result<()> {
+        client_runtime()?.block_on(client::publish(
+            &self.server.remote(),
+            &self.session,
+            std::io::stdin().lock(),
+            &mut std::io::stdout(),
+        ))
+    }
+}
+
+impl TokenArgs {
+    /// `toolview token`: prints a minted token.
+    pub fn run(self) -> anyhow::Result<()> {
+        let token = crate::auth::mint(&crate::auth::MintRequest {
+            secret: crate::auth::read_secret(&self.secret_file)?,
+            grants: self.grants,
+            ttl: self.ttl,
+            audience: self.aud,
+            issuer: self.iss,
+            subject: self.sub,
+        })?;
+        println!("{token}");
+        Ok(())
+    }
+}
+
+impl HealthArgs {
+    /// `toolview health`: prints the answer; exits 1 when the server does not serve.
+    pub fn run(self) -> anyhow::Result<()> {
+        let timeout = std::time::Duration::from_millis(self.timeout_ms);
+        let url = self.server.unwrap_or_else(|| {
+            let var = |name| std::env::var(name).ok();
+            health_url(
+                var("TOOLVIEW_METRICS_LISTEN").as_deref(),
+                var("TOOLVIEW_LISTEN").as_deref(),
+            )
+        });
+        let remote = Remote {
+            url: url.clone(),
+            token: None,
+            tls_ca: self.tls_ca,
+            tls_identity: None,
+        };
+        let mut out = std::io::stdout();
+        let check = client::health(&remote, &self.service, &mut out);
+        let serving = client_runtime()?
+            .block_on(async { tokio::time::timeout(timeout, check).await })
+            .map_err(|_| anyhow::anyhow!("no answer from {url} within {timeout:?}"))??;
+        if !serving {
+            std::process::exit(1);
+        }
+        Ok(())
+    }
+}
+
+impl AcpArgs {
+    /// `toolview acp`: an ACP agent on stdin and stdout.
+    pub fn run(self) -> anyhow::Result<()> {
+        client_runtime()?.block_on(acp::serve_stdio(acp::AgentOptions {
+            remote: self.server.remote(),
+            session: self.session,
+            live_only: self.live_only,
+        }))
+    }
+}
+
+impl RenderArgs {
+    /// `toolview render`: events from stdin, rendered to stdout, no server.
+    pub fn run(self) -> anyhow::Result<()> {
+        client::render_offline(
+            self.target.into(),
+            self.terminal,
+            std::io::stdin().lock(),
+            &mut std::io::stdout().lock(),
+        )
+    }
+}
+
+impl PresentArgs {
+    /// `toolview present`: the view JSON of one call to stdout.
+    pub fn run(self) -> anyhow::Result<()> {
+        present_command(
+            &self.tool,
+            &self.args,
+            self.result.as_deref(),
+            &mut std::io::stdout().lock(),
+        )
+    }
+}
+
+/// `--result` JSON.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ResultArg {
+    #[serde(default)]
+    content: Vec<ContentBlock>,
+    #[serde(default)]
+    is_error: bool,
+    #[serde(default)]
+    meta: Option<serde_json::Value>,
+}
+
+/// `toolview present`: writes JSON lines to `out`.
+fn present_command(
+    tool: &str,
+    args: &str,
+    result: Option<&str>,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<()> {
+    let result: Option<ResultArg> = result
+        .map(serde_json::from_str)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--result: {e}"))?;
+    let result = result.map(|r| FinishedInput {
+        content: r.content,
+        is_error: r.is_error,
+        meta: r.meta.filter(|m| !m.is_null()),
+        view: None,
+    });
+    let (call, result) = present::present(tool, args, None, result.as_ref());
+    writeln!(out, "{}", serde_json::to_string(&call)?)?;
+    if let Some(r) = result {
+        writeln!(out, "{}", serde_json::to_string(&r)?)?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,429 @@
+//! One subscriber's task: where it starts (replay, resume by cursor, live), then read, send,
+//! wait; resets, heartbeats, pauses while the store cannot be read, back-pressure and the lag
+//! limit. Every step that may end the subscription returns a [`Flow`]: `?` carries the end out
+//! of the loop, whether clean ([`Stop::Ended`]) or told to the client ([`Stop::Failed`]).
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use prometheus_client::metrics::counter::Counter;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+use super::lane::{Lane, LaneJoin, LaneRead};
+use super::subscribe::{BATCH, BATCH_BYTES, PRIVATE_CACHE, PRIVATE_CACHE_BYTES};
+use super::{Entry, Head, SessionError, Sessions, Start, SubscribeItem};
+use crate::domain::{Cursor, Epoch};
+use crate::metrics::ResetReason;
+use crate::render::{Capabilities, Target};
+use crate::store::StoreError;
+
+/// A store that cannot be read now (a NATS leader election, a lost connection) pauses a
+/// subscription rather than ending it: it reads again after this long, doubling up to
+/// [`PAUSE_MAX`]. The subscriber keeps its stream (heartbeats go on) and misses nothing.
+const PAUSE_FIRST: Duration = Duration::from_millis(100);
+const PAUSE_MAX: Duration = Duration::from_secs(1);
+
+/// Why a subscription ends before its stream does.
+pub(super) enum Stop {
+    /// The client went away, or the server shuts down: the stream ends cleanly.
+    Ended,
+    /// The stream ends with this error.
+    Failed(SessionError),
+}
+
+impl From<SessionError> for Stop {
+    fn from(e: SessionError) -> Self {
+        Stop::Failed(e)
+    }
+}
+
+impl From<StoreError> for Stop {
+    fn from(e: StoreError) -> Self {
+        Stop::Failed(e.into())
+    }
+}
+
+/// A step of a subscription: its result, or the end of the subscription.
+type Flow<T = ()> = Result<T, Stop>;
+
+pub(super) struct Task {
+    pub(super) sessions: Arc<Sessions>,
+    pub(super) entry: Arc<Entry>,
+    pub(super) target: Target,
+    pub(super) caps: Capabilities,
+    pub(super) tx: mpsc::Sender<Vec<SubscribeItem>>,
+    /// The session's head: where its log ends, and which log it is.
+    pub(super) head_rx: watch::Receiver<Head>,
+    pub(super) shutdown: watch::Receiver<bool>,
+    /// The shared lane this subscriber reads (held, so it stays alive while in use).
+    pub(super) shared: Option<Arc<Lane>>,
+    /// A catch-up lane while this subscriber is behind the shared lane's cache. Boxed: a
+    /// `Lane` is nearly 900 bytes, which every idle subscription's task would carry (twice,
+    /// in the spawned future's layout) for a lane it rarely has.
+    pub(super) private: Option<Box<Lane>>,
+    /// When the last item went out: heartbeats are for streams idle this long.
+    pub(super) last_sent: Instant,
+    /// Updates sent, for this subscriber's target.
+    pub(super) sent: Counter,
+    /// Whether the subscriber waited at the head: its next updates are live, and their
+    /// delivery lag is measured.
+    pub(super) caught_up: bool,
+}
+
+/// Where the subscriber is: the last offset delivered, in the log of `epoch` (none yet while
+/// the session has no log).
+struct Position {
+    pos: u64,
+    epoch: Option<Epoch>,
+}
+
+impl Task {
+    /// Runs the subscription to its end: `Ok` for a clean one.
+    pub(super) async fn run(mut self, start: Start) -> Result<(), SessionError> {
+        fail::fail_point!("subscription");
+        match self.follow(start).await {
+            Ok(never) => match never {},
+            Err(Stop::Ended) => Ok(()),
+            Err(Stop::Failed(e)) => Err(e),
+        }
+    }
+
+    async fn follow(&mut self, start: Start) -> Flow<Infallible> {
+        {
+            let mut state = self.entry.state.lock().await;
+            self.sessions.ensure_loaded(&self.entry, &mut state).await?;
+        }
+        let mut at = self.start_at(start).await?;
+        // One timer for the life of the subscription (not one per wait): it is re-armed only
+        // when it fires.
+        let heartbeat = tokio::time::sleep(self.sessions.config.heartbeat_interval);
+        tokio::pin!(heartbeat);
+        let mut pause = PAUSE_FIRST;
+        loop {
+            if *self.shutdown.borrow() {
+                return Err(Stop::Ended);
+            }
+            let h = self.head_rx.borrow_and_update().clone();
+            let Some(current) = h.epoch.clone() else {
+                // No log yet: wait for the session's first events.
+                self.wait(&h, at.pos, heartbeat.as_mut()).await?;
+                continue;
+            };
+            if at.epoch.as_ref() != Some(&current) {
+                // Lost, reset or expired and recreated: the client rebuilds its cards. For the
+                // session's first events there is nothing to rebuild: adopt its log.
+                if at.epoch.is_some() {
+                    self.reset(ResetReason::new_log, &current, &h).await?;
+                }
+                at = Position {
+                    pos: h.first.saturating_sub(1),
+                    epoch: Some(current),
+                };
+                continue;
+            }
+            if h.head <= at.pos {
+                self.caught_up = true;
+                self.wait(&h, at.pos, heartbeat.as_mut()).await?;
+                continue;
+            }
+            // No lag check here: a subscriber that is reading may be as far behind as it likes
+            // (it catches up from the log); only one that stops reading is ended, in `send`.
+            let read = match self.read(&h, at.pos).await {
+                Ok(read) => read,
+                Err(SessionError::Store(StoreError::Storage(why))) => {
+                    if pause == PAUSE_FIRST {
+                        tracing::warn!(session = %self.entry.id, error = %why,
+                            "the store cannot be read now; the subscription pauses");
+                    }
+                    self.pause(&h, at.pos, pause).await?;
+                    pause = (pause * 2).min(PAUSE_MAX);
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            pause = PAUSE_FIRST;
+            at.pos = self.deliver(read, &current, &h, at.pos).await?;
+        }
+    }
+
+    /// Where the subscription starts, and what it is sent first: the calls in flight for a
+    /// live start, a `Reset` for a cursor the log no longer has.
+    async fn start_at(&mut self, start: Start) -> Flow<Position> {
+        if let Start::After(c) = &start {
+            self.catch_up_to(c).await?;
+        }
+        let h = self.head_rx.borrow_and_update().clone();
+        let from_first = || Position {
+            pos: h.first.saturating_sub(1),
+            epoch: h.epoch.clone(),
+        };
+        Ok(match (start, &h.epoch) {
+            (Start::FromBeginning, _) => from_first(),
+            (Start::LiveOnly, Some(current)) if h.head >= h.first => Position {
+                pos: self.join_live(&h, current).await?,
+                epoch: h.epoch.clone(),
+            },
+            (Start::LiveOnly, _) => Position {
+                pos: h.head,
+                epoch: h.epoch.clone(),
+            },
+            (Start::After(c), None) => Position {
+                pos: c.offset,
+                epoch: Some(c.epoch),
+            },
+            (Start::After(c), Some(current)) => {
+                if c.epoch != *current || c.offset + 1 < h.first || c.offset > h.head {
+                    let reset = SubscribeItem::Reset {
+                        epoch: current.clone(),
+                        head: h.head,
+                    };
+                    self.sessions.count_reset(ResetReason::stale_cursor);
+                    self.send(vec![reset], 0).await?;
+                    from_first()
+                } else {
+                    Position {
+                        pos: c.offset,
+                        epoch: Some(c.epoch),
+                    }
+                }
+            }
+        })
+    }
+
+    /// A cursor past what this process knows of the log (handed over from another replica,
+    /// whose appends this one has not heard of yet) is not stale: the head is read again from
+    /// the store, so the cursor is judged against the log, not a lagging head.
+    async fn catch_up_to(&self, c: &Cursor) -> Result<(), SessionError> {
+        let h = self.entry.head.borrow().clone();
+        if h.epoch.as_ref() == Some(&c.epoch) && c.offset <= h.head {
+            return Ok(());
+        }
+        let Some(meta) = self.sessions.store.meta(&self.entry.id).await? else {
+            return Ok(());
+        };
+        // Forward only, as the store's feed moves it (see `Sessions::apply_change`).
+        let moved = self.entry.head.send_if_modified(|h| {
+            let newer = h.epoch.as_ref() == Some(&meta.epoch) && meta.head_offset > h.head;
+            if newer {
+                h.head = meta.head_offset;
+                h.first = h.first.max(meta.first_offset);
+            }
+            newer
+        });
+        if moved {
+            self.sessions.head_moved(&self.entry);
+        }
+        Ok(())
+    }
+
+    /// Starts a live subscription on a session with a log: the shared lane's catch-up first
+    /// (the calls in flight where it starts). Returns the offset it starts after.
+    async fn join_live(&mut self, h: &Head, epoch: &Epoch) -> Flow<u64> {
+        let lane = self
+            .sessions
+            .shared_lane(&self.entry, self.target, self.caps, h.first);
+        self.shared = Some(lane.clone());
+        match lane.join_live(&*self.sessions.store, h.head).await? {
+            LaneJoin::At { at, updates } => {
+                if !updates.is_empty() {
+                    let batch: Vec<SubscribeItem> = updates
+                        .into_iter()
+                        .map(|delivered| SubscribeItem::Update {
+                            cursor: Cursor {
+                                offset: at,
+                                epoch: epoch.clone(),
+                            },
+                            delivered,
+                        })
+                        .collect();
+                    self.sent.inc_by(batch.len() as u64);
+                    self.send(batch, at).await?;
+                }
+                Ok(at)
+            }
+            // Trimmed under us: the main loop finds the log's start and resets.
+            LaneJoin::Reset => Ok(h.head),
+        }
+    }
+
+    /// Reads the next updates: from the shared lane when it still caches `pos`, else from a
+    /// private lane that refolds the log (created on demand, dropped once caught up).
+    async fn read(&mut self, h: &Head, pos: u64) -> Result<LaneRead, SessionError> {
+        let store = &*self.sessions.store;
+        let shared = match &self.shared {
+            Some(lane) => lane.clone(),
+            None => {
+                let lane = self
+                    .sessions
+                    .shared_lane(&self.entry, self.target, self.caps, h.first);
+                self.shared = Some(lane.clone());
+                lane
+            }
+        };
+        match shared
+            .read(store, pos, h.head, (BATCH, BATCH_BYTES))
+            .await?
+        {
+            LaneRead::TooOld => {}
+            other => {
+                self.private = None;
+                return Ok(other);
+            }
+        }
+        let private = self.private.get_or_insert_with(|| {
+            Box::new(Lane::new(
+                self.entry.id.clone(),
+                self.target,
+                self.caps,
+                h.first,
+                (PRIVATE_CACHE, PRIVATE_CACHE_BYTES),
+                self.sessions.config.max_update_bytes,
+                self.sessions.lane_metrics(),
+            ))
+        });
+        let read = private
+            .read(store, pos, h.head, (BATCH, BATCH_BYTES))
+            .await?;
+        if !matches!(read, LaneRead::Updates(_)) {
+            self.private = None;
+        }
+        Ok(read)
+    }
+
+    /// Sends what a read found; returns the offset the subscriber is at after it.
+    async fn deliver(&mut self, read: LaneRead, current: &Epoch, h: &Head, pos: u64) -> Flow<u64> {
+        match read {
+            LaneRead::Updates(updates) => {
+                let Some(last) = updates.last().map(|d| d.offset) else {
+                    // Durable but not readable yet (cannot happen with ordered stores);
+                    // do not spin.
+                    tokio::task::yield_now().await;
+                    return Ok(pos);
+                };
+                let batch = updates
+                    .into_iter()
+                    .map(|delivered| SubscribeItem::Update {
+                        cursor: Cursor {
+                            offset: delivered.offset,
+                            epoch: current.clone(),
+                        },
+                        delivered,
+                    })
+                    .collect::<Vec<_>>();
+                self.sent.inc_by(batch.len() as u64);
+                if std::mem::take(&mut self.caught_up) {
+                    let lag = self.sessions.since_head_moved(&self.entry);
+                    self.sessions
+                        .metrics()
+                        .delivery_lag_seconds
+                        .observe(lag.as_secs_f64());
+                }
+                self.send(batch, pos).await?;
+                Ok(last)
+            }
+            LaneRead::TooOld => {
+                // Even a refold from the log's start cannot serve `pos`: it was trimmed.
+                self.reset(ResetReason::trimmed, current, h).await?;
+                Ok(h.first.saturating_sub(1))
+            }
+            LaneRead::Reset { first } => {
+                let h = self.head_rx.borrow().clone();
+                self.reset(ResetReason::trimmed, current, &h).await?;
+                // Resume where the lane found the log starting: the head's `first` can lag
+                // behind a trim (another replica's appends move only its `head`), and resuming
+                // before the log's start would reset again, forever.
+                Ok(first.max(h.first).saturating_sub(1))
+            }
+        }
+    }
+
+    /// Waits for the head to move, sending a heartbeat when the stream has been idle for the
+    /// interval.
+    async fn wait(
+        &mut self,
+        h: &Head,
+        pos: u64,
+        mut heartbeat: Pin<&mut tokio::time::Sleep>,
+    ) -> Flow {
+        let interval = self.sessions.config.heartbeat_interval;
+        tokio::select! {
+            changed = self.head_rx.changed() => return changed.map_err(|_| Stop::Ended),
+            () = heartbeat.as_mut() => {}
+            _ = self.shutdown.changed() => return Err(Stop::Ended),
+            _ = self.tx.closed() => return Err(Stop::Ended),
+        }
+        let due = self.last_sent + interval;
+        if Instant::now() >= due {
+            self.send(vec![SubscribeItem::Heartbeat { head: h.head }], pos)
+                .await?;
+            heartbeat.as_mut().reset(Instant::now() + interval);
+        } else {
+            heartbeat.as_mut().reset(due);
+        }
+        Ok(())
+    }
+
+    /// Waits `delay` before the store is read again (see [`PAUSE_FIRST`]), sending heartbeats
+    /// as an idle stream gets them.
+    async fn pause(&mut self, h: &Head, pos: u64, delay: Duration) -> Flow {
+        let until = Instant::now() + delay;
+        let interval = self.sessions.config.heartbeat_interval;
+        loop {
+            let due = self.last_sent + interval;
+            tokio::select! {
+                () = tokio::time::sleep_until(until) => return Ok(()),
+                () = tokio::time::sleep_until(due), if due < until => {}
+                _ = self.shutdown.changed() => return Err(Stop::Ended),
+                _ = self.tx.closed() => return Err(Stop::Ended),
+            }
+            self.send(vec![SubscribeItem::Heartbeat { head: h.head }], pos)
+                .await?;
+        }
+    }
+
+    /// Sends a reset to the log of `epoch`.
+    async fn reset(&mut self, reason: ResetReason, epoch: &Epoch, h: &Head) -> Flow {
+        self.shared = None;
+        self.private = None;
+        self.sessions.count_reset(reason);
+        let item = SubscribeItem::Reset {
+            epoch: epoch.clone(),
+            head: h.head,
+        };
+        self.send(vec![item], h.first.saturating_sub(1)).await
+    }
+
+    /// Sends a batch, waiting for buffer space. While it waits, the lag limit is enforced: a
+    /// subscriber more than the limit behind `pos` is ended with `Lagging`.
+    async fn send(&mut self, items: Vec<SubscribeItem>, pos: u64) -> Flow {
+        self.last_sent = Instant::now();
+        // The common case, with room in the buffer, needs no timer.
+        let items = match self.tx.try_send(items) {
+            Ok(()) => return Ok(()),
+            Err(mpsc::error::TrySendError::Closed(_)) => return Err(Stop::Ended),
+            Err(mpsc::error::TrySendError::Full(items)) => items,
+        };
+        let reserve = self.tx.reserve();
+        tokio::pin!(reserve);
+        let limit = self.sessions.config.subscriber_lag_limit;
+        loop {
+            tokio::select! {
+                permit = &mut reserve => {
+                    let permit = permit.map_err(|_| Stop::Ended)?;
+                    permit.send(items);
+                    return Ok(());
+                }
+                _ = self.shutdown.changed() => return Err(Stop::Ended),
+                _ = tokio::time::sleep(self.sessions.config.lag_check_interval) => {
+                    let lag = self.head_rx.borrow().head.saturating_sub(pos);
+                    if lag > limit {
+                        return Err(SessionError::Lagging { lag, limit }.into());
+                    }
+                }
+            }
+        }
+    }
+}
