@@ -6,14 +6,12 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use super::Context;
-use super::card::{
-    Capabilities, PLAIN, TRUNCATED, cap_text, capped_chunk, capped_streamed, console,
-    exit_is_clean, prepared_call, prepared_result, read_lines_text, search_text,
-    stream_crossed_cap, web_text,
-};
+use super::cap::{TRUNCATED, cap_text, capped_chunk, capped_streamed, stream_crossed_cap};
+use super::card::{Capabilities, prepared_call, prepared_result};
 use super::fold::{CallState, CallStatus, Change};
 use super::paths::acp_path;
 use super::streamed::Chunk;
+use super::text_form::{PLAIN, console, read_lines_text, search_text, terminal_console, web_text};
 use crate::domain::{
     ContentBlock, FileDiff, FileLocation, Plan, PlanStatus, TerminalExit, ToolCallView, ToolKind,
     ToolResultView,
@@ -298,9 +296,8 @@ fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> acp::S
         }
         ToolResultView::Terminal(t) => {
             let output = t.output.as_deref().unwrap_or("");
-            let quiet =
-                output.is_empty() && state.streamed.is_empty() && exit_is_clean(t.exit.as_ref());
-            let items = (!quiet).then(|| vec![text_item(console(output, t.exit.as_ref()))]);
+            let console = terminal_console(output, t.exit.as_ref(), &state.streamed);
+            let items = console.map(|c| vec![text_item(c)]);
             fields.title(t.title).content(items)
         }
         ToolResultView::Generic(g) => fields

@@ -5,13 +5,14 @@
 use std::collections::BTreeSet;
 
 use super::Context;
-use super::card::{
-    Capabilities, Snapshot, TERMINAL, diff_line_pairs, flatten, read_lines_text, search_text,
-    web_text,
-};
+use super::card::{Capabilities, Snapshot};
 use super::fold::{CallStatus, Change};
+use super::text_form::{
+    TERMINAL, diff_line_pairs, flatten, read_lines_text, search_text, web_text,
+};
 use super::visible::{visible, visible_keeping_sgr};
 use crate::domain::{FileDiff, TerminalExit, ToolCallView, ToolResultView};
+use crate::present::LineOp;
 
 const RESET: &str = "\x1b[0m";
 const BOLD: &str = "\x1b[1m";
@@ -141,17 +142,17 @@ fn diff(lines: &mut Vec<String>, diffs: &[FileDiff]) {
             lines.push(String::new());
         }
         lines.push(format!("{BOLD}{}{RESET}", visible(&d.path)));
-        for (prefix, line) in diff_line_pairs(d) {
-            lines.push(match prefix {
-                '+' => {
+        for (op, line) in diff_line_pairs(d) {
+            lines.push(match op {
+                LineOp::Add => {
                     added += 1;
                     format!("{GREEN}+ {}{RESET}", visible(line))
                 }
-                '-' => {
+                LineOp::Remove => {
                     removed += 1;
                     format!("{RED}- {}{RESET}", visible(line))
                 }
-                _ => format!("{DIM}  {}{RESET}", visible(line)),
+                LineOp::Equal => format!("{DIM}  {}{RESET}", visible(line)),
             });
         }
     }

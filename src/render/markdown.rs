@@ -2,11 +2,10 @@
 //! harnesses is fenced or escaped (`markdown_text.rs`): it cannot open links, images or HTML.
 
 use super::Context;
-use super::card::{
-    Capabilities, Snapshot, exit_note, read_lines_text, search_text, unified, web_text,
-};
+use super::card::{Capabilities, Snapshot};
 use super::fold::{CallStatus, Change};
 use super::markdown_text::{MARKDOWN, escape, escape_line, link};
+use super::text_form::{exit_note, read_lines_text, search_text, unified, web_text};
 use crate::domain::{ContentBlock, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
 use crate::present::text::fence;
 

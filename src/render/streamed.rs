@@ -133,7 +133,7 @@ impl Streamed {
     /// retention.
     pub fn capped(&self, cap: u64) -> Cow<'_, str> {
         if let Some(full) = self.full() {
-            return super::card::cap_text(full, cap);
+            return super::cap::cap_text(full, cap);
         }
         debug_assert!(
             cap > 0 && cap as usize <= self.retain,
@@ -156,7 +156,7 @@ impl Streamed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::card::cap_text;
+    use crate::render::cap::cap_text;
 
     /// With any retention at least the cap, the kept parts give exactly what the whole text
     /// would.

@@ -1,0 +1,92 @@
+//! The output cap: long text kept as its head and tail, streamed output cut at the chunk that
+//! crosses the cap.
+
+use std::borrow::Cow;
+
+use super::fold::CallState;
+use super::streamed::Chunk;
+use crate::domain::ContentBlock;
+
+/// Keeps the first and last `cap/2` bytes of a text longer than `cap` (cuts moved inward to
+/// UTF-8 boundaries), joined by a note of how many bytes were left out.
+pub fn cap_text(text: &str, cap: u64) -> Cow<'_, str> {
+    let len = text.len() as u64;
+    if cap == 0 || len <= cap {
+        return Cow::Borrowed(text);
+    }
+    let half = (cap / 2) as usize;
+    let mut head = half;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - half;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let omitted = tail - head;
+    Cow::Owned(format!(
+        "{}\n… {omitted} bytes omitted …\n{}",
+        &text[..head],
+        &text[tail..]
+    ))
+}
+
+/// The marker that replaces the chunk that takes streamed output past the cap.
+pub const TRUNCATED: &str = "\n… output truncated …\n";
+
+/// A chunk as a live subscriber receives it: as is below the cap, the truncation marker for the
+/// chunk that crosses it, nothing after.
+pub fn capped_chunk(chunk: Chunk<'_>, cap: u64) -> &str {
+    if cap == 0 || chunk.end() as u64 <= cap {
+        chunk.text
+    } else if chunk.start as u64 <= cap {
+        TRUNCATED
+    } else {
+        ""
+    }
+}
+
+/// Whether the live output has gone past the cap (so later output is not sent).
+pub fn stream_crossed_cap(state: &CallState, cap: u64) -> bool {
+    cap > 0 && state.streamed.len() as u64 > cap
+}
+
+/// The streamed text up to byte `end` (the end of a chunk; `None`: all of it) as snapshots show
+/// it: everything below the cap, else the text before the chunk that crossed it followed by the
+/// truncation marker.
+pub fn capped_streamed(state: &CallState, end: Option<usize>, cap: u64) -> Cow<'_, str> {
+    let streamed = &state.streamed;
+    let end = end.unwrap_or(streamed.len());
+    if cap == 0 || end as u64 <= cap {
+        return Cow::Borrowed(streamed.prefix(end));
+    }
+    let crossing_start = streamed.last_end_within(cap as usize);
+    Cow::Owned(format!("{}{TRUNCATED}", streamed.prefix(crossing_start)))
+}
+
+/// Caps every text and reasoning block (see [`cap_text`]); images and links are kept.
+pub fn cap_blocks(blocks: &mut [ContentBlock], cap: u64) {
+    for b in blocks {
+        if let ContentBlock::Text { text } | ContentBlock::Reasoning { text } = b
+            && let Cow::Owned(capped) = cap_text(text, cap)
+        {
+            *text = capped;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cap_keeps_head_and_tail_on_char_boundaries() {
+        assert_eq!(cap_text("abcdef", 0), "abcdef");
+        assert_eq!(cap_text("abcdef", 6), "abcdef");
+        assert_eq!(cap_text("abcdefgh", 4), "ab\n… 4 bytes omitted …\ngh");
+        // "é" is two bytes: cuts move inward.
+        assert_eq!(cap_text("éééé", 4), "é\n… 4 bytes omitted …\né");
+        assert_eq!(cap_text("aéb", 2), "a\n… 2 bytes omitted …\nb");
+        assert_eq!(cap_text("aéé", 2), "a\n… 4 bytes omitted …\n");
+    }
+}
