@@ -8,6 +8,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::MutexGuard;
+
 use super::{Ack, Entry, Head, SessionError, Sessions, State};
 use crate::domain::{CallId, CallPhase, Cursor, EventId, Lifecycle, Pending, SessionId, ToolEvent};
 use crate::metrics::{FailureLabels, PublishResult, ResultLabels, StoreFailure};
@@ -52,11 +54,33 @@ impl State {
     }
 }
 
+/// One session's part of a batch: its entry and the positions of its events in the batch.
+struct Part {
+    entry: Arc<Entry>,
+    events: Vec<usize>,
+}
+
 /// One session's part of a batch, validated.
 struct Checked {
     known: Known,
     lifecycle: Lifecycle,
     pending: Pending,
+}
+
+/// One session's part of a batch, staged: the append for the store, and what becomes true
+/// once it is durable.
+struct Staged {
+    append: SessionAppend,
+    head: Head,
+    /// Marks the ids and call phases this append put in flight.
+    seq: u64,
+}
+
+/// A durable append's effects still to apply: its in-flight marks to settle, its head.
+struct Landed {
+    entry: Arc<Entry>,
+    head: Head,
+    seq: u64,
 }
 
 /// A publish that loses the race to another writer (a conflict) is checked again against the
@@ -126,38 +150,85 @@ impl Sessions {
             .inc();
     }
 
+    /// One attempt: lock the batch's sessions, validate the whole batch, stage each session's
+    /// append, commit them.
     async fn publish_once(&self, events: &[ToolEvent]) -> Result<Vec<Ack>, SessionError> {
         if *self.shutdown.borrow() {
             return Err(SessionError::ShuttingDown);
         }
-        // Group by session; lock sessions in id order so concurrent batches cannot deadlock.
+        let parts = self.parts(events);
+        let mut guards = self.lock(&parts).await?;
+        let checked = self.validate(&parts, &guards, events).await?;
+        let now = self.config.clock.now_ms();
+        let mut acks: Vec<Option<Ack>> = vec![None; events.len()];
+        let staged = parts
+            .iter()
+            .zip(guards.iter_mut())
+            .zip(checked)
+            .map(|((part, state), checked)| {
+                self.stage(part, state, checked, events, now, &mut acks)
+            })
+            .collect();
+        self.commit(&parts, guards, staged).await?;
+        Ok(acks
+            .into_iter()
+            .map(|a| a.expect("every event is acknowledged"))
+            .collect())
+    }
+
+    /// The batch grouped by session, in session id order (the order locks are taken in, so
+    /// concurrent batches cannot deadlock).
+    fn parts(&self, events: &[ToolEvent]) -> Vec<Part> {
         let mut by_session: BTreeMap<SessionId, Vec<usize>> = BTreeMap::new();
         for (i, e) in events.iter().enumerate() {
             by_session.entry(e.session_id.clone()).or_default().push(i);
         }
-        let entries: Vec<(Arc<Entry>, Vec<usize>)> = by_session
+        by_session
             .into_iter()
-            .map(|(id, idx)| (self.entry(&id), idx))
-            .collect();
-        let mut guards = Vec::with_capacity(entries.len());
-        for (entry, _) in &entries {
-            let mut g = entry.state.lock().await;
-            self.ensure_loaded(entry, &mut g).await?;
-            guards.push(g);
-        }
+            .map(|(id, events)| Part {
+                entry: self.entry(&id),
+                events,
+            })
+            .collect()
+    }
 
-        // Pass 1, validate everything: duplicates (stored, in flight, or earlier in this
-        // batch) skip the rules and are acknowledged with the original cursor.
-        let mut checked = Vec::with_capacity(entries.len());
-        for ((entry, idx), state) in entries.iter().zip(guards.iter()) {
-            let batch: Vec<&ToolEvent> = idx.iter().map(|&i| &events[i]).collect();
-            let known = state.known(self, &entry.id, &batch).await?;
+    /// Locks every part's session, in order, each loaded from the store.
+    async fn lock<'a>(
+        &self,
+        parts: &'a [Part],
+    ) -> Result<Vec<MutexGuard<'a, State>>, SessionError> {
+        let mut guards = Vec::with_capacity(parts.len());
+        for part in parts {
+            let mut state = part.entry.state.lock().await;
+            self.ensure_loaded(&part.entry, &mut state).await?;
+            guards.push(state);
+        }
+        Ok(guards)
+    }
+
+    /// Checks the whole batch before anything is staged: duplicates (stored, in flight, or
+    /// earlier in this batch) skip the rules and are acknowledged with the original cursor;
+    /// any other event the lifecycle refuses refuses the batch.
+    async fn validate(
+        &self,
+        parts: &[Part],
+        guards: &[MutexGuard<'_, State>],
+        events: &[ToolEvent],
+    ) -> Result<Vec<Checked>, SessionError> {
+        let mut checked = Vec::with_capacity(parts.len());
+        for (part, state) in parts.iter().zip(guards) {
+            let batch: Vec<&ToolEvent> = part.events.iter().map(|&i| &events[i]).collect();
+            let known = state.known(self, &part.entry.id, &batch).await?;
             let lifecycle = Lifecycle::with_phases(known.calls.clone());
             let mut pending = Pending::default();
             let mut seen = HashSet::new();
-            let fresh = idx.iter().map(|&i| (i, &events[i])).filter(|(_, e)| {
-                !known.events.contains_key(&e.event_id) && seen.insert(&e.event_id)
-            });
+            let fresh = part
+                .events
+                .iter()
+                .map(|&i| (i, &events[i]))
+                .filter(|(_, e)| {
+                    !known.events.contains_key(&e.event_id) && seen.insert(&e.event_id)
+                });
             lifecycle.check_batch(&mut pending, fresh.map(|(i, e)| (i, &e.body)))?;
             checked.push(Checked {
                 known,
@@ -165,150 +236,175 @@ impl Sessions {
                 pending,
             });
         }
+        Ok(checked)
+    }
 
-        // Pass 2, record: offsets, ids and phases in flight, retention.
-        let now = self.config.clock.now_ms();
-        let mut acks: Vec<Option<Ack>> = vec![None; events.len()];
-        let mut appends = Vec::new();
-        let mut heads = Vec::new();
-        let mut seqs = Vec::with_capacity(entries.len());
-        for (((entry, idx), state), c) in entries.iter().zip(guards.iter_mut()).zip(checked) {
-            let mut meta = state.meta.clone().unwrap_or_else(|| SessionMeta {
-                epoch: new_epoch(),
-                first_offset: 1,
-                head_offset: 0,
-                created_ms: now,
-                updated_ms: now,
-                calls: 0,
-            });
-            let mut records = Vec::new();
-            let mut batch_ids: HashMap<&EventId, u64> = HashMap::new();
-            for &i in idx {
-                let e = &events[i];
-                let known = c
-                    .known
-                    .events
-                    .get(&e.event_id)
-                    .or_else(|| batch_ids.get(&e.event_id))
-                    .copied();
-                let (offset, duplicate) = match known {
-                    Some(offset) => (offset, true),
-                    None => {
-                        meta.head_offset += 1;
-                        batch_ids.insert(&e.event_id, meta.head_offset);
-                        records.push(Record {
-                            offset: meta.head_offset,
-                            event: Arc::new(e.clone()),
-                        });
-                        (meta.head_offset, false)
-                    }
-                };
-                acks[i] = Some(Ack {
-                    event_id: e.event_id.clone(),
-                    cursor: Cursor {
-                        offset,
-                        epoch: meta.epoch.clone(),
-                    },
-                    duplicate,
-                });
-            }
-            if records.is_empty() {
-                seqs.push(None);
-                continue;
-            }
-            meta.calls += c.lifecycle.new_calls(&c.pending) as u64;
-            let calls: Vec<(CallId, CallPhase)> = c
-                .pending
-                .changes()
-                .map(|(id, phase)| (id.clone(), phase))
-                .collect();
-            let seq = state.next_seq;
-            state.next_seq += 1;
-            seqs.push(Some(seq));
-            for (id, &offset) in &batch_ids {
-                state.inflight_ids.insert((*id).clone(), (offset, seq));
-            }
-            for (id, phase) in &calls {
-                state.inflight_calls.insert(id.clone(), (*phase, seq));
-            }
-            let mut trim_before = None;
-            let max = self.config.max_events_per_session;
-            if max > 0 && meta.head_offset - meta.first_offset + 1 > max {
-                let keep_from = meta.head_offset - max + 1;
-                trim_before = Some(keep_from);
-                meta.first_offset = keep_from;
-                // Ids of trimmed events are forgotten with them.
-                state.inflight_ids.retain(|_, (o, _)| *o >= keep_from);
-            }
-            meta.updated_ms = now;
-            appends.push(SessionAppend {
-                session: entry.id.clone(),
-                meta: meta.clone(),
-                records,
-                trim_before,
-                calls,
-                loaded_at: state.loaded_at,
-            });
-            heads.push((entry.clone(), Head::from(&meta)));
-            state.meta = Some(meta);
-        }
-
-        // Enqueue under the locks (so offsets reach the store in order), then wait for
-        // durability without them (so concurrent publishes share commits).
-        let started = std::time::Instant::now();
-        let durable = if appends.is_empty() {
-            None
-        } else {
-            Some(self.store.append(appends).await)
-        };
-        drop(guards);
-        if let Some(durable) = durable {
-            let result = match durable {
-                Ok(wait) => wait.await,
-                Err(e) => Err(e),
+    /// Stages one session's part of a validated batch: an ack for each of its events (`acks`
+    /// is indexed like the batch), offsets, ids and phases in flight, retention. `None` when
+    /// every event was a duplicate: nothing to append.
+    fn stage(
+        &self,
+        part: &Part,
+        state: &mut State,
+        checked: Checked,
+        events: &[ToolEvent],
+        now: u64,
+        acks: &mut [Option<Ack>],
+    ) -> Option<Staged> {
+        let mut meta = state.meta.clone().unwrap_or_else(|| SessionMeta {
+            epoch: new_epoch(),
+            first_offset: 1,
+            head_offset: 0,
+            created_ms: now,
+            updated_ms: now,
+            calls: 0,
+        });
+        let mut records = Vec::new();
+        let mut batch_ids: HashMap<&EventId, u64> = HashMap::new();
+        for &i in &part.events {
+            let e = &events[i];
+            let known = checked
+                .known
+                .events
+                .get(&e.event_id)
+                .or_else(|| batch_ids.get(&e.event_id))
+                .copied();
+            let (offset, duplicate) = match known {
+                Some(offset) => (offset, true),
+                None => {
+                    meta.head_offset += 1;
+                    batch_ids.insert(&e.event_id, meta.head_offset);
+                    records.push(Record {
+                        offset: meta.head_offset,
+                        event: Arc::new(e.clone()),
+                    });
+                    (meta.head_offset, false)
+                }
             };
-            match &result {
-                Ok(()) => self
-                    .metrics()
-                    .store_append_seconds
-                    .observe(started.elapsed().as_secs_f64()),
-                Err(e) => self.count_store_error(e),
-            }
-            for ((entry, _), seq) in entries.iter().zip(&seqs) {
-                let Some(seq) = *seq else { continue };
-                let mut state = entry.state.lock().await;
-                if result.is_err() {
-                    // Forget the optimistic state: the next use reloads what the store has.
-                    state.loaded = false;
-                } else {
-                    // Durable now: the store answers for these ids and calls.
-                    state.inflight_ids.retain(|_, (_, s)| *s != seq);
-                    state.inflight_calls.retain(|_, (_, s)| *s != seq);
-                }
-            }
-            result?;
-            for (entry, head) in heads {
-                let moved = entry.head.send_if_modified(|h| {
-                    if h.epoch != head.epoch {
-                        *h = head;
-                        return true;
-                    }
-                    // A store's change feed may have moved the head here first: the first kept
-                    // offset still comes from this append's retention.
-                    let newer = head.head > h.head || head.first > h.first;
-                    h.head = h.head.max(head.head);
-                    h.first = h.first.max(head.first);
-                    newer
-                });
-                if moved {
-                    self.head_moved(&entry);
-                }
+            acks[i] = Some(Ack {
+                event_id: e.event_id.clone(),
+                cursor: Cursor {
+                    offset,
+                    epoch: meta.epoch.clone(),
+                },
+                duplicate,
+            });
+        }
+        if records.is_empty() {
+            return None;
+        }
+        meta.calls += checked.lifecycle.new_calls(&checked.pending) as u64;
+        let calls: Vec<(CallId, CallPhase)> = checked
+            .pending
+            .changes()
+            .map(|(id, phase)| (id.clone(), phase))
+            .collect();
+        let seq = state.next_seq;
+        state.next_seq += 1;
+        for (id, &offset) in &batch_ids {
+            state.inflight_ids.insert((*id).clone(), (offset, seq));
+        }
+        for (id, phase) in &calls {
+            state.inflight_calls.insert(id.clone(), (*phase, seq));
+        }
+        let mut trim_before = None;
+        let max = self.config.max_events_per_session;
+        if max > 0 && meta.head_offset - meta.first_offset + 1 > max {
+            let keep_from = meta.head_offset - max + 1;
+            trim_before = Some(keep_from);
+            meta.first_offset = keep_from;
+            // Ids of trimmed events are forgotten with them.
+            state.inflight_ids.retain(|_, (o, _)| *o >= keep_from);
+        }
+        meta.updated_ms = now;
+        let head = Head::from(&meta);
+        let append = SessionAppend {
+            session: part.entry.id.clone(),
+            meta: meta.clone(),
+            records,
+            trim_before,
+            calls,
+            loaded_at: state.loaded_at,
+        };
+        state.meta = Some(meta);
+        Some(Staged { append, head, seq })
+    }
+
+    /// Enqueues the staged appends under the locks (so offsets reach the store in order), then
+    /// waits for durability without them (so concurrent publishes share commits); settles
+    /// what was in flight and moves the heads subscribers wait on.
+    async fn commit(
+        &self,
+        parts: &[Part],
+        guards: Vec<MutexGuard<'_, State>>,
+        staged: Vec<Option<Staged>>,
+    ) -> Result<(), SessionError> {
+        let (appends, landed): (Vec<SessionAppend>, Vec<Landed>) = parts
+            .iter()
+            .zip(staged)
+            .filter_map(|(part, staged)| {
+                let Staged { append, head, seq } = staged?;
+                let landed = Landed {
+                    entry: part.entry.clone(),
+                    head,
+                    seq,
+                };
+                Some((append, landed))
+            })
+            .unzip();
+        if appends.is_empty() {
+            return Ok(());
+        }
+        let started = std::time::Instant::now();
+        let durable = self.store.append(appends).await;
+        drop(guards);
+        let result = match durable {
+            Ok(wait) => wait.await,
+            Err(e) => Err(e),
+        };
+        match &result {
+            Ok(()) => self
+                .metrics()
+                .store_append_seconds
+                .observe(started.elapsed().as_secs_f64()),
+            Err(e) => self.count_store_error(e),
+        }
+        for landed in &landed {
+            let mut state = landed.entry.state.lock().await;
+            if result.is_err() {
+                // Forget the optimistic state: the next use reloads what the store has.
+                state.loaded = false;
+            } else {
+                // Durable now: the store answers for these ids and calls.
+                state.inflight_ids.retain(|_, (_, s)| *s != landed.seq);
+                state.inflight_calls.retain(|_, (_, s)| *s != landed.seq);
             }
         }
-        Ok(acks
-            .into_iter()
-            .map(|a| a.expect("every event is acknowledged"))
-            .collect())
+        result?;
+        for landed in landed {
+            self.move_head(&landed.entry, landed.head);
+        }
+        Ok(())
+    }
+
+    /// Moves a session's head to a durable append's, unless the store's change feed has
+    /// already moved it there.
+    fn move_head(&self, entry: &Entry, head: Head) {
+        let moved = entry.head.send_if_modified(|h| {
+            if h.epoch != head.epoch {
+                *h = head;
+                return true;
+            }
+            // A store's change feed may have moved the head here first: the first kept offset
+            // still comes from this append's retention.
+            let newer = head.head > h.head || head.first > h.first;
+            h.head = h.head.max(head.head);
+            h.first = h.first.max(head.first);
+            newer
+        });
+        if moved {
+            self.head_moved(entry);
+        }
     }
 }
 
