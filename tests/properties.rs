@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use toolview::domain::*;
 use toolview::grpc::pb;
 use toolview::present::{
-    StartedCall, TOOL_NAMES, ToolResult, parse_arguments, resolve_call, resolve_result,
+    StartedCall, TOOLS, ToolResult, parse_arguments, resolve_call, resolve_result,
 };
 
 // ---- arbitrary JSON aimed at the presenters ---------------------------------------------------
@@ -179,7 +179,7 @@ proptest! {
         meta in option::of(arb_json()),
     ) {
         let parsed = parse_arguments(&raw_args);
-        for tool in TOOL_NAMES.iter().copied().chain(["unknown", "mcp__srv__tool"]) {
+        for tool in TOOLS.iter().map(|&(name, _)| name).chain(["unknown", "mcp__srv__tool"]) {
             for args in [&args, &parsed] {
                 let call = resolve_call(tool, args, None);
                 let _ = call.to_json();
@@ -409,9 +409,9 @@ mod events {
     fn arb_body() -> impl Strategy<Value = EventBody> {
         let call = || proptest::sample::select(CALLS).prop_map(|c| CallId::new(c).unwrap());
         let tool = proptest::sample::select(
-            TOOL_NAMES
+            TOOLS
                 .iter()
-                .copied()
+                .map(|&(name, _)| name)
                 .chain(["custom", ""])
                 .collect::<Vec<_>>(),
         );

@@ -32,13 +32,50 @@ pub struct CallPhase {
     pub finished: bool,
 }
 
-type Phase = CallPhase;
+impl CallPhase {
+    /// The phase after one of this call's events: the one definition of the transitions, used
+    /// by the rules here and by a store rebuilding phases from a log (which applies it
+    /// whatever the rules say: the log was checked when it was written, and a call whose start
+    /// was trimmed still counts as seen).
+    pub fn after(self, body: &EventBody) -> CallPhase {
+        match body {
+            EventBody::SessionStarted(_) | EventBody::CallOutput(_) => self,
+            EventBody::CallStarted(_) => CallPhase {
+                started: true,
+                ..self
+            },
+            EventBody::CallFinished(_) => CallPhase {
+                finished: true,
+                ..self
+            },
+        }
+    }
+
+    /// The rule `body`, an event of call `id`, breaks in this phase, if any.
+    fn refusal(self, id: &CallId, body: &EventBody) -> Option<LifecycleError> {
+        match body {
+            EventBody::SessionStarted(_) => None,
+            EventBody::CallStarted(_) if self.started => {
+                Some(LifecycleError::StartedTwice(id.clone()))
+            }
+            EventBody::CallOutput(_) if self.finished => {
+                Some(LifecycleError::OutputAfterFinish(id.clone()))
+            }
+            EventBody::CallFinished(_) if self.finished => {
+                Some(LifecycleError::FinishedTwice(id.clone()))
+            }
+            EventBody::CallStarted(_) | EventBody::CallOutput(_) | EventBody::CallFinished(_) => {
+                None
+            }
+        }
+    }
+}
 
 /// Changes checked against a [`Lifecycle`] without touching it; [`Lifecycle::apply`] commits
 /// them. This is how a whole batch is validated before anything is recorded.
 #[derive(Debug, Default)]
 pub struct Pending {
-    calls: HashMap<CallId, Phase>,
+    calls: HashMap<CallId, CallPhase>,
 }
 
 impl Pending {
@@ -51,7 +88,7 @@ impl Pending {
 /// The lifecycle state of a session's calls: all of them, or those a batch is about.
 #[derive(Debug, Clone, Default)]
 pub struct Lifecycle {
-    calls: HashMap<CallId, Phase>,
+    calls: HashMap<CallId, CallPhase>,
 }
 
 impl Lifecycle {
@@ -105,44 +142,18 @@ impl Lifecycle {
 
     /// Checks an event against the state plus `pending`, recording it in `pending` only.
     pub fn check(&self, pending: &mut Pending, body: &EventBody) -> Result<(), LifecycleError> {
-        let phase = |id: &CallId| {
-            pending
-                .calls
-                .get(id)
-                .copied()
-                .unwrap_or_else(|| self.phase(id))
+        let Some(id) = body.call_id() else {
+            return Ok(());
         };
-        let (id, next) = match body {
-            EventBody::SessionStarted(_) => return Ok(()),
-            EventBody::CallStarted(e) => {
-                let p = phase(&e.call_id);
-                if p.started {
-                    return Err(LifecycleError::StartedTwice(e.call_id.clone()));
-                }
-                (&e.call_id, Phase { started: true, ..p })
-            }
-            EventBody::CallOutput(e) => {
-                let p = phase(&e.call_id);
-                if p.finished {
-                    return Err(LifecycleError::OutputAfterFinish(e.call_id.clone()));
-                }
-                (&e.call_id, p)
-            }
-            EventBody::CallFinished(e) => {
-                let p = phase(&e.call_id);
-                if p.finished {
-                    return Err(LifecycleError::FinishedTwice(e.call_id.clone()));
-                }
-                (
-                    &e.call_id,
-                    Phase {
-                        finished: true,
-                        ..p
-                    },
-                )
-            }
-        };
-        pending.calls.insert(id.clone(), next);
+        let phase = pending
+            .calls
+            .get(id)
+            .copied()
+            .unwrap_or_else(|| self.phase(id));
+        if let Some(broken) = phase.refusal(id, body) {
+            return Err(broken);
+        }
+        pending.calls.insert(id.clone(), phase.after(body));
         Ok(())
     }
 
@@ -151,11 +162,8 @@ impl Lifecycle {
         self.calls.extend(pending.calls);
     }
 
-    fn phase(&self, id: &CallId) -> Phase {
-        self.calls.get(id).copied().unwrap_or(Phase {
-            started: false,
-            finished: false,
-        })
+    fn phase(&self, id: &CallId) -> CallPhase {
+        self.calls.get(id).copied().unwrap_or_default()
     }
 
     /// How many distinct calls have been seen.

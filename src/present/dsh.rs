@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::ToolResult;
 use super::args::{Decline, Presented, Strict};
-use super::meta;
+use super::meta::{self, SearchForm};
 use super::text::console_block;
 use crate::domain::{
     ContentBlock, DiffCallView, DiffResultView, FileDiff, FileLocation, GenericCallView,
@@ -313,7 +313,7 @@ fn search_call(title: String, pattern: &str) -> ToolCallView {
 }
 
 /// The search card when the meta has the expected shape (`matches` for grep, `paths` for glob).
-pub fn search_result(r: &ToolResult, shape: &str) -> Presented<ToolResultView> {
+pub fn search_result(r: &ToolResult, shape: SearchForm) -> Presented<ToolResultView> {
     if r.is_error {
         return Err(Decline);
     }
@@ -328,12 +328,12 @@ pub fn search_result(r: &ToolResult, shape: &str) -> Presented<ToolResultView> {
 
 pub fn grep_result(args: &Value, r: &ToolResult) -> Presented<ToolResultView> {
     grep_call(args)?;
-    search_result(r, "matches")
+    search_result(r, SearchForm::Matches)
 }
 
 pub fn glob_result(args: &Value, r: &ToolResult) -> Presented<ToolResultView> {
     glob_call(args)?;
-    search_result(r, "paths")
+    search_result(r, SearchForm::Paths)
 }
 
 // ---- web --------------------------------------------------------------------------------------

@@ -182,16 +182,33 @@ pub fn read_window(meta: Option<&Value>) -> Option<ReadWindow> {
     })
 }
 
+/// The meta form a search tool's result has: matches per file (grep) or paths (glob).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchForm {
+    Matches,
+    Paths,
+}
+
+impl SearchForm {
+    /// The meta's `shape` value for this form.
+    fn key(self) -> &'static str {
+        match self {
+            SearchForm::Matches => "matches",
+            SearchForm::Paths => "paths",
+        }
+    }
+}
+
 /// A search card's parts: shape, `truncated`, `total`.
-pub fn search(meta: Option<&Value>, want: &str) -> Option<(SearchShape, bool, u64)> {
+pub fn search(meta: Option<&Value>, want: SearchForm) -> Option<(SearchShape, bool, u64)> {
     let m = meta?.as_object()?;
-    if m.get("shape")?.as_str()? != want {
+    if m.get("shape")?.as_str()? != want.key() {
         return None;
     }
     let truncated = m.get("truncated")?.as_bool()?;
     let total = m.get("total")?.as_u64()?;
     let shape = match want {
-        "matches" => SearchShape::Matches {
+        SearchForm::Matches => SearchShape::Matches {
             files: m
                 .get("files")?
                 .as_array()?
@@ -199,7 +216,7 @@ pub fn search(meta: Option<&Value>, want: &str) -> Option<(SearchShape, bool, u6
                 .map(search_file)
                 .collect::<Option<_>>()?,
         },
-        _ => SearchShape::Paths {
+        SearchForm::Paths => SearchShape::Paths {
             paths: m
                 .get("paths")?
                 .as_array()?

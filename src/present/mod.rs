@@ -16,7 +16,7 @@ pub use args::{parse_arguments, parse_meta};
 pub use hunks::{Hunk, Op as LineOp, diff_lines, hunks};
 pub use lang::lang_for_path;
 pub use meta::{MetaDiffs, diffs as meta_diffs};
-pub use registry::{TOOL_NAMES, Tool};
+pub use registry::{TOOLS, Tool};
 
 use crate::domain::{
     ContentBlock, DiffResultView, GenericCallView, GenericResultView, Plan, ToolCallView, ToolKind,
@@ -85,7 +85,9 @@ pub fn resolve_result(
             diffs: d.diffs.clone(),
             locations: Vec::new(),
         }),
-        (None, _) => raw(),
+        (None, ToolCallView::Generic(_) | ToolCallView::Terminal(_) | ToolCallView::Diff(_)) => {
+            raw()
+        }
     };
     match view {
         // Orphan guard: only a terminal call can have a terminal result.
@@ -97,7 +99,12 @@ pub fn resolve_result(
                 content: result.content.to_vec(),
             })
         }
-        view => view,
+        view @ (ToolResultView::Generic(_)
+        | ToolResultView::Terminal(_)
+        | ToolResultView::Diff(_)
+        | ToolResultView::Read(_)
+        | ToolResultView::Search(_)
+        | ToolResultView::Web(_)) => view,
     }
 }
 

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use crate::domain::{CallId, CallPhase, Epoch, EventBody, EventId, ToolEvent};
+use crate::domain::{CallId, CallPhase, Epoch, EventId, ToolEvent};
 use crate::store::{Known, SessionMeta};
 
 /// One stored message, read back: the event and what its headers say of the log.
@@ -126,7 +126,7 @@ impl Index {
         self.ids.insert(event.event_id.clone(), stored.offset);
         if let Some(call) = event.body.call_id() {
             let phase = self.phases.entry(call.clone()).or_default();
-            *phase = advance(*phase, &event.body);
+            *phase = phase.after(&event.body);
         }
         self.created_ms = stored.created_ms;
         self.updated_ms = stored.updated_ms;
@@ -171,26 +171,10 @@ impl Index {
     }
 }
 
-/// A call's phase after one of its events. Lenient: the log was validated when it was written,
-/// and a call whose start was trimmed still counts as seen.
-fn advance(phase: CallPhase, body: &EventBody) -> CallPhase {
-    match body {
-        EventBody::SessionStarted(_) | EventBody::CallOutput(_) => phase,
-        EventBody::CallStarted(_) => CallPhase {
-            started: true,
-            ..phase
-        },
-        EventBody::CallFinished(_) => CallPhase {
-            finished: true,
-            ..phase
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{CallStarted, SessionId};
+    use crate::domain::{CallStarted, EventBody, SessionId};
 
     fn stored(seq: u64, offset: u64) -> Stored {
         Stored {

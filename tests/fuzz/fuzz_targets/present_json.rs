@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolview::present::{self, FinishedInput, TOOL_NAMES};
+use toolview::present::{self, FinishedInput, TOOLS};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let result = parts.next();
     // A one-byte name picks a known tool, so most inputs reach a real presenter.
     let tool = match tool.as_bytes() {
-        &[b] => TOOL_NAMES[usize::from(b) % TOOL_NAMES.len()],
+        &[b] => TOOLS[usize::from(b) % TOOLS.len()].0,
         _ => tool,
     };
     let finished = result.map(|r| {
