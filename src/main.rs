@@ -76,6 +76,7 @@ fn limit_malloc_arenas() {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let arenas = i32::try_from(cores).unwrap_or(i32::MAX);
         // SAFETY: mallopt only sets an allocator parameter; called before any thread starts.
+        #[allow(unsafe_code)]
         unsafe {
             libc::mallopt(libc::M_ARENA_MAX, arenas);
         }

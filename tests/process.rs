@@ -5,7 +5,9 @@ mod support;
 
 use std::collections::HashMap;
 use std::process::Command;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use support::process::{ServerProcess, rss_kib};
 use support::sessions::*;
@@ -35,7 +37,7 @@ async fn every_acked_event_survives_a_crash_exactly_once() {
                     .collect();
                 match publish(&mut c, events).await {
                     Ok(acks) => {
-                        let mut acked = acked.lock().unwrap();
+                        let mut acked = acked.lock();
                         for a in acks {
                             acked.insert((session.clone(), a.event_id), a.cursor.unwrap().offset);
                         }
@@ -46,14 +48,14 @@ async fn every_acked_event_survives_a_crash_exactly_once() {
         }));
     }
     // Kill it mid-load, once a good number of events is durable.
-    while acked.lock().unwrap().len() < 2000 {
+    while acked.lock().len() < 2000 {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     server.kill(); // SIGKILL
     for p in publishers {
         p.await.unwrap();
     }
-    let acked = acked.lock().unwrap().clone();
+    let acked = acked.lock().clone();
     println!("acked before the crash: {}", acked.len());
 
     let server = ServerProcess::spawn(dir.path(), &[]);
