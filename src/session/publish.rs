@@ -259,37 +259,7 @@ impl Sessions {
             updated_ms: now,
             calls: 0,
         });
-        let mut records = Vec::new();
-        let mut batch_ids: HashMap<&EventId, u64> = HashMap::new();
-        for &i in &part.events {
-            let e = &events[i];
-            let known = checked
-                .known
-                .events
-                .get(&e.event_id)
-                .or_else(|| batch_ids.get(&e.event_id))
-                .copied();
-            let (offset, duplicate) = match known {
-                Some(offset) => (offset, true),
-                None => {
-                    meta.head_offset += 1;
-                    batch_ids.insert(&e.event_id, meta.head_offset);
-                    records.push(Record {
-                        offset: meta.head_offset,
-                        event: Arc::new(e.clone()),
-                    });
-                    (meta.head_offset, false)
-                }
-            };
-            acks[i] = Some(Ack {
-                event_id: e.event_id.clone(),
-                cursor: Cursor {
-                    offset,
-                    epoch: meta.epoch.clone(),
-                },
-                duplicate,
-            });
-        }
+        let (records, batch_ids) = number(part, &checked.known, events, &mut meta, acks);
         if records.is_empty() {
             return None;
         }
@@ -307,12 +277,8 @@ impl Sessions {
         for (id, phase) in &calls {
             state.inflight_calls.insert(id.clone(), (*phase, seq));
         }
-        let mut trim_before = None;
-        let max = self.config.max_events_per_session;
-        if max > 0 && meta.head_offset - meta.first_offset + 1 > max {
-            let keep_from = meta.head_offset - max + 1;
-            trim_before = Some(keep_from);
-            meta.first_offset = keep_from;
+        let trim_before = self.retain(&mut meta);
+        if let Some(keep_from) = trim_before {
             // Ids of trimmed events are forgotten with them.
             state.inflight_ids.retain(|_, (o, _)| *o >= keep_from);
         }
@@ -328,6 +294,18 @@ impl Sessions {
         };
         state.meta = Some(meta);
         Some(Staged { append, head, seq })
+    }
+
+    /// Applies the retention limit to a staged head: the first offset to keep, when events
+    /// must go.
+    fn retain(&self, meta: &mut SessionMeta) -> Option<u64> {
+        let max = self.config.max_events_per_session;
+        if max == 0 || meta.head_offset - meta.first_offset < max {
+            return None;
+        }
+        let keep_from = meta.head_offset - max + 1;
+        meta.first_offset = keep_from;
+        Some(keep_from)
     }
 
     /// Enqueues the staged appends under the locks (so offsets reach the store in order), then
@@ -406,6 +384,49 @@ impl Sessions {
             self.head_moved(entry);
         }
     }
+}
+
+/// Numbers a part's events: each fresh one gets the next offset after `meta`'s head and a
+/// record; a duplicate (known, or earlier in this batch) its original offset. Every event gets
+/// its ack in `acks` (indexed like the batch). Returns the records and the fresh ids' offsets.
+fn number<'e>(
+    part: &Part,
+    known: &Known,
+    events: &'e [ToolEvent],
+    meta: &mut SessionMeta,
+    acks: &mut [Option<Ack>],
+) -> (Vec<Record>, HashMap<&'e EventId, u64>) {
+    let mut records = Vec::new();
+    let mut batch_ids: HashMap<&EventId, u64> = HashMap::new();
+    for &i in &part.events {
+        let e = &events[i];
+        let known = known
+            .events
+            .get(&e.event_id)
+            .or_else(|| batch_ids.get(&e.event_id))
+            .copied();
+        let (offset, duplicate) = match known {
+            Some(offset) => (offset, true),
+            None => {
+                meta.head_offset += 1;
+                batch_ids.insert(&e.event_id, meta.head_offset);
+                records.push(Record {
+                    offset: meta.head_offset,
+                    event: Arc::new(e.clone()),
+                });
+                (meta.head_offset, false)
+            }
+        };
+        acks[i] = Some(Ack {
+            event_id: e.event_id.clone(),
+            cursor: Cursor {
+                offset,
+                epoch: meta.epoch.clone(),
+            },
+            duplicate,
+        });
+    }
+    (records, batch_ids)
 }
 
 /// A random pause before conflict retry `attempt` (1, 2, …): below 1 ms, 2 ms, 4 ms, … up to
