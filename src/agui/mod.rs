@@ -1,8 +1,14 @@
 //! The AG-UI endpoint: `POST /ag-ui`, which an unmodified AG-UI `HttpAgent` uses as its `url`.
 //! It takes a `RunAgentInput` (`threadId` names the session) and answers with the session's
 //! AG-UI rendering as Server-Sent Events, replay then live, framed as AG-UI runs
-//! (`render::agui_run`; the framing rules are in `docs/ag-ui.md`). Same port, same tokens and
+//! (`render::RunFrame`; the framing rules are in `docs/ag-ui.md`). Same port, same tokens and
 //! grants as the gRPC API (`subscribe` on the session).
+//!
+//! Where things are: the AG-UI endpoint (`POST /ag-ui` on the API port, for `HttpAgent`):
+//! `options.rs` (a `RunAgentInput`: the session is `threadId`, toolview's options in
+//! `forwardedProps.toolview`, `Last-Event-ID`; errors name the field), `stream.rs` (a subscription
+//! as Server-Sent Events framed as AG-UI runs by `render::RunFrame`, the framing `toolview tail`
+//! uses too). Same tokens and grants as the gRPC API. See `docs/ag-ui.md`
 
 mod options;
 mod stream;

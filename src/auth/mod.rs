@@ -10,6 +10,11 @@
 //! [`Error::Unauthenticated`]; a valid token that does not cover a request is
 //! [`Error::PermissionDenied`], decided before the session is looked at, so the answer does
 //! not tell whether a session exists.
+//!
+//! Where things are: `mod.rs` (`Authenticator`: bearer JWT → `Access`, checked against
+//! `aud`/`iss`/`exp`; `Access::require` per right and session), `keys.rs` (an HS256 secret or a
+//! JWKS; each key verifies only its own algorithm; reloadable), `grants.rs` (rights over session
+//! globs), `mint.rs` (`toolview token`)
 
 mod grants;
 mod keys;

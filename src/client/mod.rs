@@ -2,6 +2,18 @@
 //! `toolview acp` (an ACP agent for editors). With `grpc` (the server's edge), the only module
 //! that names generated types; it uses the server's code only through the API, as any client
 //! would.
+//!
+//! Where things are: `remote.rs` (`Remote`: address, TLS, bearer token → a connected `Client`;
+//! `health`), `follow.rs` (`Follower`: follows a session after its last `Cursor` with the one retry
+//! policy — transient codes only, backoff 250 ms doubling to 10 s with jitter, a `Reset` restarts
+//! from the beginning — and says so as `Followed` items), `tail.rs` (`toolview tail` on a
+//! `Follower`: a waiting notice, AG-UI output framed by `render::RunFrame`), `lines.rs` (`publish`
+//! and offline `render` of JSON lines), `json.rs` (the protobuf JSON mapping of events via
+//! `prost-reflect` and the embedded descriptor set), `acp.rs` (`toolview acp`: an ACP agent over
+//! stdio for editors, JSON-RPC lines built with the ACP schema crate: `initialize`, `session/load`
+//! — history, then the answer, then live —, `session/new`, `session/prompt`; forwards the session's
+//! ACP rendering through a `Follower`; an error that retrying cannot fix reaches the editor as a
+//! JSON-RPC error or an agent message)
 
 pub mod acp;
 mod follow;

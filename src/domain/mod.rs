@@ -1,5 +1,11 @@
 //! The render-intent union and the events it is made from: pure data, no I/O, no generated
 //! types. Serde derives give exactly the "view JSON" of the spec (`union.md`).
+//!
+//! Where things are: the render-intent union (`ToolCallView`, `ToolResultView`: enums of
+//! per-variant structs), the shared vocabulary, validated ids and events, `Cursor`/`Epoch`
+//! (`cursor.rs`: the one position type of acks, resumes, updates and resets), `Plan` (`plan.rs`: a
+//! todo list, computed by the presenters). Serde derives give exactly the spec's view JSON. Pure
+//! data.
 
 mod call;
 mod common;

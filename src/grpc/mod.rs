@@ -1,5 +1,15 @@
 //! The gRPC edge: generated code, conversions, status mapping, and thin service impls. With
 //! `client` (the command line's client programs), the only modules that name generated types.
+//!
+//! Where things are: `pb` (generated), `codec.rs` (prost encoding; a request that does not decode
+//! is `INVALID_ARGUMENT`; buffers start at 1 KiB), `wire.rs` (`SubscribeResponse` by hand, mapped
+//! by `build.rs`: a stream item can be the encoding its lane's update holds), `convert/`
+//! (`TryFrom<pb::X>` inbound with typed errors, `From` outbound), `status.rs` (taxonomy →
+//! `tonic::Code`, the one place; `transport_status` rewrites the statuses tonic answers before a
+//! handler runs), thin service impls (`presentation.rs`, `session.rs`), `services.rs` (the API
+//! services with their limits, health and reflection, assembled for `app`), `storage.rs`
+//! (`StorageCodec`: records as `toolview.storage.v1` messages), `auth.rs` (the `authorization`
+//! metadata → `Access`; `Expiring` ends a stream with `UNAUTHENTICATED` at its token's expiry)
 
 mod auth;
 pub mod codec;

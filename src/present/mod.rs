@@ -1,5 +1,10 @@
 //! Presenters: tool calls → cards (`producers.md`). Pure and total: no clock, no I/O, no session
 //! state, and no JSON value can make them fail — malformed input degrades to the generic card.
+//!
+//! Where things are: `registry.rs` (the closed `Tool` enum, name lookup), `dsh.rs` (vocabulary 1),
+//! `claude.rs` (vocabulary 2), `meta.rs` (meta forms), `hunks.rs` (jsdiff-exact hunks), `args.rs`
+//! (strict/lenient field access), `text.rs` (fences), `lang.rs`. `mod.rs` holds the resolution
+//! order (`resolve_call`, `resolve_result`).
 
 mod args;
 mod claude;

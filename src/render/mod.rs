@@ -1,6 +1,19 @@
 //! The bridge (`rendering.md`): fold events into card state, then render each change for one
 //! subscriber's target and capabilities. Pure: the same events, target and capabilities always
 //! give the same bytes, live or replayed.
+//!
+//! Where things are: `renderer.rs` (`Renderer::step`, the one rendering step of `Render`, the lanes
+//! and the bench: fold, render, and a stand-in card for an update over the size limit), `fold.rs`
+//! (events → per-call `CallState`; total over any sequence), `streamed.rs` (a call's live output
+//! kept within the output cap: head, tail, length), `markdown_text.rs` (escaping untrusted text for
+//! Markdown), `visible.rs` (untrusted text made safe for terminals), `card.rs` (`Capabilities`;
+//! target-independent preparation: relativized titles, resolved terminal cwd, capped blocks;
+//! capability degradation), `cap.rs` (the output cap: head and tail of long text, streamed output
+//! cut at the crossing chunk), `text_form.rs` (`CONSOLE`, `UNIFIED`, the search and web forms,
+//! flattened content, in a `TextStyle`); `agui.rs` also holds `RunFrame` (AG-UI run framing for the
+//! endpoint and the CLI), `paths.rs` (lexical paths), one file per target: `view.rs`, `acp.rs`
+//! (built with `agent-client-protocol-schema`), `agui.rs`, `markdown.rs`, `ansi.rs`. `render_all`
+//! renders with no limit (offline and tests).
 
 mod acp;
 mod agui;

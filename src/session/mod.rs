@@ -1,6 +1,18 @@
 //! Sessions: publish (validation, idempotency, lifecycle, offsets, retention), subscribe
 //! (replay then live, resume, reset, heartbeats, fan-out through shared lanes) and
 //! introspection, over a [`Store`].
+//!
+//! Where things are: `mod.rs` (`Sessions`: loaded sessions and their eviction, info, TTL expiry),
+//! `publish.rs` (in phases: parts → lock → validate → stage → commit; whole-batch validation,
+//! idempotency and lifecycle from the store's index plus appends in flight, offsets, epochs,
+//! retention; a conflict with another writer re-reads and re-checks), `mod.rs` also follows the
+//! store's changes (`follow_appends`), `lane.rs` (shared rendering per session × target ×
+//! capabilities: one fold under an async lock, held by whoever renders; a cache bounded in count
+//! and bytes, read under a short `RwLock`), `subscribe.rs` (a subscription opened: the start point
+//! checked, the task spawned, the lane chosen), `task.rs` (one task per subscriber in phases —
+//! start, catch up, join live, wait, pause, reset —, each a function returning `Flow`, whose `Stop`
+//! `?` carries: replay then live, resume/reset, heartbeats, back-pressure, lag limit, private
+//! catch-up lanes)
 
 mod lane;
 mod publish;

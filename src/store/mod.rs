@@ -6,6 +6,25 @@
 //! for queue space: back-pressure), so appends enqueued in order are applied in order; the
 //! returned [`Durable`] resolves once it is on disk. Callers enqueue under their session lock
 //! and wait for durability after releasing it, so concurrent publishes share commits.
+//!
+//! Where things are: the log trait (`Store`: two-step append — enqueue in order, then await
+//! durability —, metadata, `known` ids and call phases, read, the session list for expiry and a
+//! page of it for `ListSessions`, delete, a write generation and a writability watch) and its
+//! backends: `memory.rs`, `embedded/` (a journal in front of redb: `mod.rs` reads — the overlay
+//! first, then redb on the blocking pool, point lookups inline — and the journal applied on open;
+//! `writer.rs` one writer thread, group commit into the journal, refusal of stale appends and
+//! recovery from failed writes; `journal.rs` the record format and preallocated segments;
+//! `overlay.rs` journaled groups not yet in redb, for reads; `apply.rs` the applier thread moving
+//! groups into redb many per commit, deletes, recovery of the database; `format.rs` tables and
+//! checksummed values; `migrate.rs` the earlier formats moved in on open; see "The embedded store's
+//! journal"), `jetstream/` (NATS JetStream, cargo feature `jetstream`, off by default so the
+//! single-node build has no NATS client: `mod.rs` connect and stream checks, `append.rs`
+//! compare-and-set appends chained per session, `load.rs` the index brought up to date and reads,
+//! `index.rs` a session's offsets, ids and call phases, `feed.rs` the replica's one ordered
+//! consumer, `subject.rs`, `options.rs`; see "The JetStream store"). Records become bytes through a
+//! `RecordCodec` the store is given (the format is defined in `proto/`, where generated types
+//! live). A store with other writers reports their appends (`Store::changes`) and refuses an append
+//! that does not follow the head it was computed from (`StoreError::Conflict`).
 
 mod embedded;
 #[cfg(feature = "jetstream")]
