@@ -4,7 +4,7 @@
 //! Why not a diff crate: every Myers implementation breaks ties its own way, and the hunks must
 //! be byte-identical to the reference (jsdiff), which real harnesses already show. `similar`
 //! differs on some inputs, so this module implements jsdiff's variant — forward greedy Myers,
-//! deletions preferred, with jsdiff's diagonal pruning — and `tests/hunks_differential.rs`
+//! deletions preferred, with jsdiff's diagonal pruning — and `tests/spec/hunks_differential.rs`
 //! compares it with jsdiff itself on random inputs.
 
 use std::collections::HashMap;

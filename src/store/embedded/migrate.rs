@@ -6,7 +6,7 @@
 //!   view JSON of the domain types, which made the API's JSON the log's format. The id index and
 //!   call phases (`ids_v1`, `calls_v1`) are the same tables today.
 //!
-//! `tests/store_fixture.rs` replays a committed v2 directory byte-identically.
+//! `tests/api/store_fixture.rs` replays a committed v2 directory byte-identically.
 
 use redb::{ReadableTable, TableDefinition, WriteTransaction};
 

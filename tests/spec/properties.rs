@@ -1,7 +1,5 @@
 //! Property tests: presenters are total, and the view conversions are lossless.
 
-mod support;
-
 use proptest::collection::{btree_map, vec};
 use proptest::option;
 use proptest::prelude::*;

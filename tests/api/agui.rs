@@ -6,19 +6,17 @@
 //! result, and no result without its call. Also the endpoint's HTTP contract: SSE framing,
 //! `Last-Event-ID`, refusals that name the field, and tokens.
 
-mod support;
-
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use crate::support::auth::{secret_server, token};
+use crate::support::node::NodeClient;
+use crate::support::process::ServerProcess;
+use crate::support::sessions::*;
 use serde_json::{Value, json};
-use support::auth::{secret_server, token};
-use support::node::NodeClient;
-use support::process::ServerProcess;
-use support::sessions::*;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

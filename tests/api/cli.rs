@@ -1,7 +1,5 @@
 //! The `toolview` binary's commands: present, render (offline), publish, tail and health.
 
-mod support;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
@@ -112,7 +110,7 @@ fn render_offline_every_target() {
     // 13 events: the session start renders nothing, each call start one tool_call, the rest one update.
     assert_eq!(messages.len(), 12);
     for m in &messages {
-        support::acp::validate(m).unwrap();
+        crate::support::acp::validate(m).unwrap();
     }
     let (ok, md, _) = toolview_with_stdin(&["render", "--target", "markdown"], &events);
     assert!(ok);
@@ -137,7 +135,7 @@ fn render_offline_every_target() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn publish_then_tail_against_a_server() {
-    let server = support::server::Server::start().await;
+    let server = crate::support::server::Server::start().await;
     let url = server.url.clone();
     let (ok, acks, err) = tokio::task::spawn_blocking({
         let url = url.clone();
@@ -182,7 +180,9 @@ async fn publish_then_tail_against_a_server() {
         }
     });
     let mut lines = Vec::new();
-    while let Ok(Some(line)) = tokio::time::timeout(support::sessions::PATIENCE, rx.recv()).await {
+    while let Ok(Some(line)) =
+        tokio::time::timeout(crate::support::sessions::PATIENCE, rx.recv()).await
+    {
         // The Markdown target escapes `://` in tool text.
         let done = line.contains("Fetched https\\://vitest.dev/guide/ (HTTP 200)");
         lines.push(line);
@@ -203,7 +203,7 @@ async fn publish_then_tail_against_a_server() {
 /// for an address nobody serves.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_probes_a_server() {
-    let server = support::server::Server::start().await;
+    let server = crate::support::server::Server::start().await;
     let url = server.url.clone();
     let (ok, out, err) =
         tokio::task::spawn_blocking(move || toolview(&["health", "--server", &url]))
@@ -228,7 +228,7 @@ async fn health_probes_a_server() {
 /// offline; nothing (and success) for a session that does not exist.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tail_without_following_prints_the_log_and_exits() {
-    let server = support::server::Server::start().await;
+    let server = crate::support::server::Server::start().await;
     let url = server.url.clone();
     let (tail, offline, missing) = tokio::task::spawn_blocking(move || {
         let (ok, _, err) = toolview_with_stdin(
@@ -274,7 +274,7 @@ async fn tail_without_following_prints_the_log_and_exits() {
 #[test]
 fn serve_listens_on_a_host_name() {
     let dir = tempfile::tempdir().unwrap();
-    let server = support::process::ServerProcess::spawn(
+    let server = crate::support::process::ServerProcess::spawn(
         dir.path(),
         &["--store", "memory", "--listen", "localhost:0"],
     );
@@ -300,7 +300,8 @@ fn tail_waits_for_the_session_and_reconnects_after_its_cursor() {
         .unwrap()
         .port();
     let listen = format!("127.0.0.1:{port}");
-    let start = || support::process::ServerProcess::spawn(dir.path(), &["--listen", &listen]);
+    let start =
+        || crate::support::process::ServerProcess::spawn(dir.path(), &["--listen", &listen]);
     let mut server = start();
     let url = server.url.clone();
     let mut tail = Command::new(env!("CARGO_BIN_EXE_toolview"))
@@ -333,7 +334,7 @@ fn tail_waits_for_the_session_and_reconnects_after_its_cursor() {
     });
     let wait = |want: &dyn Fn(bool, &str) -> bool| loop {
         let (out, line) = lines
-            .recv_timeout(support::sessions::PATIENCE)
+            .recv_timeout(crate::support::sessions::PATIENCE)
             .expect("tail said nothing");
         if want(out, &line) {
             return line;

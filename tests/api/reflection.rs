@@ -2,12 +2,10 @@
 //! (reflection v1) list and call everything, and health reports serving. The tools are
 //! installed by `scripts/test.sh` (grpcurl in `tests/.venv`, buf in `tests/js`).
 
-mod support;
-
 use std::path::PathBuf;
 use std::process::Command;
 
-use support::server::Server;
+use crate::support::server::Server;
 
 fn tool(path: &str, hint: &str) -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path);

@@ -4,8 +4,6 @@
 //! (TTL expiry follows the wall clock of stored timestamps, so it is tested on a real server in
 //! `tests/memory.rs`.)
 
-mod support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -20,7 +18,13 @@ use toolview::store::MemoryStore;
 
 fn event(n: usize) -> ToolEvent {
     if n == 1 {
-        return support::started(1, "c", "bash", &serde_json::json!({"command": "ls"}), None);
+        return crate::support::started(
+            1,
+            "c",
+            "bash",
+            &serde_json::json!({"command": "ls"}),
+            None,
+        );
     }
     ToolEvent {
         session_id: SessionId::new("s").unwrap(),

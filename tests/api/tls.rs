@@ -2,16 +2,14 @@
 //! one TLS port (ALPN `h2` and `http/1.1`), the CLI with `https://` and `--tls-ca`, mutual TLS,
 //! and a certificate reload on SIGHUP that new connections see while an open stream goes on.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::support::auth::grpc_web_status;
+use crate::support::pki::{Ca, Leaf};
+use crate::support::process::ServerProcess;
+use crate::support::sessions::*;
 use rcgen::ExtendedKeyUsagePurpose;
-use support::auth::grpc_web_status;
-use support::pki::{Ca, Leaf};
-use support::process::ServerProcess;
-use support::sessions::*;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio_rustls::TlsConnector;
 use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};

@@ -5,16 +5,14 @@
 //! notification the agent sends must be accepted (the client sees as many as the server
 //! renders), and none may update a call the client was not shown.
 
-mod support;
-
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::Command;
 
+use crate::support::node::NodeClient;
+use crate::support::process::ServerProcess;
+use crate::support::sessions::*;
 use serde_json::Value;
-use support::node::NodeClient;
-use support::process::ServerProcess;
-use support::sessions::*;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -68,7 +66,7 @@ fn check_notifications(notifications: &[Value]) {
     for n in notifications {
         let message =
             serde_json::json!({"jsonrpc": "2.0", "method": "session/update", "params": n});
-        support::acp::validate(&message.to_string()).unwrap();
+        crate::support::acp::validate(&message.to_string()).unwrap();
         let update = &n["update"];
         let Some(id) = update["toolCallId"].as_str() else {
             continue;

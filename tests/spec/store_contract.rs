@@ -2,8 +2,6 @@
 //! `nats-server`). Each contract is a function over a [`Backend`], which opens the store (again,
 //! for durable backends) and, where it can, damages a stored record.
 
-mod support;
-
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -97,7 +95,7 @@ impl Backend for Embedded {
 /// A real `nats-server` (one node, JetStream on), and the stream in it.
 #[cfg(feature = "jetstream")]
 struct JetStream {
-    nats: support::nats::Nats,
+    nats: crate::support::nats::Nats,
 }
 
 #[cfg(feature = "jetstream")]
@@ -107,7 +105,7 @@ impl Backend for JetStream {
     }
     fn open(&self) -> Opened<'_> {
         Box::pin(async {
-            let options = support::nats::store_options(&self.nats, 1);
+            let options = crate::support::nats::store_options(&self.nats, 1);
             Arc::new(
                 JetStreamStore::open(options, Arc::new(StorageCodec))
                     .await
@@ -140,7 +138,7 @@ fn backends() -> Vec<Box<dyn Backend>> {
     let backends = {
         let mut all = backends;
         all.push(Box::new(JetStream {
-            nats: support::nats::Nats::single(),
+            nats: crate::support::nats::Nats::single(),
         }));
         all
     };
@@ -156,7 +154,7 @@ fn records(s: &str, from: u64, to: u64) -> Vec<Record> {
     (from..=to)
         .map(|n| {
             let body = if n == 1 {
-                support::started(
+                crate::support::started(
                     n as usize,
                     "c",
                     "bash",

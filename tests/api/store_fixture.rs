@@ -8,14 +8,12 @@
 //! `TOOLVIEW_WRITE_FIXTURE=1` rewrites `replay.txt` from the current build: only when the fixture
 //! itself is replaced, never to make a difference go away.
 
-mod support;
-
 use std::path::Path;
 
+use crate::support::process::ServerProcess;
+use crate::support::sessions::*;
 use base64::Engine as _;
 use prost::Message as _;
-use support::process::ServerProcess;
-use support::sessions::*;
 use toolview::grpc::pb;
 
 const TARGETS: [(pb::Target, &str); 5] = [

@@ -3,21 +3,19 @@
 //! token and resume losslessly, JWKS keys of three algorithms and their rotation by SIGHUP,
 //! and the same answers over gRPC-Web.
 
-mod support;
-
 use std::path::Path;
 
+use crate::support::auth::*;
+use crate::support::process::ServerProcess;
+use crate::support::sessions::*;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;
-use support::auth::*;
-use support::process::ServerProcess;
-use support::sessions::*;
 use tonic::Code;
 use toolview::grpc::pb::{self, presentation_service_client::PresentationServiceClient};
 
 fn secret_server(dir: &Path) -> ServerProcess {
-    support::auth::secret_server(dir, &["--jwt-leeway-secs", "0"])
+    crate::support::auth::secret_server(dir, &["--jwt-leeway-secs", "0"])
 }
 
 async fn publish_with(

@@ -2,16 +2,14 @@
 //! before and after a publish, a duplicate, a refused batch, a subscription and its end, and a
 //! refused token; the admin listener's gRPC health; one JSON log line per RPC.
 
-mod support;
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::Stdio;
 
-use support::auth::{SECRET, token, with_token};
-use support::process::{ServerProcess, serve_command};
-use support::sessions::*;
+use crate::support::auth::{SECRET, token, with_token};
+use crate::support::process::{ServerProcess, serve_command};
+use crate::support::sessions::*;
 use toolview::grpc::pb;
 
 /// `GET /metrics` over HTTP/1.1; the body.
@@ -183,7 +181,8 @@ async fn unknown_methods_are_one_series() {
         let io = tokio::net::TcpStream::connect(server.addr()).await.unwrap();
         let path = format!("/toolview.v1.SessionService/Nope{n}");
         let empty = pb::GetSessionRequest::default();
-        let status = support::auth::grpc_web_status(io, server.addr(), &path, &empty, None).await;
+        let status =
+            crate::support::auth::grpc_web_status(io, server.addr(), &path, &empty, None).await;
         assert_eq!(status, 12, "UNIMPLEMENTED");
     }
     let text = scrape(&admin);

@@ -4,14 +4,12 @@
 //! subscriber). The tools are installed by `scripts/test.sh` (`tests/.venv`,
 //! `examples/node/node_modules`).
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::auth::token;
-use support::pki::SecureServer;
-use support::server::Server;
+use crate::support::auth::token;
+use crate::support::pki::SecureServer;
+use crate::support::server::Server;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

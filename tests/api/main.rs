@@ -1,0 +1,23 @@
+//! The API against real servers (in process on port 0, or the binary as a process): sessions, rendering, reflection, the CLI, the ACP agent, AG-UI, auth, metrics, TLS, bad bytes on the wire, the journal and the stored-format fixture.
+//!
+//! One test crate (one link of the library) for many suites; each suite is a module.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod acp_agent;
+mod agui;
+mod auth;
+mod cli;
+mod grpc_present;
+mod grpc_render;
+mod journal;
+mod late_joiners;
+mod list_sessions;
+mod metrics;
+mod polyglot;
+mod reflection;
+mod sessions;
+mod store_fixture;
+mod tls;
+mod wire;
