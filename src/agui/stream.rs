@@ -13,7 +13,7 @@ use tokio_stream::StreamExt;
 
 use super::RunOptions;
 use crate::error::Error;
-use crate::render::{Body, RunFrame, Target, agui_run};
+use crate::render::{Body, RunFrame, Target};
 use crate::session::{SessionError, Sessions, Start, SubscribeItem, Subscription};
 
 /// The response body of a run.
@@ -121,7 +121,7 @@ impl Run {
         match next {
             None => {
                 let message = "the token expired; resume with a new one after the last cursor";
-                event(&mut out, &agui_run::error(message, "UNAUTHENTICATED"), None);
+                event(&mut out, &RunFrame::error(message, "UNAUTHENTICATED"), None);
                 self.phase = Phase::Done;
             }
             Some(Some(Ok(SubscribeItem::Update { delivered, cursor }))) => {
@@ -158,7 +158,7 @@ impl Run {
             Some(Some(Err(e))) => {
                 let status = tonic::Status::from(Error::from(e));
                 let code = crate::grpc::code_name(status.code());
-                event(&mut out, &agui_run::error(status.message(), code), None);
+                event(&mut out, &RunFrame::error(status.message(), code), None);
                 self.phase = Phase::Done;
             }
             // The subscription ended cleanly (the server is shutting down).

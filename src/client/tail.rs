@@ -10,7 +10,7 @@ use super::{Followed, Follower, Remote, connect, print_update};
 use crate::domain::Cursor;
 use crate::grpc::code_name;
 use crate::grpc::pb::{self, subscribe_request::Start};
-use crate::render::{Capabilities, RunFrame, Target, agui_run};
+use crate::render::{Capabilities, RunFrame, Target};
 
 /// What to tail, and how.
 pub struct TailOptions<'a> {
@@ -48,7 +48,7 @@ pub async fn tail(
     } else {
         Start::LiveOnly(pb::StartLiveOnly {})
     };
-    // AG-UI output is framed as runs, so AG-UI clients accept it (`render::agui_run`).
+    // AG-UI output is framed as runs, so AG-UI clients accept it (`render::RunFrame`).
     let mut run = (target == Target::AgUi).then(|| {
         let from = if replay { "beginning" } else { "live" };
         RunFrame::new(session, format!("{session}@{from}"), None)
@@ -86,7 +86,7 @@ pub async fn tail(
             }
             Err(status) => {
                 if run.is_some() {
-                    let error = agui_run::error(status.message(), code_name(status.code()));
+                    let error = RunFrame::error(status.message(), code_name(status.code()));
                     writeln!(out, "{error}")?;
                     out.flush()?;
                 }

@@ -163,10 +163,10 @@ pub mod run {
             let reset = json!({"type": "CUSTOM", "name": "toolview:reset", "value": value});
             [finished, self.started(), reset.to_string()]
         }
-    }
 
-    /// `RUN_ERROR`: the stream ended with an error (`code`: the gRPC status name).
-    pub fn error(message: &str, code: &str) -> String {
-        json!({"type": "RUN_ERROR", "message": message, "code": code}).to_string()
+        /// `RUN_ERROR`: the stream ended with an error (`code`: the gRPC status name).
+        pub fn error(message: &str, code: &str) -> String {
+            json!({"type": "RUN_ERROR", "message": message, "code": code}).to_string()
+        }
     }
 }

@@ -30,7 +30,6 @@ mod text_form;
 mod view;
 mod visible;
 
-pub use agui::run as agui_run;
 pub use agui::run::RunFrame;
 pub use card::Capabilities;
 pub use fold::{CallState, CallStatus, Change, Fold, Step};
