@@ -28,6 +28,7 @@ pub struct RpcLabels {
 /// A gRPC method.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct MethodLabels {
+    /// The full gRPC path (`/toolview.v1.SessionService/Publish`).
     pub method: String,
 }
 
@@ -63,8 +64,11 @@ pub enum StoreFailure {
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
 pub enum StartKind {
+    /// From the session's first event.
     from_beginning,
+    /// After a client's cursor.
     after_cursor,
+    /// From now on.
     live_only,
 }
 
@@ -95,37 +99,49 @@ pub enum EndReason {
     error,
 }
 
+/// The `result` label of publishes.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ResultLabels {
+    /// How the publish ended.
     pub result: PublishResult,
 }
 
+/// The `kind` label of store failures.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct FailureLabels {
+    /// What failed.
     pub kind: StoreFailure,
 }
 
+/// The `target` label of renderings.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct TargetLabels {
     /// The rendering target (`view`, `acp`, `ag_ui`, `markdown`, `ansi`).
     pub target: &'static str,
 }
 
+/// The `start` label of subscriptions.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct StartLabels {
+    /// How it started.
     pub start: StartKind,
 }
 
+/// The `reason` label of resets.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ResetLabels {
+    /// Why the subscriber was reset.
     pub reason: ResetReason,
 }
 
+/// The `reason` label of ended subscriptions.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct EndLabels {
+    /// Why it ended.
     pub reason: EndReason,
 }
 
+/// The `code` label of refused requests.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct AuthLabels {
     /// `UNAUTHENTICATED` (no, bad or expired token) or `PERMISSION_DENIED` (no grant).

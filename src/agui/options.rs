@@ -14,9 +14,11 @@ use crate::session::Start;
 pub struct RunOptions {
     /// The session: the input's `threadId`.
     pub session: SessionId,
+    /// Where the replay starts (`forwardedProps.toolview.after`, or the beginning).
     pub start: Start,
     /// Stream live after the replay (the default), or end the run at the head it found.
     pub follow: bool,
+    /// What the client can show (`forwardedProps.toolview.capabilities`).
     pub caps: Capabilities,
 }
 

@@ -14,6 +14,7 @@ use crate::client::Remote;
 #[derive(Debug, Parser)]
 #[command(version, about)]
 pub struct Cli {
+    /// What to do.
     #[command(subcommand)]
     pub command: Command,
 }
@@ -63,6 +64,7 @@ pub struct TailArgs {
     /// The session id.
     #[arg(long)]
     pub session: String,
+    /// The server to follow.
     #[command(flatten)]
     pub server: ServerArg,
     /// The rendering target.
@@ -90,6 +92,7 @@ pub struct PublishArgs {
     /// The session the events go to (it replaces each event's `sessionId`).
     #[arg(long)]
     pub session: String,
+    /// The server to read from.
     #[command(flatten)]
     pub server: ServerArg,
 }
@@ -141,6 +144,7 @@ pub struct HealthArgs {
 /// The arguments of `toolview acp`.
 #[derive(Debug, clap::Args)]
 pub struct AcpArgs {
+    /// The server to connect to.
     #[command(flatten)]
     pub server: ServerArg,
     /// The session a new thread (`session/new`) shows; without it, the editor loads
@@ -227,10 +231,15 @@ impl ServerArg {
 /// A rendering target on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TargetArg {
+    /// ANSI text for a terminal.
     Ansi,
+    /// Markdown.
     Markdown,
+    /// ACP `session/update` notifications (JSON lines).
     Acp,
+    /// AG-UI events (JSON lines).
     AgUi,
+    /// The structured card updates (JSON lines).
     View,
 }
 

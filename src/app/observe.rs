@@ -38,6 +38,7 @@ pub struct Observe {
 }
 
 impl Observe {
+    /// A layer counting calls to `methods` (the gRPC paths served; any other path counts as `unknown`).
     pub fn new(metrics: Arc<Metrics>, methods: impl IntoIterator<Item = String>) -> Self {
         Observe {
             metrics,

@@ -58,6 +58,7 @@ pub fn routes() -> axum::Router {
 pub struct AllowedHosts(Arc<Vec<String>>);
 
 impl AllowedHosts {
+    /// The loopback names, `listen`'s address and `extra`.
     pub fn new(listen: std::net::SocketAddr, extra: &[String]) -> Self {
         let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
             .iter()

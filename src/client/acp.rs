@@ -34,6 +34,7 @@ const OUTBOX: usize = 1024;
 /// What `toolview acp` was told.
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
+    /// The server the sessions are read from.
     pub remote: Remote,
     /// The session `session/new` shows; `session/load` may name any (the token's grants
     /// decide).

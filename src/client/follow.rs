@@ -24,12 +24,25 @@ pub enum Followed {
     Update(Box<pb::RenderedUpdate>),
     /// The log the client was shown is gone: drop what was shown; the updates that follow
     /// replay the log there is from its start.
-    Reset { epoch: String, head: u64 },
+    Reset {
+        /// The log the updates now come from.
+        epoch: String,
+        /// Its head offset at the reset.
+        head: u64,
+    },
     /// The stream is idle: everything up to `head` was delivered.
-    Heartbeat { head: u64 },
+    Heartbeat {
+        /// The log's head offset.
+        head: u64,
+    },
     /// The connection or the stream broke (`why`) or the server ended it: the next call waits
     /// `pause`, then subscribes again, resuming as [`Follower::resume_point`] says.
-    Reconnecting { why: String, pause: Duration },
+    Reconnecting {
+        /// What broke, for the log line.
+        why: String,
+        /// How long the next call waits before subscribing again.
+        pause: Duration,
+    },
 }
 
 /// Follows one session for one target, reconnecting after transient failures (see

@@ -14,9 +14,13 @@ use crate::render::{Capabilities, RunFrame, Target};
 
 /// What to tail, and how.
 pub struct TailOptions<'a> {
+    /// The session to show.
     pub session: &'a str,
+    /// The rendering to print.
     pub target: Target,
+    /// What the terminal can show.
     pub caps: Capabilities,
+    /// Start at the session's first event (else: live only).
     pub from_beginning: bool,
     /// Keep following (reconnecting as needed); `false` prints what the session holds now.
     pub follow: bool,

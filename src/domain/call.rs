@@ -9,8 +9,11 @@ use super::{ContentBlock, FileDiff, FileLocation, ToolKind};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "card", rename_all = "snake_case")]
 pub enum ToolCallView {
+    /// A plain card: the title, the salient input and any content.
     Generic(GenericCallView),
+    /// A shell command about to run or running.
     Terminal(TerminalCallView),
+    /// A file edit, shown as its diffs before they are applied.
     Diff(DiffCallView),
 }
 
@@ -19,17 +22,22 @@ pub enum ToolCallView {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GenericCallView {
+    /// The one-line heading of the card.
     pub title: String,
+    /// The icon/treatment hint; `None` means [`ToolKind::Other`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<ToolKind>,
+    /// The salient input; `Some(Value::Null)` when the tool took `null`.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "present_value"
     )]
     pub raw_input: Option<Value>,
+    /// Extra blocks shown under the input.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub content: Vec<ContentBlock>,
+    /// Files the call touches, for follow-along.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub locations: Vec<FileLocation>,
 }
@@ -38,9 +46,12 @@ pub struct GenericCallView {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TerminalCallView {
+    /// The command line, as the shell will run it.
     pub title: String,
+    /// What the command is for, in the harness's words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The working directory the command runs in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
 }
@@ -49,8 +60,11 @@ pub struct TerminalCallView {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffCallView {
+    /// The one-line heading of the card.
     pub title: String,
+    /// The changes the call will make, one per file (possibly none).
     pub diffs: Vec<FileDiff>,
+    /// Files the call touches, for follow-along.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub locations: Vec<FileLocation>,
 }

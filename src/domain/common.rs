@@ -7,15 +7,25 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolKind {
+    /// Reads a file or resource.
     Read,
+    /// Changes a file.
     Edit,
+    /// Deletes a file.
     Delete,
+    /// Moves or renames a file.
     Move,
+    /// Searches files or the web.
     Search,
+    /// Runs a command.
     Execute,
+    /// Thinks aloud (no side effect).
     Think,
+    /// Fetches a URL.
     Fetch,
+    /// Switches the agent's mode.
     SwitchMode,
+    /// Anything else (the default).
     Other,
 }
 
@@ -54,7 +64,9 @@ impl ToolKind {
 /// A follow-along target. `line` is 1-based; `path` is the path as the tool saw it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileLocation {
+    /// The path as the tool saw it.
     pub path: String,
+    /// The 1-based line, when the target is one line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
 }
@@ -82,9 +94,12 @@ impl FileLocation {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileDiff {
+    /// The file changed.
     pub path: String,
+    /// The before-image; `None` for a new file or an unknown before.
     #[serde(deserialize_with = "nullable")]
     pub old_text: Option<String>,
+    /// The after-image.
     pub new_text: String,
 }
 
@@ -98,9 +113,19 @@ fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D:
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
-    Text { text: String },
-    Reasoning { text: String },
+    /// Plain text.
+    Text {
+        /// The text, as written.
+        text: String,
+    },
+    /// The model's reasoning, shown apart from the answer.
+    Reasoning {
+        /// The reasoning text.
+        text: String,
+    },
+    /// An image.
     Image(ImageContent),
+    /// A link to a resource the UI may open.
     ResourceLink(ResourceLink),
 }
 
@@ -125,9 +150,12 @@ impl ContentBlock {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
+    /// The image's media type (`image/png`, …).
     pub mime_type: String,
+    /// The image bytes, when inline.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "base64_opt")]
     pub data: Option<Vec<u8>>,
+    /// Where the image lives, when linked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
 }
@@ -136,8 +164,11 @@ pub struct ImageContent {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceLink {
+    /// The resource's address.
     pub uri: String,
+    /// The name shown for the link.
     pub name: String,
+    /// The resource's media type, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
 }
@@ -145,14 +176,18 @@ pub struct ResourceLink {
 /// A numbered line of a file (1-based, text without its newline).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadLine {
+    /// The 1-based line number.
     pub number: u32,
+    /// The line's text, without its newline.
     pub text: String,
 }
 
 /// The matches of a search within one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchFileMatches {
+    /// The file searched.
     pub path: String,
+    /// Its matching lines, in file order.
     pub matches: Vec<SearchMatch>,
 }
 
@@ -160,7 +195,9 @@ pub struct SearchFileMatches {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchMatch {
+    /// The 1-based number of the matching line.
     pub line_number: u32,
+    /// The matching line's text.
     pub line: String,
 }
 
@@ -168,11 +205,15 @@ pub struct SearchMatch {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WebSource {
+    /// The source's address.
     pub url: String,
+    /// The page title, when the provider gives one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The provider's excerpt of the page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
+    /// The publication date, verbatim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub published_at: Option<String>,
 }

@@ -8,8 +8,10 @@ pub const MAX_EPOCH_LEN: usize = 64;
 /// Why a string is not an epoch.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EpochError {
+    /// The empty string.
     #[error("must not be empty")]
     Empty,
+    /// Longer than [`MAX_EPOCH_LEN`]; carries the length.
     #[error("must be at most {MAX_EPOCH_LEN} bytes, got {0}")]
     TooLong(usize),
 }
@@ -62,7 +64,9 @@ impl fmt::Display for Epoch {
 /// Acks, updates and resumes all speak in cursors.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cursor {
+    /// The 1-based position in the epoch's log.
     pub offset: u64,
+    /// The log the offset counts in; a new epoch starts a new log.
     pub epoch: Epoch,
 }
 

@@ -7,12 +7,16 @@ use super::{ContentBlock, ToolCallView, ToolResultView};
 /// Why a string is not a valid id.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IdError {
+    /// The empty string.
     #[error("must not be empty")]
     Empty,
+    /// Longer than 128 characters; carries the length.
     #[error("must be at most 128 characters, got {0}")]
     TooLong(usize),
+    /// A character outside the id alphabet.
     #[error("may only contain [A-Za-z0-9._:-], found {0:?}")]
     BadChar(char),
+    /// A `/` at the start or end, or two in a row.
     #[error("'/' separates non-empty segments; it may not start, end or repeat")]
     EmptySegment,
 }
@@ -116,8 +120,11 @@ id_type!(
 /// (changing it needs a migration).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolEvent {
+    /// The session the event belongs to.
     pub session_id: SessionId,
+    /// The harness's id for the event, unique within the session (publish is idempotent on it).
     pub event_id: EventId,
+    /// What happened.
     pub body: EventBody,
 }
 
@@ -125,9 +132,13 @@ pub struct ToolEvent {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventBody {
+    /// The session began.
     SessionStarted(SessionStarted),
+    /// A call started.
     CallStarted(CallStarted),
+    /// A running call printed output.
     CallOutput(CallOutput),
+    /// A call finished.
     CallFinished(CallFinished),
 }
 
@@ -146,31 +157,43 @@ impl EventBody {
 /// A session began; `cwd` is absolute or empty.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SessionStarted {
+    /// The session's working directory, against which paths are shown relative.
     pub cwd: String,
 }
 
 /// A call started. `arguments_json` is kept verbatim (any text).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CallStarted {
+    /// The call this event starts.
     pub call_id: CallId,
+    /// The tool's name as the harness knows it (`bash`, `str_replace_based_edit_tool`, …).
     pub tool_name: String,
+    /// The arguments as the model wrote them: usually JSON, kept verbatim even when not.
     pub arguments_json: String,
+    /// The harness's own card for the call; `None` lets the presenters derive one.
     pub view: Option<ToolCallView>,
 }
 
 /// A live output chunk.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CallOutput {
+    /// The call that printed.
     pub call_id: CallId,
+    /// The chunk, as printed (any text; escape sequences are stripped when rendered).
     pub data: String,
 }
 
 /// A call finished. `meta_json` is empty or valid JSON (checked at the edge), kept verbatim.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CallFinished {
+    /// The call this event finishes.
     pub call_id: CallId,
+    /// What the tool returned, as content blocks.
     pub content: Vec<ContentBlock>,
+    /// Whether the tool failed.
     pub is_error: bool,
+    /// Tool-specific metadata as JSON text (exit code, truncation, …), or empty.
     pub meta_json: String,
+    /// The harness's own card for the result; `None` lets the presenters derive one.
     pub view: Option<ToolResultView>,
 }

@@ -8,10 +8,13 @@ use super::{CallId, EventBody};
 /// A broken lifecycle rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LifecycleError {
+    /// A second `CallStarted` for the same call.
     #[error("call {0} was already started")]
     StartedTwice(CallId),
+    /// A `CallOutput` after the call's `CallFinished`.
     #[error("call {0} has already finished: no more output")]
     OutputAfterFinish(CallId),
+    /// A second `CallFinished` for the same call.
     #[error("call {0} has already finished")]
     FinishedTwice(CallId),
 }
@@ -21,14 +24,18 @@ pub enum LifecycleError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("events[{index}]: {error}")]
 pub struct BatchError {
+    /// The event's index in the batch.
     pub index: usize,
+    /// The rule it breaks.
     pub error: LifecycleError,
 }
 
 /// Where one call is in its lifecycle (a call never seen is neither started nor finished).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CallPhase {
+    /// A `CallStarted` was accepted.
     pub started: bool,
+    /// A `CallFinished` was accepted.
     pub finished: bool,
 }
 

@@ -4,20 +4,26 @@
 /// Where a plan entry stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanStatus {
+    /// Not started.
     Pending,
+    /// Being worked on.
     InProgress,
+    /// Done.
     Completed,
 }
 
 /// One item of a plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanEntry {
+    /// What the entry says, as written.
     pub content: String,
+    /// Where it stands.
     pub status: PlanStatus,
 }
 
 /// The items of a todo list, in order (possibly none).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Plan {
+    /// The entries, in the tool's order.
     pub entries: Vec<PlanEntry>,
 }

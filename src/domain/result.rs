@@ -10,11 +10,17 @@ use super::{ContentBlock, FileDiff, FileLocation, ReadLine, SearchFileMatches, W
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "card", rename_all = "snake_case")]
 pub enum ToolResultView {
+    /// A plain result: an optional title and content.
     Generic(GenericResultView),
+    /// A finished command: output and how it ended.
     Terminal(TerminalResultView),
+    /// An applied file change.
     Diff(DiffResultView),
+    /// Grep or glob results.
     Search(SearchResultView),
+    /// A window of a file, with line numbers.
     Read(ReadResultView),
+    /// A web search or fetch.
     Web(WebResultView),
 }
 
@@ -22,8 +28,10 @@ pub enum ToolResultView {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GenericResultView {
+    /// Replaces the call's title, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The blocks to show; empty shows the raw result content.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub content: Vec<ContentBlock>,
 }
@@ -31,7 +39,9 @@ pub struct GenericResultView {
 /// How a command ended: an exit code (normal exit) or a signal, never both.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TerminalExit {
+    /// The process exited with this code.
     Code(i32),
+    /// The process was killed by this signal (`SIGTERM`, …).
     Signal(String),
 }
 
@@ -39,8 +49,11 @@ pub enum TerminalExit {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(try_from = "TerminalResultJson", into = "TerminalResultJson")]
 pub struct TerminalResultView {
+    /// Replaces the call's title, when set.
     pub title: Option<String>,
+    /// The full output; `None` keeps what was streamed.
     pub output: Option<String>,
+    /// How the command ended, when known.
     pub exit: Option<TerminalExit>,
 }
 
@@ -97,9 +110,12 @@ impl From<TerminalResultView> for TerminalResultJson {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffResultView {
+    /// Replaces the call's title, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The changes applied, one per file.
     pub diffs: Vec<FileDiff>,
+    /// Files changed, for follow-along.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub locations: Vec<FileLocation>,
 }
@@ -108,11 +124,15 @@ pub struct DiffResultView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchResultView {
+    /// Replaces the call's title, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// Matching lines, or matching paths.
     #[serde(flatten)]
     pub shape: SearchShape,
+    /// Whether the tool cut the results short.
     pub truncated: bool,
+    /// How many results there were before truncation.
     pub total: u64,
 }
 
@@ -120,22 +140,37 @@ pub struct SearchResultView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "shape", rename_all = "snake_case")]
 pub enum SearchShape {
-    Matches { files: Vec<SearchFileMatches> },
-    Paths { paths: Vec<String> },
+    /// Matching lines, grouped by file.
+    Matches {
+        /// The files with matches, in the tool's order.
+        files: Vec<SearchFileMatches>,
+    },
+    /// Matching paths (a glob, or grep listing files only).
+    Paths {
+        /// The paths, in the tool's order.
+        paths: Vec<String>,
+    },
 }
 
 /// A numbered file window. `content` is a text fallback for UIs without a read card.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadResultView {
+    /// Replaces the call's title, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The file read.
     pub path: String,
+    /// The 1-based number of the window's first line.
     pub offset: u32,
+    /// The lines read, numbered.
     pub lines: Vec<ReadLine>,
+    /// The file's line count as the tool reported it (no line number exceeds it).
     pub total_lines: u32,
+    /// The language for highlighting, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<String>,
+    /// The text fallback for UIs without a read card.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub content: Vec<ContentBlock>,
 }
@@ -144,8 +179,10 @@ pub struct ReadResultView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WebResultView {
+    /// Replaces the call's title, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// Search results or a fetched page.
     #[serde(flatten)]
     pub kind: WebKind,
 }
@@ -154,17 +191,25 @@ pub struct WebResultView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WebKind {
+    /// A web search.
     #[serde(rename_all = "camelCase")]
     Search {
+        /// The sources found, in rank order.
         sources: Vec<WebSource>,
+        /// The provider's summary answer, when it gives one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         answer: Option<String>,
+        /// Whether the sources were cut short.
         truncated: bool,
     },
+    /// A page fetch.
     #[serde(rename_all = "camelCase")]
     Fetch {
+        /// The address fetched.
         url: String,
+        /// The HTTP status.
         status_code: u32,
+        /// Whether the page was cut short.
         truncated: bool,
     },
 }

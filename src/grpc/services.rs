@@ -28,7 +28,9 @@ pub struct Limits {
 
 /// The routes of every gRPC service, and the health reporter that says which can serve.
 pub struct Services {
+    /// Every service's routes (sessions, presentation, health, reflection).
     pub routes: tonic::service::Routes,
+    /// The health reporter, set serving once the store is ready.
     pub health: Health,
     /// The health service alone, for the admin listener.
     pub admin: tonic::service::Routes,

@@ -26,8 +26,11 @@ const MAX_STEPS: usize = 1_000_000;
 /// `newStart`; a side with no lines still reports the line it would start at).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hunk {
+    /// The 1-based line the hunk starts at before the change.
     pub old_start: usize,
+    /// The 1-based line it starts at after.
     pub new_start: usize,
+    /// The hunk's two sides.
     pub diff: FileDiff,
 }
 
@@ -42,8 +45,11 @@ pub fn hunks(path: &str, before: &str, after: &str) -> Vec<Hunk> {
 /// What a line diff does with a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
+    /// Kept.
     Equal,
+    /// Removed from the old side.
     Remove,
+    /// Added on the new side.
     Add,
 }
 

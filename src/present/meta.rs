@@ -13,7 +13,9 @@ use crate::domain::{
 /// The diffs (and, for the forms that carry them, locations) a write/edit result shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetaDiffs {
+    /// One diff per changed file.
     pub diffs: Vec<FileDiff>,
+    /// The changed files, for follow-along.
     pub locations: Vec<FileLocation>,
 }
 

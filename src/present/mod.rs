@@ -31,16 +31,22 @@ use crate::domain::{
 /// A finished call's result as presenters see it.
 #[derive(Debug, Clone, Copy)]
 pub struct ToolResult<'a> {
+    /// What the tool returned.
     pub content: &'a [ContentBlock],
+    /// Whether the tool failed.
     pub is_error: bool,
+    /// The tool's metadata, when it parsed as JSON.
     pub meta: Option<&'a Value>,
 }
 
 /// The started call a result belongs to.
 #[derive(Debug, Clone, Copy)]
 pub struct StartedCall<'a> {
+    /// The tool's name.
     pub tool_name: &'a str,
+    /// The parsed arguments (`Null` when they did not parse).
     pub args: &'a Value,
+    /// The call's card.
     pub view: &'a ToolCallView,
 }
 
@@ -116,8 +122,11 @@ pub fn resolve_result(
 /// A finished call's result as a harness sends it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FinishedInput {
+    /// What the tool returned.
     pub content: Vec<ContentBlock>,
+    /// Whether the tool failed.
     pub is_error: bool,
+    /// The tool's metadata (parsed `meta_json`).
     pub meta: Option<Value>,
     /// A harness-computed result view.
     pub view: Option<ToolResultView>,

@@ -12,36 +12,62 @@ use crate::domain::{Plan, PlanEntry, PlanStatus, ToolCallView, ToolResultView};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tool {
     // Vocabulary 1: the reference harness.
+    /// `read`.
     Read,
+    /// `write`.
     Write,
+    /// `edit`.
     Edit,
+    /// `read_image`.
     ReadImage,
     /// `bash` and `pwsh`.
     Shell,
+    /// `job_output`.
     JobOutput,
+    /// `job_list`.
     JobList,
+    /// `job_kill`.
     JobKill,
+    /// `todo_write`.
     TodoWrite,
+    /// `grep`.
     Grep,
+    /// `glob`.
     Glob,
+    /// `web_search`.
     WebSearch,
+    /// `web_fetch`.
     WebFetch,
     // Vocabulary 2: Claude Code.
+    /// `Bash`.
     CcBash,
+    /// `Read`.
     CcRead,
+    /// `Write`.
     CcWrite,
+    /// `Edit`.
     CcEdit,
+    /// `MultiEdit`.
     CcMultiEdit,
+    /// `Glob`.
     CcGlob,
+    /// `Grep`.
     CcGrep,
+    /// `LS`.
     CcLs,
+    /// `WebFetch`.
     CcWebFetch,
+    /// `WebSearch`.
     CcWebSearch,
+    /// `TodoWrite`.
     CcTodoWrite,
     /// `Task` and `Agent`.
     CcTask,
+    /// `ExitPlanMode`.
     CcExitPlanMode,
+    /// `NotebookEdit`.
     CcNotebookEdit,
+    /// `BashOutput`.
     CcBashOutput,
     /// `KillShell` and `KillBash`.
     CcKillShell,

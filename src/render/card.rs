@@ -15,10 +15,15 @@ use crate::domain::{
 /// What one subscriber can show.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Capabilities {
+    /// Shows terminal cards (else: generic).
     pub terminal: bool,
+    /// Shows diff cards.
     pub diff: bool,
+    /// Shows read cards.
     pub read: bool,
+    /// Shows search cards.
     pub search: bool,
+    /// Shows web cards.
     pub web: bool,
     /// 0 means no cap.
     pub max_output_bytes: u64,
@@ -120,8 +125,11 @@ pub fn prepared_result(state: &CallState, cwd: Option<&str>, cap: u64) -> Option
 
 /// A call as the snapshot targets (VIEW, Markdown, ANSI) show it after one change.
 pub struct Snapshot<'a> {
+    /// The call.
     pub state: &'a CallState,
+    /// The call card after degradation to the capabilities.
     pub call: Option<ToolCallView>,
+    /// The result card after degradation, once finished.
     pub result: Option<ToolResultView>,
     /// The streamed text up to this change, capped.
     pub streamed: Cow<'a, str>,

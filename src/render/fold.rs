@@ -18,27 +18,35 @@ use crate::present::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CallStatus {
+    /// Started (or seen) and not finished.
     InProgress,
+    /// Finished without error.
     Completed,
+    /// Finished with an error.
     Failed,
 }
 
 /// What a finished event left.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finished {
+    /// The result card (the harness's or a presenter's).
     pub view: ToolResultView,
+    /// The result content as the tool returned it.
     pub raw_content: Vec<ContentBlock>,
+    /// Whether the tool failed.
     pub is_error: bool,
 }
 
 /// One call's card state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallState {
+    /// The call's id.
     pub call_id: CallId,
     /// Empty for an orphan (output or a result without a started call).
     pub tool_name: String,
     /// The raw argument text, verbatim.
     pub arguments_json: String,
+    /// The parsed arguments (`Null` when they did not parse).
     pub args: Value,
     /// What a todo call's arguments plan (from the presenters).
     pub plan: Option<Plan>,
@@ -46,7 +54,9 @@ pub struct CallState {
     pub call_view: Option<ToolCallView>,
     /// The live output so far (its head and tail, within the fold's retention).
     pub streamed: Streamed,
+    /// The result, once finished.
     pub finished: Option<Finished>,
+    /// Where the call is.
     pub status: CallStatus,
     /// When the fold first saw the call (a counter): calls in flight are listed in this order.
     pub order: u64,
@@ -95,7 +105,9 @@ pub enum Change<'a> {
 /// One applied event: what changed, and the session cwd to render it with.
 #[derive(Debug, Clone, Copy)]
 pub struct Step<'a> {
+    /// What changed.
     pub change: Change<'a>,
+    /// The session's working directory.
     pub cwd: Option<&'a str>,
 }
 

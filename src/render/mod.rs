@@ -43,10 +43,15 @@ use crate::domain::ToolEvent;
 /// A rendering target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Target {
+    /// Structured card updates (JSON).
     View,
+    /// ACP `session/update` notifications.
     Acp,
+    /// AG-UI events.
     AgUi,
+    /// Markdown for chat renderers.
     Markdown,
+    /// ANSI text for terminals.
     Ansi,
 }
 
@@ -66,12 +71,15 @@ impl Target {
 /// The body of one rendered update.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {
+    /// A card or session update.
     View(ViewUpdate),
     /// Complete JSON-RPC notifications, one JSON text each.
     Acp(Vec<String>),
     /// AG-UI events, one JSON text each.
     AgUi(Vec<String>),
+    /// A Markdown fragment.
     Markdown(String),
+    /// ANSI text.
     Ansi(String),
 }
 
@@ -80,6 +88,7 @@ pub enum Body {
 pub struct Rendered {
     /// The call the update is about; `None` for session updates.
     pub call_id: Option<String>,
+    /// What the update shows.
     pub body: Body,
 }
 
@@ -116,7 +125,9 @@ impl std::io::Write for ByteCounter {
 /// What renderers know about the session.
 #[derive(Debug, Clone, Copy)]
 pub struct Context<'a> {
+    /// The session rendered.
     pub session_id: &'a str,
+    /// Its working directory, for relative paths.
     pub cwd: Option<&'a str>,
 }
 

@@ -15,6 +15,7 @@ pub enum ViewUpdate {
     Card(Box<CardSnapshot>),
     /// Session-level state.
     Session {
+        /// The session's working directory, when known.
         #[serde(skip_serializing_if = "Option::is_none")]
         cwd: Option<String>,
     },
@@ -24,14 +25,19 @@ pub enum ViewUpdate {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CardSnapshot {
+    /// The call the card shows.
     pub call_id: String,
+    /// The tool's name (empty for an orphan).
     pub tool_name: String,
+    /// Where the call is.
     pub status: CallStatus,
     /// `None` for an orphan.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub call: Option<ToolCallView>,
+    /// The result card, once finished.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<ToolResultView>,
+    /// The live output so far, capped.
     pub streamed: String,
 }
 

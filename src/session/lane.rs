@@ -28,7 +28,9 @@ const READ_CHUNK: usize = 512;
 /// One event rendered for one lane.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delivered {
+    /// The event's offset in its log.
     pub offset: u64,
+    /// The event's rendering.
     pub rendered: Rendered,
     /// The transport's encoding of this update with its cursor, made by the first subscriber
     /// of the lane that sends it and shared by the others (see [`Delivered::encoded`]). Not
@@ -38,6 +40,7 @@ pub struct Delivered {
 }
 
 impl Delivered {
+    /// An update not yet encoded for a transport.
     pub fn new(offset: u64, rendered: Rendered) -> Self {
         Delivered {
             offset,

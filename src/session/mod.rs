@@ -149,32 +149,47 @@ impl Default for SessionsConfig {
 /// A publish acknowledgement.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ack {
+    /// The event acknowledged.
     pub event_id: EventId,
     /// Where the event is (for a duplicate: where it was first appended).
     pub cursor: Cursor,
+    /// Whether the event was already in the log (nothing appended).
     pub duplicate: bool,
 }
 
 /// A session's description.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionInfo {
+    /// The stored metadata.
     pub meta: SessionMeta,
+    /// Distinct calls seen.
     pub calls: u64,
 }
 
 /// Why a session operation failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum SessionError {
+    /// A batch breaks a lifecycle rule.
     #[error(transparent)]
     Lifecycle(#[from] BatchError),
+    /// No such session.
     #[error("session {0} not found")]
     NotFound(SessionId),
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// The subscriber fell more than `limit` events behind (`lag`).
     #[error("subscriber is {lag} events behind (limit {limit}); resume from the last cursor")]
-    Lagging { lag: u64, limit: u64 },
+    Lagging {
+        /// How many events behind it was.
+        lag: u64,
+        /// The limit (`--subscriber-lag-limit`).
+        limit: u64,
+    },
+    /// The store cannot list sessions.
     #[error("listing sessions is not supported by the {0} store")]
     CannotList(&'static str),
 }
@@ -255,6 +270,7 @@ pub struct Sessions {
 }
 
 impl Sessions {
+    /// The session layer over `store`, with `config`'s limits.
     pub fn new(store: Arc<dyn Store>, config: SessionsConfig) -> Arc<Self> {
         Arc::new(Sessions {
             store,

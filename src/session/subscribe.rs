@@ -41,9 +41,11 @@ pub(super) const PRIVATE_CACHE_BYTES: usize = 4 * 1024 * 1024;
 /// Where a subscription starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Start {
+    /// From the first retained event.
     FromBeginning,
     /// Resume after this cursor.
     After(Cursor),
+    /// Only events appended from now on.
     LiveOnly,
 }
 
@@ -52,15 +54,21 @@ pub enum Start {
 pub enum SubscribeItem {
     /// An update and its position.
     Update {
+        /// The update, shared by every subscriber of its lane.
         delivered: Arc<Delivered>,
+        /// Its position.
         cursor: Cursor,
     },
+    /// The stream is idle; everything up to `head` was delivered.
     Heartbeat {
+        /// The log's head offset.
         head: u64,
     },
     /// The start point was unusable: updates continue from the start of what is kept.
     Reset {
+        /// The log the updates now come from.
         epoch: Epoch,
+        /// Its head offset at the reset.
         head: u64,
     },
 }

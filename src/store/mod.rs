@@ -58,6 +58,7 @@ pub struct SessionMeta {
     pub head_offset: u64,
     /// Milliseconds since the Unix epoch.
     pub created_ms: u64,
+    /// When the session last changed, in milliseconds since the Unix epoch.
     pub updated_ms: u64,
     /// Distinct calls the session has seen.
     #[serde(default)]
@@ -67,13 +68,16 @@ pub struct SessionMeta {
 /// One stored event.
 #[derive(Debug, Clone)]
 pub struct Record {
+    /// The event's offset.
     pub offset: u64,
+    /// The event.
     pub event: Arc<ToolEvent>,
 }
 
 /// What one session gets from one append.
 #[derive(Debug, Clone)]
 pub struct SessionAppend {
+    /// The session appended to.
     pub session: SessionId,
     /// The metadata after the append.
     pub meta: SessionMeta,
@@ -101,6 +105,7 @@ pub struct Known {
 /// An append to a session's log, as a store with other writers reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
+    /// The session appended to.
     pub session: SessionId,
     /// The log it went to.
     pub epoch: Epoch,
@@ -113,10 +118,13 @@ pub struct Change {
 /// Why the store failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
+    /// The backend failed (I/O, the database, NATS).
     #[error("storage error: {0}")]
     Storage(String),
+    /// The store was closed (shutdown).
     #[error("the store is closed")]
     Closed,
+    /// A stored value does not decode.
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
     /// The log moved on since the append was computed (another writer appended first): the

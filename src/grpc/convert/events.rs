@@ -24,20 +24,28 @@ pub fn check_meta_json(s: &str) -> Result<(), MetaJsonError> {
 /// An invalid `ToolEvent`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ToolEventError {
+    /// A bad `session_id`.
     #[error("session_id: {0}")]
     SessionId(IdError),
+    /// A bad `event_id`.
     #[error("event_id: {0}")]
     EventId(IdError),
+    /// No event kind set.
     #[error("event: not set")]
     EventUnset,
+    /// A bad `call_id` in the named event.
     #[error("{0}.call_id: {1}")]
     CallId(&'static str, IdError),
+    /// A bad `call_started.view`.
     #[error("call_started.view.{0}")]
     CallView(ToolCallViewError),
+    /// A bad block in `call_finished.content`.
     #[error("call_finished.{0}")]
     Content(Indexed<ContentBlockError>),
+    /// `call_finished.meta_json` is not JSON.
     #[error("call_finished.{0}")]
     Meta(MetaJsonError),
+    /// A bad `call_finished.view`.
     #[error("call_finished.view.{0}")]
     ResultView(ToolResultViewError),
 }
@@ -145,21 +153,29 @@ impl From<d::ToolEvent> for pb::ToolEvent {
 /// A validated `PresentRequest`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PresentInput {
+    /// The tool's name.
     pub tool_name: String,
+    /// The arguments text, verbatim.
     pub arguments_json: String,
+    /// The harness's own call card, if any.
     pub call_view: Option<d::ToolCallView>,
+    /// The result, when the call has finished.
     pub result: Option<FinishedInput>,
 }
 
 /// An invalid `PresentRequest`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PresentRequestError {
+    /// A bad `call_view`.
     #[error("call_view.{0}")]
     CallView(ToolCallViewError),
+    /// A bad block in `result.content`.
     #[error("result.{0}")]
     Content(Indexed<ContentBlockError>),
+    /// `result.meta_json` is not JSON.
     #[error("result.{0}")]
     Meta(MetaJsonError),
+    /// A bad `result.view`.
     #[error("result.view.{0}")]
     ResultView(ToolResultViewError),
 }

@@ -166,19 +166,26 @@ pub fn rendered_update(r: Rendered, cursor: Option<Cursor>) -> pb::RenderedUpdat
 /// A validated `RenderRequest`.
 #[derive(Debug, Clone)]
 pub struct RenderInput {
+    /// The session's working directory (empty for none).
     pub session_cwd: String,
+    /// The rendering asked for.
     pub target: Target,
+    /// What the client can show.
     pub capabilities: Capabilities,
+    /// The events to render, in order.
     pub events: Vec<d::ToolEvent>,
 }
 
 /// An invalid `RenderRequest`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RenderRequestError {
+    /// An unset or unknown target.
     #[error("{0}")]
     Target(TargetError),
+    /// A bad event, by index.
     #[error("{0}")]
     Event(Indexed<ToolEventError>),
+    /// An event of another session than the first, by index.
     #[error("events[{0}].session_id: all events of a Render request must be of one session")]
     MixedSessions(usize),
 }

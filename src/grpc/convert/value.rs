@@ -10,6 +10,7 @@ use serde_json::{Map, Number, Value};
 /// The largest integer a double holds exactly.
 const SAFE_INT: f64 = 9_007_199_254_740_992.0;
 
+/// A protobuf `Value` as JSON: integral numbers within ±2^53 become integers.
 pub fn json_from_pb(v: prost_types::Value) -> Value {
     match v.kind {
         None | Some(Kind::NullValue(_)) => Value::Null,
@@ -34,6 +35,7 @@ fn number(n: f64) -> Value {
     }
 }
 
+/// JSON as a protobuf `Value` (numbers become doubles).
 pub fn pb_from_json(v: &Value) -> prost_types::Value {
     let kind = match v {
         Value::Null => Kind::NullValue(0),

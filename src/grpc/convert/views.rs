@@ -47,8 +47,10 @@ impl<E: std::fmt::Debug + Display> std::error::Error for Indexed<E> {}
 /// An invalid `ContentBlock`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ContentBlockError {
+    /// No block kind set.
     #[error("block: not set")]
     BlockUnset,
+    /// An image with neither `data` nor `uri`.
     #[error("image: needs data or uri")]
     ImageEmpty,
 }
@@ -302,8 +304,10 @@ fn kind_to_pb(k: Option<d::ToolKind>) -> i32 {
 /// An invalid card body: a content block or a location.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BodyError {
+    /// A bad content block, by index.
     #[error("{0}")]
     Content(Indexed<ContentBlockError>),
+    /// A location with line 0, by index.
     #[error("{0}")]
     Location(Indexed<ZeroLine>),
 }
@@ -321,10 +325,13 @@ fn locations(items: Vec<pb::FileLocation>) -> Result<Vec<d::FileLocation>, BodyE
 /// An invalid `ToolCallView`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ToolCallViewError {
+    /// No card set.
     #[error("card: not set")]
     CardUnset,
+    /// A bad generic card body.
     #[error("generic.{0}")]
     Generic(BodyError),
+    /// A bad diff card body.
     #[error("diff.{0}")]
     Diff(BodyError),
 }
@@ -402,22 +409,31 @@ impl From<d::ToolCallView> for pb::ToolCallView {
 /// An invalid `ToolResultView`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ToolResultViewError {
+    /// No card set.
     #[error("card: not set")]
     CardUnset,
+    /// A bad generic card body.
     #[error("generic.{0}")]
     Generic(BodyError),
+    /// A bad diff card body.
     #[error("diff.{0}")]
     Diff(BodyError),
+    /// A search card without a shape.
     #[error("search.shape: not set")]
     SearchShapeUnset,
+    /// A match with line 0: the file's index, then the match's.
     #[error("search.matches.files[{0}].{1}")]
     SearchMatch(usize, Indexed<ZeroLine>),
+    /// A read window with offset or total 0.
     #[error("read.{0}")]
     ReadNumber(ZeroLine),
+    /// A read line numbered 0, by index.
     #[error("read.{0}")]
     ReadLine(Indexed<ZeroLine>),
+    /// A bad read fallback content.
     #[error("read.{0}")]
     ReadContent(BodyError),
+    /// A web card without a kind.
     #[error("web.kind: not set")]
     WebKindUnset,
 }
