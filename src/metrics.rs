@@ -148,6 +148,15 @@ pub struct AuthLabels {
     pub code: &'static str,
 }
 
+/// The labels of SIGHUP reloads.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ReloadLabels {
+    /// What was read again: `token_keys` or `tls_certificate`.
+    pub file: &'static str,
+    /// `loaded`, or `kept_old` when the file did not load and the old configuration stays.
+    pub result: &'static str,
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct BuildLabels {
     version: &'static str,
@@ -195,6 +204,8 @@ pub struct Metrics {
     pub render_seconds: Histogram,
     /// Requests refused by authentication or authorization, by code.
     pub auth_failures: Family<AuthLabels, Counter>,
+    /// Reloads on SIGHUP, by file and result (a `kept_old` means a rotation did not happen).
+    pub reloads: Family<ReloadLabels, Counter>,
 }
 
 impl Metrics {
@@ -228,6 +239,7 @@ impl Metrics {
             // 2 µs to about 0.26 s: a short event to a large diff.
             render_seconds: Histogram::new(exponential_buckets(0.000002, 2.0, 18)),
             auth_failures: Family::default(),
+            reloads: Family::default(),
             registry: Registry::default(),
         };
         let r = &mut registry;
@@ -294,6 +306,11 @@ impl Metrics {
             "auth_failures",
             "Requests refused by authentication or authorization",
             m.auth_failures.clone(),
+        );
+        r.register(
+            "reloads",
+            "Reloads of keys and certificates on SIGHUP, by file and result",
+            m.reloads.clone(),
         );
         Metrics { registry, ..m }
     }

@@ -2,8 +2,6 @@
 //! opens `/` on a real server, subscribes over gRPC-Web, and renders the cards live while the
 //! test publishes. The screenshot is kept as a test artifact in `target/test-artifacts/`.
 
-mod support;
-
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

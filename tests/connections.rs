@@ -2,8 +2,6 @@
 //! the descriptor limit, connections that never speak, HTTP/1 headers sent a byte at a time,
 //! HTTP/2 peers that stop answering pings, and the connection cap.
 
-mod support;
-
 use std::os::unix::process::CommandExt as _;
 use std::time::Duration;
 

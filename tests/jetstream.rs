@@ -4,8 +4,6 @@
 //! on).
 #![cfg(feature = "jetstream")]
 
-mod support;
-
 #[path = "jetstream/faults.rs"]
 mod faults;
 
@@ -402,8 +400,7 @@ async fn health_follows_nats_and_recovers_by_itself() {
     nats.kill(0);
     health_becomes(&a.url, ServingStatus::NotServing).await;
     // The probe containers run says so too, and fails.
-    let probe = std::process::Command::new(env!("CARGO_BIN_EXE_toolview"))
-        .args(["health", "--server", &a.url])
+    let probe = support::cli::command(&["health", "--server", &a.url])
         .output()
         .unwrap();
     assert!(!probe.status.success());
@@ -513,7 +510,7 @@ async fn a_stream_that_breaks_the_guarantees_is_refused_at_start() {
 /// refuses to start and says why.
 #[tokio::test]
 async fn nats_credentials_and_tls() {
-    let ca = support::pki::Ca::new();
+    let ca = support::pki::Ca::generate();
     let leaf = ca.server_leaf();
     let nats = Nats::single_with(|dir| {
         let (cert, key) = (dir.join("nats.pem"), dir.join("nats.key"));

@@ -2,8 +2,6 @@
 //! of a long session on first use (finding 4), and what slow subscribers with distinct caps pin
 //! (finding 3). Bounds are asserted with a clear margin; the figures are printed.
 
-mod support;
-
 use std::time::Duration;
 
 use support::process::ServerProcess;

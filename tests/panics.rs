@@ -3,8 +3,6 @@
 //! not as a clean end; a panic while a lock is held breaks nothing for later requests; a panic
 //! inside the database's read path is DATA_LOSS for that read, with no panic text (finding 7).
 
-mod support;
-
 use support::process::{ServerProcess, serve_command};
 use support::sessions::*;
 use tonic::Code;

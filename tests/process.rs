@@ -1,8 +1,6 @@
 //! The real binary as a separate process: a crash (SIGKILL) under publish load, and a slow
 //! subscriber whose memory must stay bounded.
 
-mod support;
-
 use std::collections::HashMap;
 use std::process::Command;
 use std::sync::Arc;
@@ -273,6 +271,7 @@ async fn sigterm_ends_streams_finishes_publishes_and_closes_the_store() {
 
     // A publisher keeps going while the server is asked to stop.
     let url = server.url.clone();
+    let (going, mut acks_seen) = tokio::sync::watch::channel(0usize);
     let publisher = tokio::spawn(async move {
         let mut c = client(&url).await;
         let mut acked = Vec::new();
@@ -282,10 +281,12 @@ async fn sigterm_ends_streams_finishes_publishes_and_closes_the_store() {
                 Ok(acks) => acked.push((id, acks[0].cursor.as_ref().unwrap().offset)),
                 Err(_) => return acked,
             }
+            going.send_replace(acked.len());
         }
         unreachable!()
     });
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Stop it mid-flight: after some publishes were acknowledged, with more on the way.
+    acks_seen.wait_for(|&n| n >= 10).await.unwrap();
     let status = Command::new("kill")
         .args(["-TERM", &server.pid().to_string()])
         .status()

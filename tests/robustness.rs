@@ -2,8 +2,6 @@
 //! session, stall the server or grow its memory without bound (one test per finding of the
 //! robust-core issue; the store, status and connection findings have their own files).
 
-mod support;
-
 use support::process::ServerProcess;
 use support::sessions::*;
 use tonic::Code;

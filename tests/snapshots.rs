@@ -4,8 +4,6 @@
 //!
 //! Review changes with `cargo insta review` (or `INSTA_UPDATE=always` and `git diff`).
 
-mod support;
-
 use serde_json::{Value, json};
 use support::{event, finished, started};
 use toolview::domain::{CallId, CallOutput, EventBody, SessionStarted, ToolEvent};

@@ -2,8 +2,6 @@
 //! data loss for their session only (finding 8), and a full disk is reported and recovered from
 //! without losing or skipping anything acknowledged (finding 6).
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;

@@ -126,7 +126,11 @@ impl Server {
         ));
         // Appends other replicas make reach this one's subscribers (a shared store only).
         background.spawn(sessions.clone().follow_appends());
-        background.spawn(reload_on_hangup(auth.clone(), tls.clone()));
+        background.spawn(reload_on_hangup(
+            auth.clone(),
+            tls.clone(),
+            sessions.metrics().clone(),
+        ));
 
         // gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, with the viewer at
         // `/`. gRPC-Web is translated for the gRPC routes only: tonic-web refuses other HTTP/1
@@ -251,8 +255,9 @@ async fn expire_sessions(sessions: Arc<Sessions>, every: Duration) {
 
 /// Reads keys and certificates again on SIGHUP (certificate rotation without a restart): new
 /// connections and requests use them; open connections keep theirs. A file that does not load
-/// is logged and the old configuration stays.
-async fn reload_on_hangup(auth: Arc<Authenticator>, tls: Option<Arc<Tls>>) {
+/// is logged and counted (`toolview_reloads_total{result="kept_old"}`), and the old
+/// configuration stays.
+async fn reload_on_hangup(auth: Arc<Authenticator>, tls: Option<Arc<Tls>>, metrics: Arc<Metrics>) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -263,17 +268,36 @@ async fn reload_on_hangup(auth: Arc<Authenticator>, tls: Option<Arc<Tls>>) {
                 return;
             }
         };
+        let count = |file: &'static str, result: &'static str| {
+            metrics
+                .reloads
+                .get_or_create(&crate::metrics::ReloadLabels { file, result })
+                .inc();
+        };
         while hangups.recv().await.is_some() {
             match auth.reload() {
-                Ok(()) if auth.enabled() => tracing::info!("reloaded the token keys"),
+                Ok(()) if auth.enabled() => {
+                    tracing::info!("reloaded the token keys");
+                    count("token_keys", "loaded");
+                }
                 Ok(()) => {}
-                Err(e) => tracing::error!(error = format!("{e:#}"), "keeping the old token keys"),
+                Err(e) => {
+                    tracing::error!(error = format!("{e:#}"), "keeping the old token keys");
+                    count("token_keys", "kept_old");
+                }
             }
             if let Some(tls) = &tls {
                 match tls.reload() {
-                    Ok(()) => tracing::info!("reloaded the TLS certificate"),
+                    Ok(()) => {
+                        tracing::info!("reloaded the TLS certificate");
+                        count("tls_certificate", "loaded");
+                    }
                     Err(e) => {
-                        tracing::error!(error = format!("{e:#}"), "keeping the old TLS certificate")
+                        tracing::error!(
+                            error = format!("{e:#}"),
+                            "keeping the old TLS certificate"
+                        );
+                        count("tls_certificate", "kept_old");
                     }
                 }
             }
@@ -281,7 +305,7 @@ async fn reload_on_hangup(auth: Arc<Authenticator>, tls: Option<Arc<Tls>>) {
     }
     #[cfg(not(unix))]
     {
-        let _ = (auth, tls);
+        let _ = (auth, tls, metrics);
         std::future::pending::<()>().await;
     }
 }

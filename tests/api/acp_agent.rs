@@ -9,10 +9,10 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::support::node::NodeClient;
-use crate::support::process::ServerProcess;
-use crate::support::sessions::*;
 use serde_json::Value;
+use support::node::NodeClient;
+use support::process::ServerProcess;
+use support::sessions::*;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -21,8 +21,8 @@ fn root() -> PathBuf {
 fn client_command(server: &str, session: &str, mode: &str, terminal: bool, want: usize) -> Command {
     let mut cmd = Command::new("node");
     cmd.arg(root().join("tests/js/acp_client.mjs"))
+        .arg(support::toolview_bin())
         .args([
-            env!("CARGO_BIN_EXE_toolview"),
             server,
             session,
             mode,
@@ -48,10 +48,7 @@ fn rendered(server: &str, session: &str, terminal: bool) -> Vec<Value> {
     if terminal {
         args.push("--terminal");
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_toolview"))
-        .args(&args)
-        .output()
-        .unwrap();
+    let out = support::cli::command(&args).output().unwrap();
     assert!(out.status.success());
     String::from_utf8(out.stdout)
         .unwrap()
@@ -66,7 +63,7 @@ fn check_notifications(notifications: &[Value]) {
     for n in notifications {
         let message =
             serde_json::json!({"jsonrpc": "2.0", "method": "session/update", "params": n});
-        crate::support::acp::validate(&message.to_string()).unwrap();
+        support::acp::validate(&message.to_string()).unwrap();
         let update = &n["update"];
         let Some(id) = update["toolCallId"].as_str() else {
             continue;

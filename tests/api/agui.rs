@@ -12,11 +12,11 @@ use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use crate::support::auth::{secret_server, token};
-use crate::support::node::NodeClient;
-use crate::support::process::ServerProcess;
-use crate::support::sessions::*;
 use serde_json::{Value, json};
+use support::auth::{secret_server, token};
+use support::node::NodeClient;
+use support::process::ServerProcess;
+use support::sessions::*;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -252,8 +252,7 @@ async fn offline_renders_pass_the_client_pipeline() {
         if terminal {
             args.push("--terminal");
         }
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolview"))
-            .args(&args)
+        let mut child = support::cli::command(&args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()

@@ -5,17 +5,17 @@
 
 use std::path::Path;
 
-use crate::support::auth::*;
-use crate::support::process::ServerProcess;
-use crate::support::sessions::*;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;
+use support::auth::*;
+use support::process::ServerProcess;
+use support::sessions::*;
 use tonic::Code;
 use toolview::grpc::pb::{self, presentation_service_client::PresentationServiceClient};
 
 fn secret_server(dir: &Path) -> ServerProcess {
-    crate::support::auth::secret_server(dir, &["--jwt-leeway-secs", "0"])
+    support::auth::secret_server(dir, &["--jwt-leeway-secs", "0"])
 }
 
 async fn publish_with(
@@ -373,6 +373,8 @@ async fn jwks_keys_are_chosen_by_kid_and_rotate_on_sighup() {
     let server = ServerProcess::spawn(
         dir.path(),
         &[
+            "--metrics-listen",
+            "127.0.0.1:0",
             "--store",
             "memory",
             "--auth",
@@ -474,7 +476,12 @@ async fn jwks_keys_are_chosen_by_kid_and_rotate_on_sighup() {
     unsafe {
         libc::kill(server.pid() as libc::pid_t, libc::SIGHUP);
     }
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    server
+        .metric_reaches(
+            r#"toolview_reloads_total{file="token_keys",result="kept_old"}"#,
+            1.0,
+        )
+        .await;
     assert_eq!(
         status(get_with(&mut c, &new_token, "s").await),
         Code::NotFound
@@ -565,8 +572,7 @@ async fn web_call(
 #[test]
 fn a_public_address_without_auth_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolview"))
-        .args(["serve", "--store", "memory", "--listen", "0.0.0.0:0"])
+    let out = support::cli::command(&["serve", "--store", "memory", "--listen", "0.0.0.0:0"])
         .current_dir(dir.path())
         .output()
         .unwrap();

@@ -1,25 +1,16 @@
 //! The `toolview` binary's commands: present, render (offline), publish, tail and health.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
 
 use serde_json::{Value, json};
-
-fn toolview(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_toolview"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use support::cli::{self, Ran};
 
 #[test]
 fn present_prints_the_view_json() {
-    let (ok, out, _) = toolview(&[
+    let Ran {
+        ok, stdout: out, ..
+    } = cli::run(&[
         "present",
         "--tool",
         "edit",
@@ -35,7 +26,9 @@ fn present_prints_the_view_json() {
 
 #[test]
 fn present_with_a_result_prints_two_lines() {
-    let (ok, out, _) = toolview(&[
+    let Ran {
+        ok, stdout: out, ..
+    } = cli::run(&[
         "present",
         "--tool",
         "Bash",
@@ -60,7 +53,9 @@ fn present_with_a_result_prints_two_lines() {
 
 #[test]
 fn present_rejects_a_malformed_result_clearly() {
-    let (ok, _, err) = toolview(&[
+    let Ran {
+        ok, stderr: err, ..
+    } = cli::run(&[
         "present",
         "--tool",
         "bash",
@@ -79,53 +74,40 @@ fn sample_jsonl() -> String {
     .unwrap()
 }
 
-fn toolview_with_stdin(args: &[&str], stdin: &str) -> (bool, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolview"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
 #[test]
 fn render_offline_every_target() {
     let events = sample_jsonl();
-    let (ok, acp, err) = toolview_with_stdin(&["render", "--target", "acp", "--terminal"], &events);
+    let Ran {
+        ok,
+        stdout: acp,
+        stderr: err,
+    } = cli::run_with_stdin(&["render", "--target", "acp", "--terminal"], &events);
     assert!(ok, "{err}");
     let messages: Vec<&str> = acp.lines().collect();
     // 13 events: the session start renders nothing, each call start one tool_call, the rest one update.
     assert_eq!(messages.len(), 12);
     for m in &messages {
-        crate::support::acp::validate(m).unwrap();
+        support::acp::validate(m).unwrap();
     }
-    let (ok, md, _) = toolview_with_stdin(&["render", "--target", "markdown"], &events);
+    let Ran { ok, stdout: md, .. } =
+        cli::run_with_stdin(&["render", "--target", "markdown"], &events);
     assert!(ok);
     assert!(
         md.contains("**Tool Call: npm test**\nStatus: Failed"),
         "{md}"
     );
     assert!(md.contains("exit code 2"), "{md}");
-    let (ok, view, _) = toolview_with_stdin(&["render", "--target", "view"], &events);
+    let Ran {
+        ok, stdout: view, ..
+    } = cli::run_with_stdin(&["render", "--target", "view"], &events);
     assert!(ok);
     assert_eq!(view.lines().count(), 13);
     let last: Value = serde_json::from_str(view.lines().last().unwrap()).unwrap();
     assert_eq!(last["view"]["card"]["status"], "CALL_STATUS_COMPLETED");
 
-    let (ok, _, err) = toolview_with_stdin(
+    let Ran {
+        ok, stderr: err, ..
+    } = cli::run_with_stdin(
         &["render", "--target", "ansi"],
         "{\"sessionId\":\"s\",\"eventId\":\"e\"}\nnot json\n",
     );
@@ -135,12 +117,16 @@ fn render_offline_every_target() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn publish_then_tail_against_a_server() {
-    let server = crate::support::server::Server::start().await;
+    let server = support::server::Server::start().await;
     let url = server.url.clone();
-    let (ok, acks, err) = tokio::task::spawn_blocking({
+    let Ran {
+        ok,
+        stdout: acks,
+        stderr: err,
+    } = tokio::task::spawn_blocking({
         let url = url.clone();
         move || {
-            toolview_with_stdin(
+            cli::run_with_stdin(
                 &["publish", "--session", "cli", "--server", &url],
                 &sample_jsonl(),
             )
@@ -158,20 +144,19 @@ async fn publish_then_tail_against_a_server() {
 
     // tail prints the replay, then waits for more; stop it once the last call is shown (or
     // after PATIENCE, so a missing line fails the test instead of hanging it).
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolview"))
-        .args([
-            "tail",
-            "--session",
-            "cli",
-            "--server",
-            &url,
-            "--target",
-            "markdown",
-            "--from-beginning",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = support::cli::command(&[
+        "tail",
+        "--session",
+        "cli",
+        "--server",
+        &url,
+        "--target",
+        "markdown",
+        "--from-beginning",
+    ])
+    .stdout(Stdio::piped())
+    .spawn()
+    .unwrap();
     let stdout = child.stdout.take().unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     std::thread::spawn(move || {
@@ -180,9 +165,7 @@ async fn publish_then_tail_against_a_server() {
         }
     });
     let mut lines = Vec::new();
-    while let Ok(Some(line)) =
-        tokio::time::timeout(crate::support::sessions::PATIENCE, rx.recv()).await
-    {
+    while let Ok(Some(line)) = tokio::time::timeout(support::sessions::PATIENCE, rx.recv()).await {
         // The Markdown target escapes `://` in tool text.
         let done = line.contains("Fetched https\\://vitest.dev/guide/ (HTTP 200)");
         lines.push(line);
@@ -203,20 +186,25 @@ async fn publish_then_tail_against_a_server() {
 /// for an address nobody serves.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_probes_a_server() {
-    let server = crate::support::server::Server::start().await;
+    let server = support::server::Server::start().await;
     let url = server.url.clone();
-    let (ok, out, err) =
-        tokio::task::spawn_blocking(move || toolview(&["health", "--server", &url]))
-            .await
-            .unwrap();
+    let Ran {
+        ok,
+        stdout: out,
+        stderr: err,
+    } = tokio::task::spawn_blocking(move || cli::run(&["health", "--server", &url]))
+        .await
+        .unwrap();
     assert!(ok, "{err}");
     assert_eq!(out.trim(), "SERVING");
     let closed = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         format!("http://{}", listener.local_addr().unwrap())
     };
-    let (ok, _, err) = tokio::task::spawn_blocking(move || {
-        toolview(&["health", "--server", &closed, "--timeout-ms", "2000"])
+    let Ran {
+        ok, stderr: err, ..
+    } = tokio::task::spawn_blocking(move || {
+        cli::run(&["health", "--server", &closed, "--timeout-ms", "2000"])
     })
     .await
     .unwrap();
@@ -228,24 +216,26 @@ async fn health_probes_a_server() {
 /// offline; nothing (and success) for a session that does not exist.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tail_without_following_prints_the_log_and_exits() {
-    let server = crate::support::server::Server::start().await;
+    let server = support::server::Server::start().await;
     let url = server.url.clone();
     let (tail, offline, missing) = tokio::task::spawn_blocking(move || {
-        let (ok, _, err) = toolview_with_stdin(
+        let Ran {
+            ok, stderr: err, ..
+        } = cli::run_with_stdin(
             &["publish", "--session", "demo", "--server", &url],
             &sample_jsonl(),
         );
         assert!(ok, "{err}");
         let args = ["--target", "acp", "--terminal"];
-        let tail = toolview(
+        let tail = cli::run(
             &[
                 &["tail", "--session", "demo", "--server", &url, "--no-follow"][..],
                 &args,
             ]
             .concat(),
         );
-        let offline = toolview_with_stdin(&[&["render"][..], &args].concat(), &sample_jsonl());
-        let missing = toolview(&[
+        let offline = cli::run_with_stdin(&[&["render"][..], &args].concat(), &sample_jsonl());
+        let missing = cli::run(&[
             "tail",
             "--session",
             "nobody",
@@ -257,16 +247,16 @@ async fn tail_without_following_prints_the_log_and_exits() {
     })
     .await
     .unwrap();
-    assert!(tail.0, "{}", tail.2);
-    assert!(offline.0, "{}", offline.2);
+    assert!(tail.ok, "{}", tail.stderr);
+    assert!(offline.ok, "{}", offline.stderr);
     assert!(
-        tail.1.contains("\"sessionUpdate\":\"tool_call\""),
+        tail.stdout.contains("\"sessionUpdate\":\"tool_call\""),
         "{}",
-        tail.1
+        tail.stdout
     );
-    assert_eq!(tail.1, offline.1);
-    assert!(missing.0, "{}", missing.2);
-    assert_eq!(missing.1, "");
+    assert_eq!(tail.stdout, offline.stdout);
+    assert!(missing.ok, "{}", missing.stderr);
+    assert_eq!(missing.stdout, "");
     server.shutdown().await;
 }
 
@@ -274,7 +264,7 @@ async fn tail_without_following_prints_the_log_and_exits() {
 #[test]
 fn serve_listens_on_a_host_name() {
     let dir = tempfile::tempdir().unwrap();
-    let server = crate::support::process::ServerProcess::spawn(
+    let server = support::process::ServerProcess::spawn(
         dir.path(),
         &["--store", "memory", "--listen", "localhost:0"],
     );
@@ -283,7 +273,11 @@ fn serve_listens_on_a_host_name() {
         "{}",
         server.url
     );
-    let (ok, out, err) = toolview(&["health", "--server", &server.url]);
+    let Ran {
+        ok,
+        stdout: out,
+        stderr: err,
+    } = cli::run(&["health", "--server", &server.url]);
     assert!(ok, "{err}");
     assert_eq!(out.trim(), "SERVING");
 }
@@ -300,24 +294,22 @@ fn tail_waits_for_the_session_and_reconnects_after_its_cursor() {
         .unwrap()
         .port();
     let listen = format!("127.0.0.1:{port}");
-    let start =
-        || crate::support::process::ServerProcess::spawn(dir.path(), &["--listen", &listen]);
+    let start = || support::process::ServerProcess::spawn(dir.path(), &["--listen", &listen]);
     let mut server = start();
     let url = server.url.clone();
-    let mut tail = Command::new(env!("CARGO_BIN_EXE_toolview"))
-        .args([
-            "tail",
-            "--session",
-            "rc",
-            "--server",
-            &url,
-            "--target",
-            "acp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut tail = support::cli::command(&[
+        "tail",
+        "--session",
+        "rc",
+        "--server",
+        &url,
+        "--target",
+        "acp",
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     let (lines_tx, lines) = std::sync::mpsc::channel::<(bool, String)>();
     let stdout = tail.stdout.take().unwrap();
     let stderr = tail.stderr.take().unwrap();
@@ -334,7 +326,7 @@ fn tail_waits_for_the_session_and_reconnects_after_its_cursor() {
     });
     let wait = |want: &dyn Fn(bool, &str) -> bool| loop {
         let (out, line) = lines
-            .recv_timeout(crate::support::sessions::PATIENCE)
+            .recv_timeout(support::sessions::PATIENCE)
             .expect("tail said nothing");
         if want(out, &line) {
             return line;
@@ -342,8 +334,9 @@ fn tail_waits_for_the_session_and_reconnects_after_its_cursor() {
     };
     wait(&|out, l| !out && l.contains("waiting for session rc"));
     let publish = |url: &str, event: &str| {
-        let (ok, _, err) =
-            toolview_with_stdin(&["publish", "--session", "rc", "--server", url], event);
+        let Ran {
+            ok, stderr: err, ..
+        } = cli::run_with_stdin(&["publish", "--session", "rc", "--server", url], event);
         assert!(ok, "{err}");
     };
     publish(

@@ -1,7 +1,7 @@
 //! `Present` over a real gRPC server on a loopback port, through the generated client.
 
-use crate::support::server::Server;
 use serde_json::{Value, json};
+use support::server::Server;
 use tonic::{Code, transport::Channel};
 use toolview::domain::{ToolCallView, ToolResultView};
 use toolview::grpc::pb::{self, presentation_service_client::PresentationServiceClient};

@@ -1,7 +1,7 @@
 //! `Render` over a real gRPC server: the same fold and renderers as sessions use.
 
-use crate::support::server::Server;
 use serde_json::Value;
+use support::server::Server;
 use tonic::Code;
 use toolview::grpc::pb::{
     self, presentation_service_client::PresentationServiceClient, tool_event::Event,
@@ -81,7 +81,7 @@ fn acp_updates(resp: pb::RenderResponse) -> Vec<Vec<Value>> {
             Some(pb::rendered_update::Body::Acp(m)) => m
                 .json
                 .iter()
-                .map(|j| crate::support::acp::validate(j).unwrap())
+                .map(|j| support::acp::validate(j).unwrap())
                 .collect(),
             other => panic!("not ACP: {other:?}"),
         })

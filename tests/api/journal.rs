@@ -3,8 +3,8 @@
 //! acknowledged, readable, deduplicated and trimmed from the journal and its overlay; a crash
 //! (SIGKILL) then loses none of it — the restart applies the journal and serves the same bytes.
 
-use crate::support::process::{ServerProcess, serve_command};
-use crate::support::sessions::*;
+use support::process::{ServerProcess, serve_command};
+use support::sessions::*;
 use toolview::grpc::pb;
 
 /// Whether the database file holds `text` (stored values are protobuf with their text as is).

@@ -6,9 +6,9 @@
 
 use std::collections::HashSet;
 
-use crate::support::server::Server;
-use crate::support::sessions::*;
 use serde_json::Value;
+use support::server::Server;
+use support::sessions::*;
 use toolview::grpc::pb::{self, rendered_update::Body, subscribe_response::Item};
 
 fn live_only() -> pb::subscribe_request::Start {
@@ -46,7 +46,7 @@ fn acp_updates(u: &pb::RenderedUpdate) -> Vec<Value> {
         Some(Body::Acp(m)) => m
             .json
             .iter()
-            .map(|j| crate::support::acp::validate(j).unwrap())
+            .map(|j| support::acp::validate(j).unwrap())
             .collect(),
         other => panic!("not ACP: {other:?}"),
     }

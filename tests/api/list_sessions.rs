@@ -2,9 +2,9 @@
 //! a bad page token named, and a token's grants deciding what a caller sees (a page scans a
 //! bounded number of sessions, so it can come back short with a next page).
 
-use crate::support::auth::{secret_server, token, with_token};
-use crate::support::process::ServerProcess;
-use crate::support::sessions::*;
+use support::auth::{secret_server, token, with_token};
+use support::process::ServerProcess;
+use support::sessions::*;
 use toolview::grpc::pb;
 
 async fn list(

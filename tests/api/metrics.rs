@@ -2,42 +2,14 @@
 //! before and after a publish, a duplicate, a refused batch, a subscription and its end, and a
 //! refused token; the admin listener's gRPC health; one JSON log line per RPC.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::Stdio;
 
-use crate::support::auth::{SECRET, token, with_token};
-use crate::support::process::{ServerProcess, serve_command};
-use crate::support::sessions::*;
+use support::auth::{SECRET, token, with_token};
+use support::process::{ServerProcess, sample, scrape, serve_command};
+use support::sessions::*;
 use toolview::grpc::pb;
-
-/// `GET /metrics` over HTTP/1.1; the body.
-fn scrape(addr: &str) -> String {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    assert!(
-        head.to_ascii_lowercase()
-            .contains("content-type: application/openmetrics-text"),
-        "{head}"
-    );
-    body.to_owned()
-}
-
-/// The value of the sample `series` (name with labels, exactly as exposed), or 0 when absent.
-fn sample(text: &str, series: &str) -> f64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
-        .map_or(0.0, |v| v.trim().parse().unwrap())
-}
 
 fn metrics_server(dir: &Path, extra: &[&str]) -> ServerProcess {
     let mut flags = vec!["--store", "embedded", "--metrics-listen", "127.0.0.1:0"];
@@ -181,8 +153,7 @@ async fn unknown_methods_are_one_series() {
         let io = tokio::net::TcpStream::connect(server.addr()).await.unwrap();
         let path = format!("/toolview.v1.SessionService/Nope{n}");
         let empty = pb::GetSessionRequest::default();
-        let status =
-            crate::support::auth::grpc_web_status(io, server.addr(), &path, &empty, None).await;
+        let status = support::auth::grpc_web_status(io, server.addr(), &path, &empty, None).await;
         assert_eq!(status, 12, "UNIMPLEMENTED");
     }
     let text = scrape(&admin);
@@ -246,8 +217,7 @@ async fn auth_failures_are_counted_and_health_needs_no_token() {
     );
 
     let url = format!("http://{admin}");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolview"))
-        .args(["health", "--server", &url])
+    let out = support::cli::command(&["health", "--server", &url])
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");

@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::auth::token;
-use crate::support::pki::SecureServer;
-use crate::support::server::Server;
+use support::auth::token;
+use support::pki::SecureServer;
+use support::server::Server;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

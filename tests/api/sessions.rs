@@ -2,9 +2,9 @@
 //! directory: the replay→live seam, resume and resets, idempotency, lifecycle and validation
 //! errors, restart byte-identity, and fan-out to many subscribers.
 
-use crate::support::server::Server;
-use crate::support::sessions::*;
 use prost::Message;
+use support::server::Server;
+use support::sessions::*;
 use tonic::Code;
 use toolview::app::ServeConfig;
 use toolview::grpc::pb::{self, subscribe_response::Item};

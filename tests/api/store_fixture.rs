@@ -10,10 +10,10 @@
 
 use std::path::Path;
 
-use crate::support::process::ServerProcess;
-use crate::support::sessions::*;
 use base64::Engine as _;
 use prost::Message as _;
+use support::process::ServerProcess;
+use support::sessions::*;
 use toolview::grpc::pb;
 
 const TARGETS: [(pb::Target, &str); 5] = [

@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::support::auth::grpc_web_status;
-use crate::support::pki::{Ca, Leaf};
-use crate::support::process::ServerProcess;
-use crate::support::sessions::*;
 use rcgen::ExtendedKeyUsagePurpose;
+use support::auth::grpc_web_status;
+use support::pki::{Ca, Leaf};
+use support::process::ServerProcess;
+use support::sessions::*;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio_rustls::TlsConnector;
 use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
@@ -88,8 +88,7 @@ fn https_url(server: &ServerProcess) -> String {
 /// `toolview publish` of one event to `session` at `url` with extra flags.
 fn cli_publish(url: &str, session: &str, extra: &[&str]) -> std::process::Output {
     use std::io::Write as _;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolview"))
-        .args(["publish", "--session", session, "--server", url])
+    let mut child = support::cli::command(&["publish", "--session", session, "--server", url])
         .args(extra)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -154,7 +153,7 @@ async fn raw_tls(
 #[tokio::test]
 async fn grpc_grpc_web_and_the_viewer_share_one_tls_port() {
     let dir = tempfile::tempdir().unwrap();
-    let ca = Ca::new();
+    let ca = Ca::generate();
     let leaf = ca.server_leaf();
     let files = Files::write(dir.path(), &ca, &leaf);
     let server = spawn(dir.path(), &files.flags());
@@ -223,7 +222,7 @@ async fn grpc_grpc_web_and_the_viewer_share_one_tls_port() {
 #[tokio::test]
 async fn mutual_tls_accepts_signed_clients_only() {
     let dir = tempfile::tempdir().unwrap();
-    let ca = Ca::new();
+    let ca = Ca::generate();
     let files = Files::write(dir.path(), &ca, &ca.server_leaf());
     let mut flags = files.flags();
     flags.extend(["--tls-client-ca".into(), files.ca.to_str().unwrap().into()]);
@@ -239,7 +238,7 @@ async fn mutual_tls_accepts_signed_clients_only() {
         .expect("a client certificate from the CA is accepted");
 
     // No client certificate, or one from another CA: no call gets through.
-    let stranger = Ca::new().leaf(&["harness-2"], ExtendedKeyUsagePurpose::ClientAuth);
+    let stranger = Ca::generate().leaf(&["harness-2"], ExtendedKeyUsagePurpose::ClientAuth);
     for (why, identity) in [("none", None), ("another CA", Some(&stranger))] {
         let refused = match tls_channel(&server, &ca.pem, identity).await {
             Err(_) => true,
@@ -280,10 +279,12 @@ async fn mutual_tls_accepts_signed_clients_only() {
 #[tokio::test]
 async fn sighup_reloads_the_certificate_for_new_connections_only() {
     let dir = tempfile::tempdir().unwrap();
-    let ca = Ca::new();
+    let ca = Ca::generate();
     let first = ca.server_leaf();
     let files = Files::write(dir.path(), &ca, &first);
-    let server = spawn(dir.path(), &files.flags());
+    let mut flags = files.flags();
+    flags.extend(["--metrics-listen".into(), "127.0.0.1:0".into()]);
+    let server = spawn(dir.path(), &flags);
 
     // A stream opened on the first certificate.
     let (_c, mut old) = published_and_following(&server, &ca, "reload/s").await;
@@ -326,7 +327,12 @@ async fn sighup_reloads_the_certificate_for_new_connections_only() {
     unsafe {
         libc::kill(server.pid() as libc::pid_t, libc::SIGHUP);
     }
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    server
+        .metric_reaches(
+            r#"toolview_reloads_total{file="tls_certificate",result="kept_old"}"#,
+            1.0,
+        )
+        .await;
     let (_, served) = raw_tls(&server, &ca.der, &[b"h2"]).await;
     assert_eq!(served, second.der);
 }

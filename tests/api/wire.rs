@@ -2,9 +2,9 @@
 //! not UTF-8 and requests over the size limit get the status the API promises, naming what is
 //! wrong (finding 7 of the robust-core issue).
 
-use crate::support::process::ServerProcess;
-use crate::support::sessions::*;
 use bytes::{Buf, BufMut, Bytes};
+use support::process::ServerProcess;
+use support::sessions::*;
 use tonic::Code;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 

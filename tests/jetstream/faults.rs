@@ -20,8 +20,8 @@ use toolview::grpc::pb;
 use toolview::grpc::pb::subscribe_response::Item;
 
 use super::{STREAM, replica};
-use crate::support::nats::Nats;
-use crate::support::sessions::*;
+use support::nats::Nats;
+use support::sessions::*;
 
 const SESSIONS: usize = 8;
 /// Events each publisher writes (bounded: the run ends when they are all acknowledged).

@@ -1,8 +1,8 @@
 //! `acp-bridge.json`: calls and results through the real fold and ACP renderer; every message
 //! is validated against the ACP schema.
 
-use crate::support::{Tally, acp_matches, finished, load_cases, render_acp, started};
 use serde_json::Value;
+use support::{Tally, acp_matches, finished, load_cases, render_acp, started};
 
 /// The keys that carry meaning in bridge comparisons with `subset: false`.
 const MEANINGFUL: &[&str] = &[

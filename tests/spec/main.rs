@@ -2,9 +2,6 @@
 //!
 //! One test crate (one link of the library) for many suites; each suite is a module.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod bridge_vectors;
 mod hunks_differential;
 mod properties;

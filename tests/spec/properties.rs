@@ -474,7 +474,7 @@ mod events {
                 for update in &first {
                     if let toolview::render::Body::Acp(messages) = &update.body {
                         for m in messages {
-                            if let Err(e) = crate::support::acp::validate(m) {
+                            if let Err(e) = support::acp::validate(m) {
                                 prop_assert!(false, "{}", e);
                             }
                         }

@@ -18,13 +18,7 @@ use toolview::store::MemoryStore;
 
 fn event(n: usize) -> ToolEvent {
     if n == 1 {
-        return crate::support::started(
-            1,
-            "c",
-            "bash",
-            &serde_json::json!({"command": "ls"}),
-            None,
-        );
+        return support::started(1, "c", "bash", &serde_json::json!({"command": "ls"}), None);
     }
     ToolEvent {
         session_id: SessionId::new("s").unwrap(),

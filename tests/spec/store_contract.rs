@@ -95,7 +95,7 @@ impl Backend for Embedded {
 /// A real `nats-server` (one node, JetStream on), and the stream in it.
 #[cfg(feature = "jetstream")]
 struct JetStream {
-    nats: crate::support::nats::Nats,
+    nats: support::nats::Nats,
 }
 
 #[cfg(feature = "jetstream")]
@@ -105,7 +105,7 @@ impl Backend for JetStream {
     }
     fn open(&self) -> Opened<'_> {
         Box::pin(async {
-            let options = crate::support::nats::store_options(&self.nats, 1);
+            let options = support::nats::store_options(&self.nats, 1);
             Arc::new(
                 JetStreamStore::open(options, Arc::new(StorageCodec))
                     .await
@@ -138,7 +138,7 @@ fn backends() -> Vec<Box<dyn Backend>> {
     let backends = {
         let mut all = backends;
         all.push(Box::new(JetStream {
-            nats: crate::support::nats::Nats::single(),
+            nats: support::nats::Nats::single(),
         }));
         all
     };
@@ -154,7 +154,7 @@ fn records(s: &str, from: u64, to: u64) -> Vec<Record> {
     (from..=to)
         .map(|n| {
             let body = if n == 1 {
-                crate::support::started(
+                support::started(
                     n as usize,
                     "c",
                     "bash",

@@ -1,7 +1,7 @@
 //! The spec's producer and hunk vectors, run through the real presenter code.
 
-use crate::support::{Tally, load_cases, same_json};
 use serde_json::{Value, json};
+use support::{Tally, load_cases, same_json};
 use toolview::domain::{ContentBlock, GenericResultView, ToolCallView, ToolResultView};
 use toolview::present::{
     self, StartedCall, Tool, ToolResult, hunks, meta_diffs, parse_arguments, resolve_call,
@@ -80,18 +80,17 @@ fn run_result_case(case: &Value) -> Result<(), String> {
 fn run_acp_case(case: &Value) -> Result<(), String> {
     let id = case["tool_use_id"].as_str().unwrap_or("call");
     let tool = case["tool"].as_str().unwrap();
-    let mut events = vec![crate::support::started(1, id, tool, &case["args"], None)];
+    let mut events = vec![support::started(1, id, tool, &case["args"], None)];
     if let Some(result) = case.get("result") {
-        events.push(crate::support::finished(2, id, result));
+        events.push(support::finished(2, id, result));
     }
     let cwd = case["cwd"].as_str().unwrap_or("");
     let terminal = case["client_terminal_output"].as_bool().unwrap_or(false);
-    let rendered = crate::support::render_acp(cwd, &events, terminal)?;
+    let rendered = support::render_acp(cwd, &events, terminal)?;
     let subset = case["subset"].as_bool().unwrap_or(false);
     if let Some(want) = case.get("expect_acp_tool_call") {
         let got = rendered[0].first().cloned().unwrap_or(Value::Null);
-        crate::support::acp_matches(&got, want, subset, None)
-            .map_err(|e| format!("tool_call: {e}"))?;
+        support::acp_matches(&got, want, subset, None).map_err(|e| format!("tool_call: {e}"))?;
     }
     if let Some(want) = case.get("expect_acp_update") {
         let got = rendered
@@ -99,8 +98,7 @@ fn run_acp_case(case: &Value) -> Result<(), String> {
             .and_then(|m| m.first())
             .cloned()
             .ok_or("no update was emitted")?;
-        crate::support::acp_matches(&got, want, subset, None)
-            .map_err(|e| format!("update: {e}"))?;
+        support::acp_matches(&got, want, subset, None).map_err(|e| format!("update: {e}"))?;
         for key in case["absent"].as_array().into_iter().flatten() {
             let key = key.as_str().unwrap();
             if got.get(key).is_some() {
@@ -176,7 +174,7 @@ fn hunk_vectors() {
 
 #[test]
 fn vectors_match_shared_spec() {
-    let Some(shared) = crate::support::shared_spec_dir() else {
+    let Some(shared) = support::shared_spec_dir() else {
         println!("../shared/spec/vectors not found; vendored copies are used as they are");
         return;
     };
@@ -184,7 +182,7 @@ fn vectors_match_shared_spec() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "json") {
             let name = path.file_name().unwrap();
-            let vendored = std::fs::read(crate::support::vectors_dir().join(name))
+            let vendored = std::fs::read(support::vectors_dir().join(name))
                 .unwrap_or_else(|_| panic!("{name:?} is not vendored in tests/data/vectors"));
             assert_eq!(
                 vendored,

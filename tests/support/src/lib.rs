@@ -1,18 +1,36 @@
-//! Helpers shared by integration tests.
-#![allow(dead_code)]
+//! What toolview's integration tests share. A library of its own (not a `mod` in each test
+//! crate) so that what one test crate leaves unused is not dead code.
 
 use std::path::PathBuf;
 
 use serde_json::Value;
 
+/// The toolview checkout (this crate lives in its `tests/support`).
+pub fn repo_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// The `toolview` binary cargo built for the test being run: beside the test executable's
+/// `deps/` directory (`CARGO_BIN_EXE_*` is only set for the package's own test crates).
+pub fn toolview_bin() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let profile = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("the test executable lives in target/<profile>/deps");
+    let bin = profile.join(format!("toolview{}", std::env::consts::EXE_SUFFIX));
+    assert!(bin.is_file(), "{} is not built", bin.display());
+    bin
+}
+
 /// The vendored copy of `shared/spec/vectors` (kept identical by `vectors_match_shared_spec`).
 pub fn vectors_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/vectors")
+    repo_dir().join("tests/data/vectors")
 }
 
 /// The spec folder beside the checkout, when there is one (CI and developer machines).
 pub fn shared_spec_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/vectors");
+    let dir = repo_dir().join("../shared/spec/vectors");
     dir.is_dir().then_some(dir)
 }
 
@@ -72,6 +90,7 @@ pub fn same_json(got: &Value, want: &Value) -> Result<(), String> {
 
 pub mod acp;
 pub mod auth;
+pub mod cli;
 pub mod nats;
 pub mod node;
 pub mod pki;

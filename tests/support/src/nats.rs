@@ -38,7 +38,7 @@ pub fn binary() -> PathBuf {
     if let Ok(path) = std::env::var("TOOLVIEW_NATS_SERVER") {
         return path.into();
     }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/.venv/bin/nats-server");
+    let venv = crate::repo_dir().join("tests/.venv/bin/nats-server");
     if venv.exists() {
         return venv;
     }

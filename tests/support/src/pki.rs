@@ -24,7 +24,8 @@ pub struct Leaf {
 }
 
 impl Ca {
-    pub fn new() -> Ca {
+    /// A fresh self-signed CA (a new key each time).
+    pub fn generate() -> Ca {
         let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         // Distinct subject names: OpenSSL-based clients (grpcio, Node) take a leaf whose issuer
@@ -90,7 +91,7 @@ pub struct SecureServer {
 impl SecureServer {
     pub fn start() -> SecureServer {
         let dir = tempfile::tempdir().unwrap();
-        let ca = Ca::new();
+        let ca = Ca::generate();
         let leaf = ca.server_leaf();
         let file = |name: &str, text: &str| {
             let p = dir.path().join(name);

@@ -1,8 +1,10 @@
 //! `toolview serve` as a separate process on a free loopback port, killed (SIGKILL) when dropped
 //! so a failing test leaves none behind; its memory and CPU time from `/proc`.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 pub struct ServerProcess {
     pub child: Child,
@@ -33,6 +35,7 @@ impl ServerProcess {
         self.url.trim_start_matches("http://")
     }
 
+    /// The process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
@@ -78,7 +81,7 @@ impl Drop for ServerProcess {
 
 /// `toolview serve` on `dir` with extra flags (which may override `--listen`), output piped.
 pub fn serve_command(dir: &std::path::Path, extra: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolview"));
+    let mut cmd = Command::new(crate::toolview_bin());
     cmd.arg("serve");
     if !extra.contains(&"--listen") {
         cmd.args(["--listen", "127.0.0.1:0"]);
@@ -127,6 +130,55 @@ pub fn started_with_metrics(mut child: Child) -> (Child, String, Option<String>)
     }
 }
 
+/// `GET /metrics` of an admin listener (`host:port`) over HTTP/1.1; the body.
+pub fn scrape(addr: &str) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: application/openmetrics-text"),
+        "{head}"
+    );
+    body.to_owned()
+}
+
+/// The value of the sample `series` (name with labels, exactly as exposed), or 0 when absent.
+pub fn sample(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .map_or(0.0, |v| v.trim().parse().unwrap())
+}
+
+impl ServerProcess {
+    /// Waits until the server's metric `series` reaches `at_least` (it must have an admin
+    /// listener): how a test knows a background step happened, instead of sleeping.
+    pub async fn metric_reaches(&self, series: &str, at_least: f64) {
+        let admin = self.metrics.clone().expect("started with --metrics-listen");
+        let deadline = Instant::now() + crate::sessions::PATIENCE;
+        loop {
+            let admin = admin.clone();
+            let text = tokio::task::spawn_blocking(move || scrape(&admin))
+                .await
+                .unwrap();
+            let now = sample(&text, series);
+            if now >= at_least {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{series} stayed at {now}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// Resident memory of process `pid` now, in KiB.
 pub fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();

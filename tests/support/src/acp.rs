@@ -8,8 +8,7 @@ use serde_json::{Value, json};
 fn validator() -> &'static jsonschema::Validator {
     static V: OnceLock<jsonschema::Validator> = OnceLock::new();
     V.get_or_init(|| {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/acp-schema.json");
+        let path = crate::repo_dir().join("tests/data/acp-schema.json");
         let mut schema: Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         // Validate against one definition: a session/update notification's params.
