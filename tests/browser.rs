@@ -16,7 +16,18 @@ async fn the_viewer_renders_a_live_session() {
 
     let server = Server::start().await;
     let mut c = client(&server.url).await;
-    let events = sample_session_for_viewer("web");
+    let mut events = sample_session_for_viewer("web");
+    // A command still running when the page is read: its output arrives as appends (the viewer
+    // asks for them), one of them markup that must stay text.
+    let last = events.len() - 1;
+    events.splice(
+        last..last,
+        [
+            bash_call("web", "s-start", "s1"),
+            output("web", "s-out1", "s1", "watching\n"),
+            output("web", "s-out2", "s1", "<b>not bold</b>\n"),
+        ],
+    );
     let (first, rest) = events.split_at(3);
     publish(&mut c, first.to_vec()).await.unwrap();
 
@@ -35,7 +46,16 @@ async fn the_viewer_renders_a_live_session() {
     };
 
     assert_eq!(summary["header"], "Session web — /work/proj");
-    assert_eq!(cards.len(), 6);
+    assert_eq!(cards.len(), 7);
+    let running = card("s1");
+    assert_eq!(
+        (running["card"].as_str(), running["status"].as_str()),
+        (Some("terminal"), Some("running"))
+    );
+    assert_eq!(running["output"], "watching\n<b>not bold</b>\n");
+    // Applied as two appends, not re-rendered from a snapshot per chunk.
+    assert_eq!(running["outputNodes"], 2, "{running}");
+    assert!(!running["text"].as_str().unwrap().is_empty());
     // Untrusted URLs: only http(s) and mailto become links; the page has a strict CSP.
     let links = card("x1")["links"].clone();
     assert_eq!(

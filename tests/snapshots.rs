@@ -355,7 +355,15 @@ fn every_target_card_and_capability() {
     for (name, events, cap) in scenarios() {
         for target in targets {
             let mut out = String::new();
-            for (label, on) in [("capabilities off", false), ("capabilities on", true)] {
+            // Appends change VIEW only (the other targets ignore the capability).
+            let mut labels = vec![
+                ("capabilities off", false, false),
+                ("capabilities on", true, false),
+            ];
+            if target == Target::View {
+                labels.push(("capabilities on, output appends", true, true));
+            }
+            for (label, on, output_appends) in labels {
                 let caps = Capabilities {
                     terminal: on,
                     diff: on,
@@ -364,6 +372,7 @@ fn every_target_card_and_capability() {
                     web: on,
                     max_output_bytes: cap,
                     tool_colors: false,
+                    output_appends,
                 };
                 let first = render_all("", &events, target, &caps);
                 let again = render_all("", &events, target, &caps);

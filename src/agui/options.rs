@@ -129,6 +129,8 @@ impl RunOptions {
                 web: caps.web,
                 max_output_bytes: caps.max_output_bytes,
                 tool_colors: false,
+                // AG-UI streams chunks as events of their own.
+                output_appends: false,
             },
         })
     }

@@ -5,8 +5,9 @@
 use std::collections::BTreeSet;
 
 use super::Context;
+use super::cap::{LiveChunk, live_chunk};
 use super::card::{Capabilities, Snapshot};
-use super::fold::{CallStatus, Change};
+use super::fold::{CallState, CallStatus, Change};
 use super::text_form::{
     TERMINAL, diff_line_pairs, flatten, read_lines_text, search_text, web_text,
 };
@@ -22,6 +23,12 @@ const GREEN: &str = "\x1b[32m";
 const YELLOW: &str = "\x1b[33m";
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
+    // No append form: a chat message or a printed card is replaced whole. Past the cap, nothing.
+    if let Change::Output(state, chunk) = change
+        && live_chunk(state, chunk, caps.max_output_bytes, false) == LiveChunk::Nothing
+    {
+        return String::new();
+    }
     let Some(snap) = Snapshot::of(change, ctx.cwd, caps.max_output_bytes) else {
         return String::new();
     };
@@ -74,7 +81,10 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
                     | ToolResultView::Web(_),
                 ) => (streamed.as_ref(), None),
             };
-            push_output(&mut lines, output, caps.tool_colors);
+            match result {
+                None => push_streamed(&mut lines, state, output),
+                Some(_) => push_output(&mut lines, output, caps.tool_colors),
+            }
             match exit {
                 Some(TerminalExit::Code(c)) => lines.push(format!("{DIM}[exit {c}]{RESET}")),
                 Some(TerminalExit::Signal(s)) => {
@@ -100,9 +110,9 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         (Some(ToolCallView::Generic(g)), None) => {
             titled(&mut lines);
             push_dim(&mut lines, &flatten(&g.content));
-            push_dim(&mut lines, streamed);
+            push_streamed(&mut lines, state, streamed);
         }
-        (None, None) => push_dim(&mut lines, streamed),
+        (None, None) => push_streamed(&mut lines, state, streamed),
     }
     lines.join("\n")
 }
@@ -120,6 +130,22 @@ fn push_output(lines: &mut Vec<String>, text: &str, tool_colors: bool) {
         text.trim_end_matches('\n')
             .split('\n')
             .map(|l| format!("{DIM}{}{RESET}", visible_keeping_sgr(l))),
+    );
+}
+
+/// A running call's live output, dim. Output known to be plain
+/// ([`super::Streamed::is_plain`]) is not scanned again: a snapshot costs a copy of it.
+fn push_streamed(lines: &mut Vec<String>, state: &CallState, text: &str) {
+    if !state.streamed.is_plain() {
+        return push_dim(lines, text);
+    }
+    if text.is_empty() {
+        return;
+    }
+    lines.extend(
+        text.trim_end_matches('\n')
+            .split('\n')
+            .map(|l| format!("{DIM}{l}{RESET}")),
     );
 }
 

@@ -46,6 +46,37 @@ pub fn capped_chunk(chunk: Chunk<'_>, cap: u64) -> &str {
     }
 }
 
+/// How a live chunk reaches a subscriber of a snapshot target (VIEW, Markdown, ANSI).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiveChunk<'a> {
+    /// A new snapshot of the card, its output up to this chunk.
+    Snapshot,
+    /// This text appended to the card shown before: the chunk, or the truncation marker for the
+    /// chunk that crosses the cap.
+    Append(&'a str),
+    /// Nothing: the chunk is past the cap, which the crossing chunk already said. O(1), so a
+    /// call streaming far past the cap costs each subscriber nothing per chunk.
+    Nothing,
+}
+
+/// The one rule for live chunks: nothing past the cap; an append when the subscriber takes
+/// appends and was shown the card (a started call's card came with its start; an orphan's with
+/// its first output); a snapshot otherwise.
+pub fn live_chunk<'a>(
+    state: &CallState,
+    chunk: Chunk<'a>,
+    cap: u64,
+    appends: bool,
+) -> LiveChunk<'a> {
+    if cap > 0 && chunk.start as u64 > cap {
+        LiveChunk::Nothing
+    } else if appends && (state.call_view.is_some() || chunk.start > 0) {
+        LiveChunk::Append(capped_chunk(chunk, cap))
+    } else {
+        LiveChunk::Snapshot
+    }
+}
+
 /// Whether the live output has gone past the cap (so later output is not sent).
 pub fn stream_crossed_cap(state: &CallState, cap: u64) -> bool {
     cap > 0 && state.streamed.len() as u64 > cap

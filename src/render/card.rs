@@ -29,6 +29,8 @@ pub struct Capabilities {
     pub max_output_bytes: u64,
     /// ANSI: keep SGR colours in terminal output (and nothing else of its escapes).
     pub tool_colors: bool,
+    /// VIEW: live output after a card was shown arrives as appends, not snapshots.
+    pub output_appends: bool,
 }
 
 impl Capabilities {
@@ -43,6 +45,7 @@ impl Capabilities {
             web: true,
             max_output_bytes: 0,
             tool_colors: false,
+            output_appends: false,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! harnesses is fenced or escaped (`markdown_text.rs`): it cannot open links, images or HTML.
 
 use super::Context;
+use super::cap::{LiveChunk, live_chunk};
 use super::card::{Capabilities, Snapshot};
 use super::fold::{CallStatus, Change};
 use super::markdown_text::{MARKDOWN, escape, escape_line, link};
@@ -10,6 +11,12 @@ use crate::domain::{ContentBlock, TerminalCallView, TerminalExit, ToolCallView, 
 use crate::present::text::fence;
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
+    // No append form: a chat message or a printed card is replaced whole. Past the cap, nothing.
+    if let Change::Output(state, chunk) = change
+        && live_chunk(state, chunk, caps.max_output_bytes, false) == LiveChunk::Nothing
+    {
+        return String::new();
+    }
     let Some(snap) = Snapshot::of(change, ctx.cwd, caps.max_output_bytes) else {
         return String::new();
     };

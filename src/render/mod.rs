@@ -96,29 +96,11 @@ impl Rendered {
     /// Roughly how many bytes the update holds (for memory budgets).
     pub fn approx_bytes(&self) -> usize {
         let body = match &self.body {
-            Body::View(v) => {
-                // Counted as it is written: no copy of a large snapshot.
-                let mut counter = ByteCounter(0);
-                serde_json::to_writer(&mut counter, v).map_or(0, |()| counter.0)
-            }
+            Body::View(v) => v.approx_bytes(),
             Body::Acp(m) | Body::AgUi(m) => m.iter().map(String::len).sum(),
             Body::Markdown(s) | Body::Ansi(s) => s.len(),
         };
         body + self.call_id.as_ref().map_or(0, String::len) + 64
-    }
-}
-
-/// An `io::Write` that only counts.
-struct ByteCounter(usize);
-
-impl std::io::Write for ByteCounter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

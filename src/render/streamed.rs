@@ -37,6 +37,10 @@ pub struct Streamed {
     len: usize,
     /// Where each chunk that ends inside `head` ends.
     ends: Vec<usize>,
+    /// No chunk had a character a terminal must not get ([`super::visible`]): then no part of
+    /// the output needs escaping, and snapshots need not scan it again (O(chunk) once, not
+    /// O(output) per snapshot).
+    plain: bool,
 }
 
 impl Default for Streamed {
@@ -72,12 +76,14 @@ impl Streamed {
             tail: String::new(),
             len: 0,
             ends: Vec::new(),
+            plain: true,
         }
     }
 
     /// Appends a chunk; returns it with its offset.
     pub fn push<'a>(&mut self, text: &'a str) -> Chunk<'a> {
         let start = self.len;
+        self.plain = self.plain && !super::visible::needs_escaping(text);
         // Everything so far is in `head` until the output outgrows the retention.
         let was_full = self.head.len() == start;
         self.len += text.len();
@@ -100,6 +106,11 @@ impl Streamed {
             }
         }
         Chunk { text, start }
+    }
+
+    /// Whether no part of the output needs escaping for a terminal.
+    pub fn is_plain(&self) -> bool {
+        self.plain
     }
 
     /// Total bytes streamed.

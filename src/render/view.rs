@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::Context;
+use super::cap::{LiveChunk, live_chunk};
 use super::card::{Capabilities, Snapshot, degrade_call, degrade_result};
 use super::fold::{CallStatus, Change};
 use crate::domain::{ToolCallView, ToolResultView};
@@ -13,6 +14,16 @@ use crate::domain::{ToolCallView, ToolResultView};
 pub enum ViewUpdate {
     /// A UI replaces its card for `call_id` with this snapshot.
     Card(Box<CardSnapshot>),
+    /// Live output for a card shown before: a UI appends `text` to its `streamed`.
+    #[serde(rename_all = "camelCase")]
+    OutputAppended {
+        /// The call whose card grows.
+        call_id: String,
+        /// The chunk, capped ([`super::cap::capped_chunk`]).
+        text: String,
+    },
+    /// Nothing changed: a live chunk past the output cap.
+    Unchanged,
     /// Session-level state.
     Session {
         /// The session's working directory, when known.
@@ -42,6 +53,18 @@ pub struct CardSnapshot {
 }
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> ViewUpdate {
+    if let Change::Output(state, chunk) = change {
+        match live_chunk(state, chunk, caps.max_output_bytes, caps.output_appends) {
+            LiveChunk::Snapshot => {}
+            LiveChunk::Append(text) => {
+                return ViewUpdate::OutputAppended {
+                    call_id: state.call_id.to_string(),
+                    text: text.to_owned(),
+                };
+            }
+            LiveChunk::Nothing => return ViewUpdate::Unchanged,
+        }
+    }
     let Some(snap) = Snapshot::of(change, ctx.cwd, caps.max_output_bytes) else {
         return ViewUpdate::Session {
             cwd: ctx.cwd.map(str::to_owned),
@@ -56,4 +79,42 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         result: snap.result.map(|v| degrade_result(v, state, caps)),
         streamed: snap.streamed.into_owned(),
     }))
+}
+
+impl ViewUpdate {
+    /// Roughly the bytes the update holds: its strings as they are in memory (and in a protobuf
+    /// message), the cards counted as their JSON is written. The live output is counted by its
+    /// length, not scanned: a snapshot's size costs O(card), not O(output).
+    pub fn approx_bytes(&self) -> usize {
+        fn json_len(v: &impl Serialize) -> usize {
+            let mut counter = ByteCounter(0);
+            serde_json::to_writer(&mut counter, v).map_or(0, |()| counter.0)
+        }
+        match self {
+            ViewUpdate::Card(c) => {
+                c.call_id.len()
+                    + c.tool_name.len()
+                    + c.call.as_ref().map_or(0, json_len)
+                    + c.result.as_ref().map_or(0, json_len)
+                    + c.streamed.len()
+            }
+            ViewUpdate::OutputAppended { call_id, text } => call_id.len() + text.len(),
+            ViewUpdate::Unchanged => 0,
+            ViewUpdate::Session { cwd } => cwd.as_ref().map_or(0, String::len),
+        }
+    }
+}
+
+/// An `io::Write` that only counts.
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

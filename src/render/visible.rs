@@ -12,10 +12,18 @@ fn unsafe_char(c: char) -> bool {
         | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
+/// Whether `text` has a character [`visible`] would change. A byte scan first (cheap, and
+/// exact for ASCII): only a C0 control, DEL, or the lead byte of a C1 control (`0xC2`) or of a
+/// bidirectional control (`0xE2`) can start one.
+pub fn needs_escaping(text: &str) -> bool {
+    let suspect = |b: &u8| matches!(*b, 0..=8 | 0xb..=0x1f | 0x7f | 0xc2 | 0xe2);
+    text.as_bytes().iter().any(suspect) && text.chars().any(unsafe_char)
+}
+
 /// `text` with every unsafe character shown visibly: C0 controls and DEL in caret notation
 /// (`^[` for ESC, `^G` for BEL, `^?` for DEL), the others as U+FFFD. `\n` and `\t` are kept.
 pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(unsafe_char) {
+    if !needs_escaping(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -40,7 +48,7 @@ const MAX_SGR_PARAMS: usize = 64;
 /// tool printed, for a subscriber that asked for them. Every other escape sequence and control
 /// is shown as [`visible`] shows it.
 pub fn visible_keeping_sgr(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(unsafe_char) {
+    if !needs_escaping(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);

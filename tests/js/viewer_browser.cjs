@@ -47,6 +47,8 @@ async function main() {
         command: c.querySelector('.terminal .cmd')?.textContent ?? null,
         cwd: c.querySelector('.terminal .cwd')?.textContent ?? null,
         output: c.querySelector('.terminal .output')?.textContent ?? null,
+        // Text nodes in the output block: one per append applied (a re-rendered card has one).
+        outputNodes: c.querySelector('.terminal .output')?.childNodes.length ?? null,
         added: [...c.querySelectorAll('.diff .add')].map((e) => e.textContent.trim()),
         removed: [...c.querySelectorAll('.diff .del')].map((e) => e.textContent.trim()),
         lines: [...c.querySelectorAll('pre.read > span')].map((e) => e.textContent.trim()),

@@ -437,7 +437,7 @@ mod events {
 
     fn arb_caps() -> impl Strategy<Value = Capabilities> {
         (
-            any::<[bool; 6]>(),
+            any::<[bool; 7]>(),
             proptest::sample::select(vec![0u64, 1, 5, 64]),
         )
             .prop_map(|(b, max_output_bytes)| Capabilities {
@@ -448,6 +448,7 @@ mod events {
                 web: b[4],
                 max_output_bytes,
                 tool_colors: b[5],
+                output_appends: b[6],
             })
     }
 

@@ -220,7 +220,7 @@ async function main() {
     return;
   }
   header.textContent = `Session ${session}`;
-  const byCall = new Map<string, HTMLElement>();
+  const byCall = new Map<string, { card: CardSnapshot; el: HTMLElement }>();
   state.textContent = "connecting";
   try {
     await client.getSession({ sessionId: session });
@@ -234,7 +234,8 @@ async function main() {
   for await (const res of client.subscribe({
     sessionId: session,
     target: Target.VIEW,
-    capabilities: { terminal: true, diff: true, read: true, search: true, web: true },
+    // Live output arrives as appends to the card shown before, not a snapshot per chunk.
+    capabilities: { terminal: true, diff: true, read: true, search: true, web: true, outputAppends: true },
     start: { case: "fromBeginning", value: {} },
   })) {
     state.textContent = "live";
@@ -253,9 +254,23 @@ async function main() {
     } else if (view.case === "card") {
       const next = render(view.value);
       const prev = byCall.get(view.value.callId);
-      if (prev) prev.replaceWith(next);
+      if (prev) prev.el.replaceWith(next);
       else cards.append(next);
-      byCall.set(view.value.callId, next);
+      byCall.set(view.value.callId, { card: view.value, el: next });
+    } else if (view.case === "outputAppended") {
+      const shown = byCall.get(view.value.callId);
+      if (!shown) continue;
+      shown.card.streamed += view.value.text;
+      // The text goes in as a text node: tool output is never markup.
+      const pre = shown.el.querySelector("pre.output");
+      if (pre) {
+        pre.append(view.value.text);
+      } else {
+        // The first output of a card that showed none: render it once with its output block.
+        const next = render(shown.card);
+        shown.el.replaceWith(next);
+        shown.el = next;
+      }
     }
   }
   state.textContent = "ended";

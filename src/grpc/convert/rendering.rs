@@ -46,6 +46,7 @@ impl From<pb::Capabilities> for Capabilities {
             web,
             max_output_bytes,
             tool_colors,
+            output_appends,
         } = c;
         Capabilities {
             terminal,
@@ -55,6 +56,7 @@ impl From<pb::Capabilities> for Capabilities {
             web,
             max_output_bytes,
             tool_colors,
+            output_appends,
         }
     }
 }
@@ -69,6 +71,7 @@ impl From<Capabilities> for pb::Capabilities {
             web,
             max_output_bytes,
             tool_colors,
+            output_appends,
         } = c;
         pb::Capabilities {
             terminal,
@@ -78,6 +81,7 @@ impl From<Capabilities> for pb::Capabilities {
             web,
             max_output_bytes,
             tool_colors,
+            output_appends,
         }
     }
 }
@@ -105,6 +109,10 @@ impl From<ViewUpdate> for pb::ViewUpdate {
             ViewUpdate::Session { cwd } => Update::Session(pb::SessionHeader {
                 cwd: cwd.unwrap_or_default(),
             }),
+            ViewUpdate::OutputAppended { call_id, text } => {
+                Update::OutputAppended(pb::OutputAppended { call_id, text })
+            }
+            ViewUpdate::Unchanged => return pb::ViewUpdate { update: None },
         };
         pb::ViewUpdate {
             update: Some(update),

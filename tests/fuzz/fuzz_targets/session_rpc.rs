@@ -76,6 +76,7 @@ fuzz_target!(|data: &[u8]| {
                     web: pick & 0x08 != 0,
                     max_output_bytes: u64::from(pick) * 64,
                     tool_colors: pick & 0x04 != 0,
+                    output_appends: pick & 0x01 != 0,
                 }),
                 start: Some(pb::subscribe_request::Start::FromBeginning(
                     pb::StartFromBeginning {},

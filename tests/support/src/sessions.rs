@@ -118,6 +118,7 @@ pub fn request(
             web: terminal,
             max_output_bytes: 0,
             tool_colors: false,
+            output_appends: false,
         }),
         start: Some(start),
     }
