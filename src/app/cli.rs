@@ -84,6 +84,10 @@ pub struct TailArgs {
     /// other escape sequence is still shown as text).
     #[arg(long)]
     pub tool_colors: bool,
+    /// On a terminal too, print as for a pipe: live output lines as they arrive and each card
+    /// once when it finishes, with no redrawing in place.
+    #[arg(long)]
+    pub plain: bool,
 }
 
 /// The arguments of `toolview publish`.

@@ -2,11 +2,14 @@
 //! signals). Each takes its parsed arguments; the ones that talk to a server run on a small
 //! single-threaded runtime of their own.
 
+use std::io::IsTerminal as _;
+
 use serde::Deserialize;
 
 use super::cli::{
     AcpArgs, HealthArgs, PresentArgs, PublishArgs, RenderArgs, TailArgs, TokenArgs, health_url,
 };
+use crate::client::screen::Size;
 use crate::client::{self, Remote, acp, tail};
 use crate::domain::ContentBlock;
 use crate::present::{self, FinishedInput};
@@ -31,6 +34,8 @@ impl TailArgs {
             },
             from_beginning: self.from_beginning,
             follow: !self.no_follow,
+            terminal: (!self.plain && std::io::stdout().is_terminal())
+                .then_some(Size::of_stdout as fn() -> Size),
         };
         let remote = self.server.remote();
         client_runtime()?.block_on(tail::tail(&remote, options, &mut std::io::stdout()))

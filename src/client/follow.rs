@@ -94,33 +94,35 @@ impl Follower {
     }
 
     /// The next item; `Err` for a failure retrying would not change (or any failure, when not
-    /// reconnecting).
+    /// reconnecting). Cancel-safe: a call dropped while it waits (a redraw timer) loses nothing;
+    /// the stream stays and the next call goes on reading it.
     pub async fn next(&mut self) -> Result<Followed, tonic::Status> {
-        if let Some(pause) = self.wait.take() {
+        if let Some(pause) = self.wait {
             tokio::time::sleep(pause).await;
+            self.wait = None;
         }
-        let mut stream = match self.stream.take() {
-            Some(stream) => stream,
-            None => match self.subscribe().await {
-                Ok(stream) => stream,
+        if self.stream.is_none() {
+            match self.subscribe().await {
+                Ok(stream) => self.stream = Some(stream),
                 Err(status) => return self.broke(status),
-            },
-        };
-        let item = loop {
+            }
+        }
+        let stream = self.stream.as_mut().expect("subscribed above");
+        let next = loop {
             match stream.message().await {
                 Ok(Some(msg)) => match msg.item {
-                    Some(item) => break item,
+                    Some(item) => break Ok(item),
                     // A newer server's item this client does not know: nothing to show.
                     None => continue,
                 },
-                Ok(None) => {
-                    let status = tonic::Status::unavailable("the server ended the stream");
-                    return self.broke(status);
-                }
-                Err(status) => return self.broke(status),
+                Ok(None) => break Err(tonic::Status::unavailable("the server ended the stream")),
+                Err(status) => break Err(status),
             }
         };
-        self.stream = Some(stream);
+        let item = match next {
+            Ok(item) => item,
+            Err(status) => return self.broke(status),
+        };
         self.pause = FIRST_RETRY_PAUSE;
         Ok(match item {
             Item::Update(u) => {

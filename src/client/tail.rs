@@ -1,16 +1,24 @@
 //! `toolview tail`: a session's updates as they arrive. While following, it says on stderr
 //! when it waits for a session that has no events yet, and when the server goes away it
 //! reconnects and resumes after the last cursor it printed (nothing missed, nothing twice).
+//! ANSI and Markdown are drawn from VIEW updates with appends ([`super::screen`]): each card
+//! once; the other targets are printed as the server renders them.
 
 use std::io::Write;
+use std::time::{Duration, Instant};
 
 use tonic::Code;
 
+use super::screen::{Mode, Screen, Size, Style};
 use super::{Followed, Follower, Remote, connect, print_update};
 use crate::domain::Cursor;
 use crate::grpc::code_name;
 use crate::grpc::pb::{self, subscribe_request::Start};
-use crate::render::{Capabilities, RunFrame, Target};
+use crate::render::{Capabilities, RunFrame, Target, ViewUpdate};
+
+/// The longest a terminal's running cards wait for a redraw while updates keep coming: at most
+/// 20 redraws a second, each at most a screenful, however fast the output.
+const FRAME: Duration = Duration::from_millis(50);
 
 /// What to tail, and how.
 pub struct TailOptions<'a> {
@@ -24,6 +32,9 @@ pub struct TailOptions<'a> {
     pub from_beginning: bool,
     /// Keep following (reconnecting as needed); `false` prints what the session holds now.
     pub follow: bool,
+    /// The terminal's size, when stdout is one (and not `--plain`): ANSI cards then redraw in
+    /// place.
+    pub terminal: Option<fn() -> Size>,
 }
 
 /// Tails a session until the head (`follow: false`) or forever, reconnecting while following.
@@ -38,7 +49,13 @@ pub async fn tail(
         caps,
         from_beginning,
         follow,
+        terminal,
     } = options;
+    let style = match target {
+        Target::Ansi => Some(Style::Ansi),
+        Target::Markdown => Some(Style::Markdown),
+        Target::View | Target::Acp | Target::AgUi => None,
+    };
     let head = describe(server, session, follow).await?;
     // Without following: the log as it is now, up to its head (nothing for no session).
     let until = match (follow, head) {
@@ -52,6 +69,28 @@ pub async fn tail(
     } else {
         Start::LiveOnly(pb::StartLiveOnly {})
     };
+    if let Some(style) = style {
+        let mode = match (follow, terminal) {
+            (false, _) => Mode::Transcript,
+            (true, Some(_)) if style == Style::Ansi => Mode::Terminal,
+            (true, _) => Mode::Plain,
+        };
+        let view = Follower::new(
+            server.clone(),
+            session,
+            Target::View,
+            // Every card as it is (the text renderers show them all), live output as appends.
+            Capabilities {
+                output_appends: true,
+                ..Capabilities::all(true)
+            },
+            start,
+            follow,
+        );
+        let screen = Screen::new(style, mode, caps);
+        let size = terminal.unwrap_or(|| Size { rows: 24, cols: 80 });
+        return cards(view, screen, size, until, out).await;
+    }
     // AG-UI output is framed as runs, so AG-UI clients accept it (`render::RunFrame`).
     let mut run = (target == Target::AgUi).then(|| {
         let from = if replay { "beginning" } else { "live" };
@@ -106,6 +145,72 @@ pub async fn tail(
         writeln!(out, "{}", run.finished())?;
         out.flush()?;
     }
+    Ok(())
+}
+
+/// Follows VIEW updates into a [`Screen`] until the head (`until`), Ctrl-C, or a failure.
+async fn cards(
+    mut follower: Follower,
+    mut screen: Screen,
+    size: fn() -> Size,
+    until: Option<u64>,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let mut drawn = Instant::now();
+    let interrupt = tokio::signal::ctrl_c();
+    tokio::pin!(interrupt);
+    loop {
+        // While the running cards wait to be redrawn, wait for the next update no longer than
+        // the frame: an idle stream gets its redraw at once, a busy one once a frame.
+        let wait = if screen.dirty() {
+            FRAME.saturating_sub(drawn.elapsed())
+        } else {
+            Duration::MAX
+        };
+        let next = tokio::select! {
+            _ = &mut interrupt => break,
+            next = tokio::time::timeout(wait, follower.next()) => next,
+        };
+        let reached = match next {
+            Err(_elapsed) => None,
+            Ok(Ok(Followed::Update(u))) => {
+                let offset = u.cursor.as_ref().map_or(0, |c| c.offset);
+                if let Some(pb::rendered_update::Body::View(v)) = u.body {
+                    match ViewUpdate::try_from(v) {
+                        Ok(update) => screen.apply(update, out)?,
+                        Err(e) => eprintln!("[update at offset {offset} not shown: {e}]"),
+                    }
+                }
+                Some(offset)
+            }
+            Ok(Ok(Followed::Reset { epoch, head })) => {
+                eprintln!("[reset: epoch {epoch}, head {head}]");
+                screen.reset(out)?;
+                Some(0)
+            }
+            Ok(Ok(Followed::Heartbeat { head })) => Some(head),
+            Ok(Ok(Followed::Reconnecting { why, pause })) => {
+                let at = follower.resume_point();
+                eprintln!("[{why}; reconnecting in {pause:.1?}, resuming {at}]");
+                None
+            }
+            Ok(Err(status)) => {
+                screen.finish(out)?;
+                anyhow::bail!("{}: {}", status.code(), status.message());
+            }
+        };
+        if screen.dirty() && drawn.elapsed() >= FRAME {
+            screen.draw(size(), out)?;
+            drawn = Instant::now();
+        }
+        out.flush()?;
+        if let (Some(until), Some(reached)) = (until, reached)
+            && reached >= until
+        {
+            break;
+        }
+    }
+    screen.finish(out)?;
     Ok(())
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use super::Context;
 use super::cap::{LiveChunk, live_chunk};
 use super::card::{Capabilities, Snapshot};
-use super::fold::{CallState, CallStatus, Change};
+use super::fold::{CallStatus, Change};
 use super::text_form::{
     TERMINAL, diff_line_pairs, flatten, read_lines_text, search_text, web_text,
 };
@@ -29,19 +29,24 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     {
         return String::new();
     }
-    let Some(snap) = Snapshot::of(change, ctx.cwd, caps.max_output_bytes) else {
-        return String::new();
-    };
-    let (state, call, result, streamed) = (snap.state, &snap.call, &snap.result, &snap.streamed);
+    match Snapshot::of(change, ctx.cwd, caps.max_output_bytes) {
+        Some(snap) => card(&snap, caps),
+        None => String::new(),
+    }
+}
+
+/// One card in ANSI: the target's snapshot, and what `toolview tail` prints.
+pub fn card(snap: &Snapshot<'_>, caps: &Capabilities) -> String {
+    let (call, result, streamed) = (&snap.call, &snap.result, &snap.streamed);
     let (color, mark) = match snap.shown_status() {
         CallStatus::InProgress => (YELLOW, '○'),
         CallStatus::Completed => (GREEN, '●'),
         CallStatus::Failed => (RED, '●'),
     };
-    let name = if state.tool_name.is_empty() {
-        state.call_id.as_str()
+    let name = if snap.tool_name.is_empty() {
+        snap.call_id
     } else {
-        &state.tool_name
+        snap.tool_name
     };
     let mut header = format!("{color}{mark} Tool / {}", visible(name));
     if let Some(ToolCallView::Terminal(t)) = &call
@@ -82,7 +87,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
                 ) => (streamed.as_ref(), None),
             };
             match result {
-                None => push_streamed(&mut lines, state, output),
+                None => push_streamed(&mut lines, snap.plain, output),
                 Some(_) => push_output(&mut lines, output, caps.tool_colors),
             }
             match exit {
@@ -110,9 +115,9 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         (Some(ToolCallView::Generic(g)), None) => {
             titled(&mut lines);
             push_dim(&mut lines, &flatten(&g.content));
-            push_streamed(&mut lines, state, streamed);
+            push_streamed(&mut lines, snap.plain, streamed);
         }
-        (None, None) => push_streamed(&mut lines, state, streamed),
+        (None, None) => push_streamed(&mut lines, snap.plain, streamed),
     }
     lines.join("\n")
 }
@@ -135,8 +140,8 @@ fn push_output(lines: &mut Vec<String>, text: &str, tool_colors: bool) {
 
 /// A running call's live output, dim. Output known to be plain
 /// ([`super::Streamed::is_plain`]) is not scanned again: a snapshot costs a copy of it.
-fn push_streamed(lines: &mut Vec<String>, state: &CallState, text: &str) {
-    if !state.streamed.is_plain() {
+fn push_streamed(lines: &mut Vec<String>, plain: bool, text: &str) {
+    if !plain {
         return push_dim(lines, text);
     }
     if text.is_empty() {

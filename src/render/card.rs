@@ -126,40 +126,68 @@ pub fn prepared_result(state: &CallState, cwd: Option<&str>, cap: u64) -> Option
     })
 }
 
-/// A call as the snapshot targets (VIEW, Markdown, ANSI) show it after one change.
+/// A call as the snapshot targets (VIEW, Markdown, ANSI) show it after one change, or as a
+/// client has it from VIEW updates ([`Snapshot::from_card`]).
 pub struct Snapshot<'a> {
-    /// The call.
-    pub state: &'a CallState,
-    /// The call card after degradation to the capabilities.
+    /// The call's id.
+    pub call_id: &'a str,
+    /// The tool's name (empty for an orphan).
+    pub tool_name: &'a str,
+    /// Where the call is.
+    pub status: CallStatus,
+    /// The call card, prepared (titles relativized, text capped).
     pub call: Option<ToolCallView>,
-    /// The result card after degradation, once finished.
+    /// The result card, prepared, once finished.
     pub result: Option<ToolResultView>,
     /// The streamed text up to this change, capped.
     pub streamed: Cow<'a, str>,
+    /// Whether `streamed` is known to need no escaping for a terminal (so it is not scanned).
+    pub plain: bool,
 }
 
 impl<'a> Snapshot<'a> {
     /// The snapshot after a call change; `None` for a session change.
     pub fn of(change: super::Change<'a>, cwd: Option<&str>, cap: u64) -> Option<Self> {
-        let (state, upto) = match change {
-            super::Change::Session => return None,
+        match change {
+            super::Change::Session => None,
             super::Change::Started(s) | super::Change::Finished(s) | super::Change::Snapshot(s) => {
-                (s, None)
+                Some(Self::at(s, None, cwd, cap))
             }
-            super::Change::Output(s, chunk) => (s, Some(chunk.end())),
-        };
-        Some(Snapshot {
-            state,
+            super::Change::Output(s, chunk) => Some(Self::at(s, Some(chunk.end()), cwd, cap)),
+        }
+    }
+
+    /// The call with its output up to byte `upto` (`None`: all of it).
+    pub fn at(state: &'a CallState, upto: Option<usize>, cwd: Option<&str>, cap: u64) -> Self {
+        Snapshot {
+            call_id: state.call_id.as_str(),
+            tool_name: &state.tool_name,
+            status: state.status,
             call: prepared_call(state, cwd, cap),
             result: prepared_result(state, cwd, cap),
             streamed: capped_streamed(state, upto, cap),
-        })
+            plain: state.streamed.is_plain(),
+        }
+    }
+
+    /// A card as a VIEW subscriber holds it (its appends applied): what the CLI renders for a
+    /// terminal or a Markdown transcript, with the same code the server's targets use.
+    pub fn from_card(card: &'a super::CardSnapshot) -> Self {
+        Snapshot {
+            call_id: &card.call_id,
+            tool_name: &card.tool_name,
+            status: card.status,
+            call: card.call.clone(),
+            result: card.result.clone(),
+            streamed: Cow::Borrowed(&card.streamed),
+            plain: !super::visible::needs_escaping(&card.streamed),
+        }
     }
 
     /// The status a person reads (Markdown, ANSI): a command that exited unclean reads as
     /// failed, as its red exit does, even when the harness did not flag the result an error.
     pub fn shown_status(&self) -> CallStatus {
-        match (self.state.status, &self.result) {
+        match (self.status, &self.result) {
             (CallStatus::Completed, Some(ToolResultView::Terminal(t)))
                 if !exit_is_clean(t.exit.as_ref()) =>
             {
@@ -175,7 +203,7 @@ impl<'a> Snapshot<'a> {
             .as_ref()
             .and_then(ToolResultView::title)
             .or(self.call.as_ref().map(ToolCallView::title))
-            .unwrap_or(self.state.call_id.as_str())
+            .unwrap_or(self.call_id)
     }
 }
 

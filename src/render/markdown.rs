@@ -17,9 +17,15 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     {
         return String::new();
     }
-    let Some(snap) = Snapshot::of(change, ctx.cwd, caps.max_output_bytes) else {
-        return String::new();
-    };
+    match Snapshot::of(change, ctx.cwd, caps.max_output_bytes) {
+        Some(snap) => card(&snap),
+        None => String::new(),
+    }
+}
+
+/// One card in Markdown: the target's snapshot, and what `toolview tail --target markdown`
+/// prints.
+pub fn card(snap: &Snapshot<'_>) -> String {
     let (call, result, streamed) = (&snap.call, &snap.result, &snap.streamed);
     let title = snap.title();
     let status = match snap.shown_status() {

@@ -31,8 +31,10 @@ mod view;
 mod visible;
 
 pub use agui::run::RunFrame;
+pub use ansi::card as ansi_card;
 pub use card::Capabilities;
 pub use fold::{CallState, CallStatus, Change, Fold, Step};
+pub use markdown::card as markdown_card;
 pub use renderer::Renderer;
 pub use streamed::{Chunk, Streamed};
 pub use view::{CardSnapshot, ViewUpdate};

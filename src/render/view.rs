@@ -65,12 +65,16 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
             LiveChunk::Nothing => return ViewUpdate::Unchanged,
         }
     }
-    let Some(snap) = Snapshot::of(change, ctx.cwd, caps.max_output_bytes) else {
-        return ViewUpdate::Session {
-            cwd: ctx.cwd.map(str::to_owned),
-        };
+    let (state, upto) = match change {
+        Change::Session => {
+            return ViewUpdate::Session {
+                cwd: ctx.cwd.map(str::to_owned),
+            };
+        }
+        Change::Started(s) | Change::Finished(s) | Change::Snapshot(s) => (s, None),
+        Change::Output(s, chunk) => (s, Some(chunk.end())),
     };
-    let state = snap.state;
+    let snap = Snapshot::at(state, upto, ctx.cwd, caps.max_output_bytes);
     ViewUpdate::Card(Box::new(CardSnapshot {
         call_id: state.call_id.to_string(),
         tool_name: state.tool_name.clone(),

@@ -16,5 +16,6 @@ mod polyglot;
 mod reflection;
 mod sessions;
 mod store_fixture;
+mod tail_tui;
 mod tls;
 mod wire;

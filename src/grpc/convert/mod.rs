@@ -10,7 +10,8 @@ pub use events::{
     events_from_pb,
 };
 pub use rendering::{
-    CursorError, RenderInput, RenderRequestError, TargetError, rendered_update, target_from_pb,
+    CursorError, RenderInput, RenderRequestError, TargetError, ViewUpdateError, rendered_update,
+    target_from_pb,
 };
 pub use value::{json_from_pb, pb_from_json};
 pub use views::{

@@ -1,10 +1,10 @@
 //! Targets, capabilities and rendered updates.
 
 use super::events::{ToolEventError, events_from_pb};
-use super::views::Indexed;
+use super::views::{Indexed, ToolCallViewError, ToolResultViewError};
 use crate::domain::{self as d, Cursor, Epoch, EpochError};
 use crate::grpc::pb;
-use crate::render::{Body, CallStatus, Capabilities, Rendered, Target, ViewUpdate};
+use crate::render::{Body, CallStatus, Capabilities, CardSnapshot, Rendered, Target, ViewUpdate};
 
 /// An unset or unknown target.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -117,6 +117,70 @@ impl From<ViewUpdate> for pb::ViewUpdate {
         pb::ViewUpdate {
             update: Some(update),
         }
+    }
+}
+
+/// A VIEW update a client could not read (a newer server's, or a broken one).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ViewUpdateError {
+    /// An unknown call status.
+    #[error("card.status: unknown status {0}")]
+    Status(i32),
+    /// A bad call view.
+    #[error("card.call.{0}")]
+    Call(ToolCallViewError),
+    /// A bad result view.
+    #[error("card.result.{0}")]
+    Result(ToolResultViewError),
+}
+
+/// A VIEW update as a client reads it (`toolview tail` draws cards from them).
+impl TryFrom<pb::ViewUpdate> for ViewUpdate {
+    type Error = ViewUpdateError;
+    fn try_from(v: pb::ViewUpdate) -> Result<Self, ViewUpdateError> {
+        use pb::view_update::Update;
+        let pb::ViewUpdate { update } = v;
+        Ok(match update {
+            None => ViewUpdate::Unchanged,
+            Some(Update::Session(pb::SessionHeader { cwd })) => ViewUpdate::Session {
+                cwd: (!cwd.is_empty()).then_some(cwd),
+            },
+            Some(Update::OutputAppended(pb::OutputAppended { call_id, text })) => {
+                ViewUpdate::OutputAppended { call_id, text }
+            }
+            Some(Update::Card(c)) => {
+                let pb::CardSnapshot {
+                    call_id,
+                    tool_name,
+                    status,
+                    call,
+                    result,
+                    streamed,
+                } = c;
+                let status = match pb::CallStatus::try_from(status) {
+                    Ok(pb::CallStatus::InProgress) => CallStatus::InProgress,
+                    Ok(pb::CallStatus::Completed) => CallStatus::Completed,
+                    Ok(pb::CallStatus::Failed) => CallStatus::Failed,
+                    Ok(pb::CallStatus::Unspecified) | Err(_) => {
+                        return Err(ViewUpdateError::Status(status));
+                    }
+                };
+                ViewUpdate::Card(Box::new(CardSnapshot {
+                    call_id,
+                    tool_name,
+                    status,
+                    call: call
+                        .map(d::ToolCallView::try_from)
+                        .transpose()
+                        .map_err(ViewUpdateError::Call)?,
+                    result: result
+                        .map(d::ToolResultView::try_from)
+                        .transpose()
+                        .map_err(ViewUpdateError::Result)?,
+                    streamed,
+                }))
+            }
+        })
     }
 }
 
