@@ -67,6 +67,59 @@ fn tmux(socket: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// A tmux server of the test's own (its socket in a temporary directory) running one command
+/// in a pane; ended when dropped, pass or fail: the pane's process is killed (its terminal
+/// closes, so `tail` in it gets a hangup) and the server with it.
+struct Pane {
+    socket: std::path::PathBuf,
+    pid: String,
+}
+
+impl Pane {
+    fn start(socket: &Path, rows: u16, cols: u16, command: &str) -> Pane {
+        let (rows, cols) = (rows.to_string(), cols.to_string());
+        tmux(
+            socket,
+            &["new-session", "-d", "-x", &cols, "-y", &rows, command],
+        );
+        let pid = tmux(socket, &["display-message", "-p", "#{pane_pid}"]);
+        Pane {
+            socket: socket.to_owned(),
+            pid: pid.trim().to_owned(),
+        }
+    }
+
+    /// The visible screen; with `history`, the scrollback above it too.
+    fn capture(&self, history: bool) -> String {
+        let mut args = vec!["capture-pane", "-p"];
+        if history {
+            args.extend(["-S", "-"]);
+        }
+        tmux(&self.socket, &args)
+    }
+}
+
+impl Drop for Pane {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-KILL", &self.pid]).status();
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .status();
+    }
+}
+
+/// A child process killed when dropped, pass or fail.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Polls `screen()` until it holds `want`.
 async fn until_shown(what: &str, want: &str, screen: impl Fn() -> String) -> String {
     let deadline = tokio::time::Instant::now() + PATIENCE;
@@ -97,11 +150,8 @@ async fn on_a_terminal_a_live_card_redraws_in_place_and_is_printed_once() {
         server.url
     );
     let script = format!("script -q -f -c '{tail}' {}", log.display());
-    tmux(
-        &socket,
-        &["new-session", "-d", "-x", "100", "-y", "30", &script],
-    );
-    let screen = || tmux(&socket, &["capture-pane", "-p"]);
+    let pane = Pane::start(&socket, 30, 100, &script);
+    let screen = || pane.capture(false);
 
     start_build(&mut c, "tui").await;
     let mut output = build_output(&mut c, "tui", 0..CHUNKS / 2).await;
@@ -117,12 +167,8 @@ async fn on_a_terminal_a_live_card_redraws_in_place_and_is_printed_once() {
     finish_build(&mut c, "tui", &output).await;
     let size = output.len();
     let done = until_shown("the finished card", "[exit 0]", screen).await;
-    let history = tmux(&socket, &["capture-pane", "-p", "-S", "-"]);
-    let _ = Command::new("tmux")
-        .arg("-S")
-        .arg(&socket)
-        .arg("kill-server")
-        .status();
+    let history = pane.capture(true);
+    drop(pane);
 
     let artifacts = support::repo_dir().join("target/test-artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
@@ -149,7 +195,7 @@ async fn through_a_pipe_live_lines_then_each_card_once() {
     let mut c = client(&server.url).await;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("piped.txt");
-    let mut tail = support::cli::command(&[
+    let tail = support::cli::command(&[
         "tail",
         "--session",
         "pipe",
@@ -160,13 +206,13 @@ async fn through_a_pipe_live_lines_then_each_card_once() {
     .stdout(Stdio::from(std::fs::File::create(&file).unwrap()))
     .spawn()
     .unwrap();
+    let tail = Killed(tail);
     let size = stream_build(&mut c, "pipe").await;
     let text = until_shown("the finished card", "[exit 0]", || {
         std::fs::read_to_string(&file).unwrap_or_default()
     })
     .await;
-    tail.kill().unwrap();
-    tail.wait().unwrap();
+    drop(tail);
     assert_eq!(text.matches("$ make build").count(), 1, "{text}");
     for n in 0..CHUNKS {
         let l = line(n);
@@ -179,4 +225,32 @@ async fn through_a_pipe_live_lines_then_each_card_once() {
         text.len()
     );
     assert!(text.len() < 2 * size, "{} bytes for {size}", text.len());
+
+    // What the session holds now, as a transcript: the card once (ANSI, then Markdown).
+    for (target, heading) in [
+        ("ansi", "Tool / bash"),
+        ("markdown", "**Tool Call: make build**"),
+    ] {
+        let url = server.url.clone();
+        let ran = tokio::task::spawn_blocking(move || {
+            support::cli::run(&[
+                "tail",
+                "--session",
+                "pipe",
+                "--server",
+                &url,
+                "--no-follow",
+                "--target",
+                target,
+            ])
+        })
+        .await
+        .unwrap();
+        assert!(ran.ok, "{}", ran.stderr);
+        let out = ran.stdout;
+        println!("tail --no-follow --target {target}: {} bytes", out.len());
+        assert_eq!(out.matches(heading).count(), 1, "{out}");
+        assert_eq!(out.matches(line(500).trim_end()).count(), 1);
+        assert!(out.len() < 2 * size, "{} bytes for {size}", out.len());
+    }
 }
