@@ -10,6 +10,7 @@ mod nats;
 mod process;
 mod run;
 mod scale;
+mod stream;
 
 use clap::Parser;
 

@@ -81,7 +81,7 @@ pub struct BenchConfig {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "publish,fanout,replay,idle,scale,render,jetstream"
+        default_value = "publish,fanout,replay,stream,idle,scale,render,jetstream"
     )]
     pub scenarios: Vec<Scenario>,
     /// Small counts everywhere: checks that every scenario runs, measures nothing useful.
@@ -130,6 +130,8 @@ pub enum Scenario {
     Fanout,
     /// A new subscriber replays a long session.
     Replay,
+    /// One long streaming call live to many VIEW subscribers, with and without appends.
+    Stream,
     /// Server memory per idle subscriber.
     Idle,
     /// A server started on a million stored sessions; memory per loaded session.
@@ -176,6 +178,7 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
             Scenario::Publish => publish_rows(&config, &mut rows).await?,
             Scenario::Fanout => fanout_rows(&config, &mut rows).await?,
             Scenario::Replay => replay_row(&config, &mut rows).await?,
+            Scenario::Stream => crate::stream::rows(&config, &mut rows).await?,
             Scenario::Idle => idle_rows(&config, &mut rows).await?,
             Scenario::Scale => crate::scale::rows(&config, &mut rows).await?,
             Scenario::Render => rows.push(render_row(&config)),
