@@ -135,9 +135,38 @@ impl Nats {
         Nats::start(n, |_| String::new())
     }
 
+    /// Starts `n` nodes. Ports are picked free, then bound by nats-server a moment later: a
+    /// parallel test can take one in between, and that node exits. Then the whole set starts
+    /// again on fresh ports (a few times), instead of waiting for a node that is gone.
     fn start(n: usize, extra: impl FnOnce(&Path) -> String) -> Nats {
         let dir = tempfile::tempdir().unwrap();
         let extra = extra(dir.path());
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let mut nats = Nats::configure(n, &extra, &dir);
+            for node in &mut nats.nodes {
+                node.start();
+            }
+            match nats.ready_or_exited() {
+                Ok(()) => {
+                    nats._dir = dir;
+                    return nats;
+                }
+                Err(name) if tries < 3 => {
+                    eprintln!("nats: {name} exited while starting (a port taken?); again");
+                    drop(nats);
+                    for i in 0..n {
+                        let _ = std::fs::remove_dir_all(dir.path().join(format!("n{}", i + 1)));
+                    }
+                }
+                Err(name) => panic!("nats: {name} exited while starting, {tries} times"),
+            }
+        }
+    }
+
+    /// The configuration files of `n` nodes on fresh ports, in `dir`.
+    fn configure(n: usize, extra: &str, dir: &tempfile::TempDir) -> Nats {
         let routes: Vec<u16> = (0..n).map(|_| free_port()).collect();
         let route_list = routes
             .iter()
@@ -174,12 +203,11 @@ impl Nats {
                 child: None,
             });
         }
-        let mut nats = Nats { nodes, _dir: dir };
-        for node in &mut nats.nodes {
-            node.start();
+        Nats {
+            nodes,
+            // Replaced by the caller's directory once the nodes are up.
+            _dir: tempfile::tempdir().unwrap(),
         }
-        nats.wait_ready();
-        nats
     }
 
     /// Every node's client URL, comma-separated (what `--nats-url` takes).
@@ -193,10 +221,30 @@ impl Nats {
 
     /// Waits until every running node serves JetStream and, in a cluster, a meta leader is
     /// elected.
-    pub fn wait_ready(&self) {
+    pub fn wait_ready(&mut self) {
+        if let Err(name) = self.ready_or_exited() {
+            panic!("nats: {name} exited");
+        }
+    }
+
+    /// Waits as [`Nats::wait_ready`] does; `Err` names a node whose process exited.
+    fn ready_or_exited(&mut self) -> Result<(), String> {
         let deadline = Instant::now() + READY_WITHIN;
-        for node in self.nodes.iter().filter(|n| n.child.is_some()) {
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].child.is_none() {
+                continue;
+            }
             loop {
+                // A node that exited never joins: the others would wait for it in vain.
+                for node in &mut self.nodes {
+                    if let Some(child) = node.child.as_mut()
+                        && child.try_wait().is_ok_and(|status| status.is_some())
+                    {
+                        node.child = None;
+                        return Err(node.name.clone());
+                    }
+                }
+                let node = &self.nodes[i];
                 let health = node.monitor("/healthz?js-enabled-only=true");
                 let ok = health.is_some_and(|h| h["status"] == "ok");
                 let leader = self.nodes.len() == 1
@@ -216,6 +264,7 @@ impl Nats {
                 std::thread::sleep(Duration::from_millis(50));
             }
         }
+        Ok(())
     }
 
     /// SIGKILL of node `i`.
