@@ -86,9 +86,10 @@ pub fn card(snap: &Snapshot<'_>, caps: &Capabilities) -> String {
                     | ToolResultView::Web(_),
                 ) => (streamed.as_ref(), None),
             };
+            // Live output known to be plain is not scanned again (a snapshot is then a copy).
             match result {
-                None => push_streamed(&mut lines, snap.plain, output),
-                Some(_) => push_output(&mut lines, output, caps.tool_colors),
+                None if snap.plain => push_plain(&mut lines, output),
+                None | Some(_) => push_output(&mut lines, output, caps.tool_colors),
             }
             match exit {
                 Some(TerminalExit::Code(c)) => lines.push(format!("{DIM}[exit {c}]{RESET}")),
@@ -138,12 +139,18 @@ fn push_output(lines: &mut Vec<String>, text: &str, tool_colors: bool) {
     );
 }
 
-/// A running call's live output, dim. Output known to be plain
-/// ([`super::Streamed::is_plain`]) is not scanned again: a snapshot costs a copy of it.
+/// A running call's live output, dim, as [`push_dim`] shows it; output known to be plain
+/// ([`super::Streamed::is_plain`]) is not scanned again.
 fn push_streamed(lines: &mut Vec<String>, plain: bool, text: &str) {
-    if !plain {
-        return push_dim(lines, text);
+    if plain {
+        push_plain(lines, text);
+    } else {
+        push_dim(lines, text);
     }
+}
+
+/// Text known to need no escaping, dim.
+fn push_plain(lines: &mut Vec<String>, text: &str) {
     if text.is_empty() {
         return;
     }
