@@ -4,10 +4,12 @@
 //! and runs it.
 
 mod jetstream;
+mod limits;
 mod load;
 mod measure;
 mod nats;
 mod process;
+mod replay;
 mod run;
 mod scale;
 mod stream;
