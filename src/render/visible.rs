@@ -16,8 +16,15 @@ fn unsafe_char(c: char) -> bool {
 /// exact for ASCII): only a C0 control, DEL, or the lead byte of a C1 control (`0xC2`) or of a
 /// bidirectional control (`0xE2`) can start one.
 pub fn needs_escaping(text: &str) -> bool {
-    let suspect = |b: &u8| matches!(*b, 0..=8 | 0xb..=0x1f | 0x7f | 0xc2 | 0xe2);
-    text.as_bytes().iter().any(suspect) && text.chars().any(unsafe_char)
+    let suspect =
+        |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2);
+    // Branch-free within a block (`|`, not `||`), so the scan vectorizes: the fold runs it over
+    // every live chunk.
+    let any = text
+        .as_bytes()
+        .chunks(64)
+        .any(|block| block.iter().fold(false, |seen, &b| seen | suspect(b)));
+    any && text.chars().any(unsafe_char)
 }
 
 /// `text` with every unsafe character shown visibly: C0 controls and DEL in caret notation
@@ -87,6 +94,28 @@ mod tests {
         let long = format!("\x1b[{}m", "1;".repeat(40));
         assert!(visible_keeping_sgr(&long).starts_with("^[["));
         assert_eq!(visible_keeping_sgr("\u{9b}31m"), "\u{fffd}31m");
+    }
+
+    #[test]
+    fn the_quick_check_agrees_with_visible() {
+        let long = "x".repeat(200);
+        for text in [
+            "plain\ttext\n",
+            "é ü — “quotes”",
+            "\u{1b}[31m",
+            "\u{85}",
+            "\u{202e}",
+            "\u{2066}",
+            "\u{7f}",
+            "\u{9f}",
+            "—\u{2069}",
+            "\r",
+        ] {
+            for text in [text.to_owned(), format!("{long}{text}{long}")] {
+                let changed = visible(&text) != text;
+                assert_eq!(needs_escaping(&text), changed, "{text:?}");
+            }
+        }
     }
 
     #[test]
