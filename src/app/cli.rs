@@ -70,7 +70,8 @@ pub struct TailArgs {
     /// The rendering target.
     #[arg(long, value_enum, default_value = "ansi")]
     pub target: TargetArg,
-    /// Render as for a client that shows terminals.
+    /// Render as for a client that shows terminals (ACP, AG-UI and VIEW; ANSI and Markdown
+    /// always show a command as a terminal).
     #[arg(long)]
     pub terminal: bool,
     /// Replay the session from its start instead of only new events.
