@@ -206,6 +206,10 @@ pub struct Metrics {
     pub auth_failures: Family<AuthLabels, Counter>,
     /// Reloads on SIGHUP, by file and result (a `kept_old` means a rotation did not happen).
     pub reloads: Family<ReloadLabels, Counter>,
+    /// Connections open on the API port (each holds one of `--max-connections` slots).
+    pub connections: Gauge,
+    /// Connections closed at once because every slot was taken.
+    pub connections_refused: Counter,
 }
 
 impl Metrics {
@@ -240,6 +244,8 @@ impl Metrics {
             render_seconds: Histogram::new(exponential_buckets(0.000002, 2.0, 18)),
             auth_failures: Family::default(),
             reloads: Family::default(),
+            connections: Gauge::default(),
+            connections_refused: Counter::default(),
             registry: Registry::default(),
         };
         let r = &mut registry;
@@ -306,6 +312,16 @@ impl Metrics {
             "auth_failures",
             "Requests refused by authentication or authorization",
             m.auth_failures.clone(),
+        );
+        r.register(
+            "connections",
+            "Connections open on the API port",
+            m.connections.clone(),
+        );
+        r.register(
+            "connections_refused",
+            "Connections closed at once: every --max-connections slot was taken",
+            m.connections_refused.clone(),
         );
         r.register(
             "reloads",

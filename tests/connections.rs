@@ -113,6 +113,8 @@ async fn slow_silent_and_surplus_connections_are_closed() {
             "300",
             "--max-connections",
             "4",
+            "--metrics-listen",
+            "127.0.0.1:0",
         ],
     );
 
@@ -146,6 +148,10 @@ async fn slow_silent_and_surplus_connections_are_closed() {
     closed_by_server(h2).await;
 
     // The cap: four connections that have spoken hold every slot; a fifth is closed at once.
+    // First the slots of the connections closed above are free again.
+    server
+        .metric_until("toolview_connections", |n| n == 0.0)
+        .await;
     let mut held = Vec::new();
     for _ in 0..4 {
         let mut s = TcpStream::connect(server.addr()).await.unwrap();
@@ -154,9 +160,15 @@ async fn slow_silent_and_surplus_connections_are_closed() {
             .unwrap();
         held.push(s);
     }
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Every slot taken by them (the connections closed above have let theirs go).
+    server
+        .metric_until("toolview_connections", |n| n == 4.0)
+        .await;
     let surplus = TcpStream::connect(server.addr()).await.unwrap();
     closed_by_server(surplus).await;
+    server
+        .metric_reaches("toolview_connections_refused_total", 1.0)
+        .await;
     drop(held);
     // Slots are freed as connections close; clients get in again.
     let mut attempts = 0;

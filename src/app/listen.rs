@@ -17,6 +17,8 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -49,14 +51,33 @@ pub struct ConnectionLimits {
     pub keepalive_timeout: Duration,
 }
 
+/// The API port's connection metrics (the admin listener keeps none).
+#[derive(Clone)]
+pub struct Counted {
+    /// Connections open now.
+    pub open: Gauge,
+    /// Connections refused for want of a slot.
+    pub refused: Counter,
+}
+
+/// One open connection on the gauge, for as long as it lives (panics included).
+struct Open(Gauge);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
 /// Serves `service` on every connection `listener` accepts (over TLS if `tls` is given) until
 /// `shutdown` resolves; then stops accepting, asks every connection to finish (HTTP/2 GOAWAY)
-/// and waits for them.
+/// and waits for them. With `counted`, open and refused connections are counted.
 pub async fn serve(
     listener: TcpListener,
     service: axum::Router,
     limits: ConnectionLimits,
     tls: Option<Arc<Tls>>,
+    counted: Option<Counted>,
     shutdown: impl Future<Output = ()>,
 ) {
     let builder = Arc::new(builder(&limits));
@@ -89,6 +110,9 @@ pub async fn serve(
         };
         let Ok(permit) = slots.clone().try_acquire_owned() else {
             refused += 1;
+            if let Some(c) = &counted {
+                c.refused.inc();
+            }
             // Once, then every 1,000th: a flood must not flood the log too.
             if refused % 1000 == 1 {
                 tracing::warn!(
@@ -110,9 +134,14 @@ pub async fn serve(
         let handshake = limits.handshake_timeout;
         let stop = stop.clone();
         let tls = tls.clone();
+        let open = counted.as_ref().map(|c| {
+            c.open.inc();
+            Open(c.open.clone())
+        });
         tokio::spawn(async move {
             let admitted = Admitted {
                 peer,
+                _open: open,
                 _slot: permit,
                 watcher,
                 stop,
@@ -145,6 +174,7 @@ fn builder(limits: &ConnectionLimits) -> auto::Builder<TokioExecutor> {
 /// drain's watcher, and the shutdown signal for while it has not spoken yet.
 struct Admitted {
     peer: SocketAddr,
+    _open: Option<Open>,
     _slot: OwnedSemaphorePermit,
     watcher: hyper_util::server::graceful::Watcher,
     stop: tokio::sync::watch::Receiver<()>,
@@ -162,6 +192,7 @@ async fn connection(
 ) {
     let Admitted {
         peer,
+        _open,
         _slot,
         watcher,
         mut stop,

@@ -184,9 +184,13 @@ impl Server {
                 let _ = admin_stopped.await;
             };
             tracing::info!(addr = %listener.local_addr().map(|a| a.to_string()).unwrap_or_default(), "serving metrics and health");
-            tokio::spawn(listen::serve(listener, app, limits.clone(), None, stop))
+            tokio::spawn(listen::serve(listener, app, limits.clone(), None, None, stop))
         });
-        let server = listen::serve(listener, app, limits, tls, stopping);
+        let counted = listen::Counted {
+            open: sessions.metrics().connections.clone(),
+            refused: sessions.metrics().connections_refused.clone(),
+        };
+        let server = listen::serve(listener, app, limits, tls, Some(counted), stopping);
         let grace = Duration::from_millis(config.shutdown_grace_ms);
         tokio::select! {
             () = server => {}

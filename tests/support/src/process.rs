@@ -161,6 +161,11 @@ impl ServerProcess {
     /// Waits until the server's metric `series` reaches `at_least` (it must have an admin
     /// listener): how a test knows a background step happened, instead of sleeping.
     pub async fn metric_reaches(&self, series: &str, at_least: f64) {
+        self.metric_until(series, |v| v >= at_least).await;
+    }
+
+    /// Waits until the server's metric `series` satisfies `holds`.
+    pub async fn metric_until(&self, series: &str, holds: impl Fn(f64) -> bool) {
         let admin = self.metrics.clone().expect("started with --metrics-listen");
         let deadline = Instant::now() + crate::sessions::PATIENCE;
         loop {
@@ -169,7 +174,7 @@ impl ServerProcess {
                 .await
                 .unwrap();
             let now = sample(&text, series);
-            if now >= at_least {
+            if holds(now) {
                 return;
             }
             assert!(Instant::now() < deadline, "{series} stayed at {now}");
