@@ -6,7 +6,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use super::Context;
-use super::cap::{TRUNCATED, cap_text, capped_chunk, capped_streamed, stream_crossed_cap};
+use super::cap::{LiveChunk, TRUNCATED, cap_text, capped_streamed, live_chunk, stream_crossed_cap};
 use super::card::{Capabilities, prepared_call, prepared_result};
 use super::fold::{CallState, CallStatus, Change};
 use super::paths::acp_path;
@@ -201,22 +201,22 @@ fn is_terminal(state: &CallState) -> bool {
 fn output(state: &CallState, chunk: Chunk<'_>, caps: &Capabilities) -> Option<acp::SessionUpdate> {
     let cap = caps.max_output_bytes;
     let id = state.call_id.to_string();
-    // Past the cap, later chunks render nothing.
-    if cap > 0 && chunk.start as u64 > cap {
-        return None;
-    }
-    let update = if caps.terminal && is_terminal(state) {
-        let data = capped_chunk(chunk, cap);
-        acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new()).meta(meta(
-            json!({"terminal_output": {"terminal_id": id, "data": data}}),
-        ))
-    } else {
-        // Content replaces: send everything streamed so far.
-        let text = console(&capped_streamed(state, Some(chunk.end()), cap), None);
-        acp::ToolCallUpdate::new(
-            id,
-            acp::ToolCallUpdateFields::new().content(vec![text_item(text)]),
-        )
+    // A client that shows terminals appends their output; content replaces.
+    let update = match live_chunk(state, chunk, cap, caps.terminal && is_terminal(state)) {
+        LiveChunk::Nothing => return None,
+        LiveChunk::Append(data) => {
+            acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new()).meta(meta(
+                json!({"terminal_output": {"terminal_id": id, "data": data}}),
+            ))
+        }
+        LiveChunk::Snapshot => {
+            // Content replaces: send everything streamed so far.
+            let text = console(&capped_streamed(state, Some(chunk.end()), cap), None);
+            acp::ToolCallUpdate::new(
+                id,
+                acp::ToolCallUpdateFields::new().content(vec![text_item(text)]),
+            )
+        }
     };
     Some(acp::SessionUpdate::ToolCallUpdate(update))
 }

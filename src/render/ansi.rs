@@ -86,9 +86,9 @@ pub fn card(snap: &Snapshot<'_>, caps: &Capabilities) -> String {
                     | ToolResultView::Web(_),
                 ) => (streamed.as_ref(), None),
             };
-            // Live output known to be plain is not scanned again (a snapshot is then a copy).
             match result {
-                None if snap.plain => push_plain(&mut lines, output),
+                // Plain live output: nothing to escape, and so no colours to keep either.
+                None if snap.plain => push_streamed(&mut lines, true, output),
                 None | Some(_) => push_output(&mut lines, output, caps.tool_colors),
             }
             match exit {
@@ -139,37 +139,28 @@ fn push_output(lines: &mut Vec<String>, text: &str, tool_colors: bool) {
     );
 }
 
-/// A running call's live output, dim, as [`push_dim`] shows it; output known to be plain
-/// ([`super::Streamed::is_plain`]) is not scanned again.
+/// A running call's live output, dim; output known to be plain
+/// ([`super::Streamed::is_plain`]) is not scanned again (a snapshot is then a copy of it).
 fn push_streamed(lines: &mut Vec<String>, plain: bool, text: &str) {
-    if plain {
-        push_plain(lines, text);
-    } else {
-        push_dim(lines, text);
-    }
+    dim_lines(lines, text, !plain);
 }
 
-/// Text known to need no escaping, dim.
-fn push_plain(lines: &mut Vec<String>, text: &str) {
-    if text.is_empty() {
-        return;
-    }
-    lines.extend(
-        text.trim_end_matches('\n')
-            .split('\n')
-            .map(|l| format!("{DIM}{l}{RESET}")),
-    );
-}
-
+/// Untrusted text, dim, a line at a time.
 fn push_dim(lines: &mut Vec<String>, text: &str) {
+    dim_lines(lines, text, true);
+}
+
+fn dim_lines(lines: &mut Vec<String>, text: &str, escape: bool) {
     if text.is_empty() {
         return;
     }
-    lines.extend(
-        text.trim_end_matches('\n')
-            .split('\n')
-            .map(|l| format!("{DIM}{}{RESET}", visible(l))),
-    );
+    lines.extend(text.trim_end_matches('\n').split('\n').map(|l| {
+        if escape {
+            format!("{DIM}{}{RESET}", visible(l))
+        } else {
+            format!("{DIM}{l}{RESET}")
+        }
+    }));
 }
 
 /// Per file: a bold path line and `+`/`-`/` ` lines; a blank line between files; a footer.

@@ -46,7 +46,8 @@ pub fn capped_chunk(chunk: Chunk<'_>, cap: u64) -> &str {
     }
 }
 
-/// How a live chunk reaches a subscriber of a snapshot target (VIEW, Markdown, ANSI).
+/// How a live chunk reaches a subscriber: VIEW, Markdown and ANSI, and ACP (whose terminals
+/// append and whose content replaces).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LiveChunk<'a> {
     /// A new snapshot of the card, its output up to this chunk.
