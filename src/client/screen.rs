@@ -302,6 +302,16 @@ impl Screen {
         out.flush()
     }
 
+    /// Clears the running region before a line on stderr (the same terminal): the region is
+    /// drawn again below it at the next redraw, so the notice does not break its accounting.
+    pub fn make_room(&mut self, out: &mut impl Write) -> io::Result<()> {
+        if self.region > 0 {
+            self.erase(out)?;
+            self.dirty = true;
+        }
+        out.flush()
+    }
+
     /// Forgets every card (the log was reset; its replay follows).
     pub fn reset(&mut self, out: &mut impl Write) -> io::Result<()> {
         self.erase(out)?;
@@ -464,6 +474,26 @@ mod tests {
         let final_card = &all[drawn.len()..];
         assert_eq!(final_card.matches("make c1").count(), 1);
         assert!(final_card.contains("line 0") && final_card.contains("line 49"));
+    }
+
+    #[test]
+    fn a_notice_on_the_terminal_clears_the_region_and_it_is_drawn_again() {
+        let size = Size { rows: 10, cols: 40 };
+        let mut screen = Screen::new(Style::Ansi, Mode::Terminal, Capabilities::all(true));
+        let mut out = Vec::new();
+        screen
+            .apply(card("c1", CallStatus::InProgress, ""), &mut out)
+            .unwrap();
+        screen.draw(size, &mut out).unwrap();
+        let drawn = screen.region;
+        assert!(drawn > 0 && !screen.dirty());
+        out.clear();
+        screen.make_room(&mut out).unwrap();
+        assert_eq!(screen.region, 0);
+        assert!(screen.dirty());
+        assert!(String::from_utf8_lossy(&out).starts_with(&format!("\x1b[{drawn}A")));
+        screen.draw(size, &mut out).unwrap();
+        assert_eq!(screen.region, drawn);
     }
 
     #[test]

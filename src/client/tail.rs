@@ -178,18 +178,23 @@ async fn cards(
                 if let Some(pb::rendered_update::Body::View(v)) = u.body {
                     match ViewUpdate::try_from(v) {
                         Ok(update) => screen.apply(update, out)?,
-                        Err(e) => eprintln!("[update at offset {offset} not shown: {e}]"),
+                        Err(e) => {
+                            screen.make_room(out)?;
+                            eprintln!("[update at offset {offset} not shown: {e}]");
+                        }
                     }
                 }
                 Some(offset)
             }
             Ok(Ok(Followed::Reset { epoch, head })) => {
-                eprintln!("[reset: epoch {epoch}, head {head}]");
                 screen.reset(out)?;
+                out.flush()?;
+                eprintln!("[reset: epoch {epoch}, head {head}]");
                 Some(0)
             }
             Ok(Ok(Followed::Heartbeat { head })) => Some(head),
             Ok(Ok(Followed::Reconnecting { why, pause })) => {
+                screen.make_room(out)?;
                 let at = follower.resume_point();
                 eprintln!("[{why}; reconnecting in {pause:.1?}, resuming {at}]");
                 None
