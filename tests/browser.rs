@@ -28,6 +28,58 @@ async fn the_viewer_renders_a_live_session() {
             output("web", "s-out2", "s1", "<b>not bold</b>\n"),
         ],
     );
+    // The conversation beside the cards: a turn, a prompt with markup (text, never HTML),
+    // reasoning, and an answer still streaming whose delta arrives as an append.
+    {
+        use toolview::grpc::pb::{self, tool_event::Event};
+        let message = |id: &str, role: pb::MessageRole, text: &str| {
+            Event::MessageStarted(pb::MessageStarted {
+                message_id: id.into(),
+                role: role.into(),
+                text: text.into(),
+            })
+        };
+        let done = |id: &str| {
+            Event::MessageFinished(pb::MessageFinished {
+                message_id: id.into(),
+            })
+        };
+        let conversation = [
+            ev(
+                "web",
+                "t-start",
+                Event::TurnStarted(pb::TurnStarted {
+                    turn_id: "t1".into(),
+                }),
+            ),
+            ev(
+                "web",
+                "u-start",
+                message("u1", pb::MessageRole::User, "Please <b>fix</b> it"),
+            ),
+            ev("web", "u-done", done("u1")),
+            ev(
+                "web",
+                "r-start",
+                message("r1", pb::MessageRole::Reasoning, "thinking"),
+            ),
+            ev("web", "r-done", done("r1")),
+            ev(
+                "web",
+                "a-start",
+                message("a1", pb::MessageRole::Assistant, "Looking"),
+            ),
+            ev(
+                "web",
+                "a-delta",
+                Event::MessageDelta(pb::MessageDelta {
+                    message_id: "a1".into(),
+                    text: " <i>now</i>.".into(),
+                }),
+            ),
+        ];
+        events.splice(last..last, conversation);
+    }
     let (first, rest) = events.split_at(3);
     publish(&mut c, first.to_vec()).await.unwrap();
 
@@ -47,6 +99,30 @@ async fn the_viewer_renders_a_live_session() {
 
     assert_eq!(summary["header"], "Session web — /work/proj");
     assert_eq!(cards.len(), 7);
+    let messages = summary["messages"].as_array().unwrap();
+    let got: Vec<(&str, &str, &str)> = messages
+        .iter()
+        .map(|m| {
+            let s = |k: &str| m[k].as_str().unwrap();
+            (s("id"), s("role"), s("text"))
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("u1", "user", "Please <b>fix</b> it"),
+            ("r1", "reasoning", "thinking"),
+            ("a1", "assistant", "Looking <i>now</i>."),
+        ],
+        "{summary}"
+    );
+    assert!(messages.iter().all(|m| m["markup"] == 0), "{summary}");
+    let answer = &messages[2];
+    assert_eq!(
+        (answer["status"].as_str(), answer["textNodes"].as_u64()),
+        (Some("streaming"), Some(2))
+    );
+    assert_eq!(summary["turns"], serde_json::json!(["turn t1"]));
     let running = card("s1");
     assert_eq!(
         (running["card"].as_str(), running["status"].as_str()),

@@ -308,6 +308,14 @@ fn scenarios() -> Vec<(&'static str, Vec<ToolEvent>, u64)> {
     ]
 }
 
+/// `examples/conversation.jsonl`: two turns around two calls, with reasoning and usage.
+fn conversation() -> Vec<ToolEvent> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/conversation.jsonl");
+    let text = std::fs::read_to_string(path).unwrap();
+    let events = toolview::client::read_events(text.as_bytes(), None).unwrap();
+    toolview::grpc::convert::events_from_pb(events).unwrap()
+}
+
 fn target_name(t: Target) -> &'static str {
     match t {
         Target::View => "view",
@@ -352,7 +360,9 @@ fn every_target_card_and_capability() {
         Target::Markdown,
         Target::Ansi,
     ];
-    for (name, events, cap) in scenarios() {
+    let mut all = scenarios();
+    all.push(("conversation", conversation(), 0));
+    for (name, events, cap) in all {
         for target in targets {
             let mut out = String::new();
             // Appends change VIEW only (the other targets ignore the capability).
@@ -373,6 +383,7 @@ fn every_target_card_and_capability() {
                     max_output_bytes: cap,
                     tool_colors: false,
                     output_appends,
+                    reasoning: on,
                 };
                 let first = render_all("", &events, target, &caps);
                 let again = render_all("", &events, target, &caps);
@@ -382,7 +393,11 @@ fn every_target_card_and_capability() {
                 );
                 out.push_str(&format!("## {label}\n"));
                 for (event, update) in events.iter().zip(&first) {
-                    let call = update.call_id.as_deref().unwrap_or("session");
+                    let call = update
+                        .call_id
+                        .as_deref()
+                        .or(update.message_id.as_deref())
+                        .unwrap_or("session");
                     out.push_str(&format!(
                         "\n### {} ({call})\n{}\n",
                         event.event_id,

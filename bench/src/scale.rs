@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use toolview::domain::{CallPhase, SessionId, ToolEvent};
+use toolview::domain::{Phase, SessionId, Subject, ToolEvent};
 use toolview::grpc::StorageCodec;
 use toolview::grpc::pb;
 use toolview::grpc::pb::session_service_client::SessionServiceClient;
@@ -72,9 +72,9 @@ async fn prefill(dir: &Path, n: usize, payload: usize) -> anyhow::Result<()> {
                     },
                     records,
                     trim_before: None,
-                    calls: vec![(
-                        call.clone(),
-                        CallPhase {
+                    phases: vec![(
+                        Subject::call(&call),
+                        Phase {
                             started: true,
                             finished: false,
                         },

@@ -1,4 +1,6 @@
-// A Node.js agent harness publishing a realistic session to toolview.
+// A Node.js agent harness publishing a realistic session to toolview: one turn of a conversation
+// (a prompt, reasoning, the agent's words streamed in deltas, five tool calls, its answer, the
+// turn's end with its token usage).
 //
 //   node harness.js --server 127.0.0.1:50051 --session node-demo [--token JWT] [--tls-ca ca.pem]
 const { arg, sessionClient } = require('./toolview');
@@ -27,8 +29,19 @@ const output = (callId, data) => publish({ callOutput: { callId, data } });
 const finish = (callId, result, meta) =>
   publish({ callFinished: { callId, content: [text(result)], isError: false, metaJson: meta ? JSON.stringify(meta) : '' } });
 
+// A message streamed as its first part, then deltas, then its end.
+async function message(messageId, role, first, ...deltas) {
+  await publish({ messageStarted: { messageId, role, text: first } });
+  for (const text of deltas) await publish({ messageDelta: { messageId, text } });
+  await publish({ messageFinished: { messageId } });
+}
+
 async function main() {
   await publish({ sessionStarted: { cwd: '/work/proj' } });
+  await publish({ turnStarted: { turnId: 'turn-1' } });
+  await message('user-1', 'MESSAGE_ROLE_USER', 'Make the port configurable and check the tests.');
+  await message('think-1', 'MESSAGE_ROLE_REASONING', 'The port is hard-coded; ', 'read it from PORT.');
+  await message('say-1', 'MESSAGE_ROLE_ASSISTANT', "I'll read the config ", 'and run the tests.');
   const lines = ['export const port = 8080', '// TODO: read from env'];
 
   await start('read-1', 'read', { file_path: '/work/proj/src/app.ts' });
@@ -56,6 +69,15 @@ async function main() {
 
   await start('fetch-1', 'web_fetch', { url: 'https://vitest.dev/guide/' });
   await finish('fetch-1', '# Getting Started', { url: 'https://vitest.dev/guide/', statusCode: 200, truncated: false });
+
+  await message('say-2', 'MESSAGE_ROLE_ASSISTANT', 'Done: the port comes from PORT; one test still fails.');
+  await publish({
+    turnFinished: {
+      turnId: 'turn-1',
+      stopReason: 'STOP_REASON_END_TURN',
+      usage: { inputTokens: '1200', outputTokens: '340', contextTokens: '5400', contextWindow: '200000' },
+    },
+  });
   client.close();
 }
 

@@ -2,8 +2,10 @@
 
     python harness.py --server 127.0.0.1:50051 --session py-demo [--token JWT] [--tls-ca ca.pem]
 
-It reads a file, edits it (with before/after meta so toolview shows real hunks), runs a test
-command that streams output and fails with exit code 2, greps, and fetches a page.
+One turn of a conversation: the user's prompt, the agent's reasoning and its first words
+(streamed in deltas), then the calls — it reads a file, edits it (with before/after meta so
+toolview shows real hunks), runs a test command that streams output and fails with exit code 2,
+greps, and fetches a page — then its answer and the turn's end with its token usage.
 """
 
 import argparse
@@ -25,6 +27,13 @@ class Harness:
         ev = events_pb2.ToolEvent(session_id=self.session, event_id=f"py-{self.n}", **event)
         ack = self.stub.Publish(session_service_pb2.PublishRequest(events=[ev]), metadata=self.metadata).acks[0]
         print(f"acked {ack.event_id} at offset {ack.cursor.offset}")
+
+    def message(self, message_id, role, *parts):
+        """A message streamed as its first part, then deltas, then its end."""
+        self.publish(message_started=events_pb2.MessageStarted(message_id=message_id, role=role, text=parts[0]))
+        for part in parts[1:]:
+            self.publish(message_delta=events_pb2.MessageDelta(message_id=message_id, text=part))
+        self.publish(message_finished=events_pb2.MessageFinished(message_id=message_id))
 
     def start(self, call_id, tool, args):
         self.publish(call_started=events_pb2.ToolCallStarted(call_id=call_id, tool_name=tool, arguments_json=json.dumps(args)))
@@ -49,6 +58,10 @@ def main():
     with channel:
         h = Harness(session_service_pb2_grpc.SessionServiceStub(channel), a.session, metadata)
         h.publish(session_started=events_pb2.SessionStarted(cwd="/work/proj"))
+        h.publish(turn_started=events_pb2.TurnStarted(turn_id="turn-1"))
+        h.message("user-1", events_pb2.MESSAGE_ROLE_USER, "Make the port configurable and check the tests.")
+        h.message("think-1", events_pb2.MESSAGE_ROLE_REASONING, "The port is hard-coded; ", "read it from PORT.")
+        h.message("say-1", events_pb2.MESSAGE_ROLE_ASSISTANT, "I'll read the config ", "and run the tests.")
 
         lines = ["export const port = 8080", "// TODO: read from env"]
         h.start("read-1", "read", {"file_path": "/work/proj/src/app.ts"})
@@ -76,6 +89,11 @@ def main():
 
         h.start("fetch-1", "web_fetch", {"url": "https://vitest.dev/guide/"})
         h.finish("fetch-1", "# Getting Started", {"url": "https://vitest.dev/guide/", "statusCode": 200, "truncated": False})
+
+        h.message("say-2", events_pb2.MESSAGE_ROLE_ASSISTANT, "Done: the port comes from PORT; one test still fails.")
+        usage = events_pb2.TokenUsage(input_tokens=1200, output_tokens=340, context_tokens=5400, context_window=200000)
+        h.publish(turn_finished=events_pb2.TurnFinished(
+            turn_id="turn-1", stop_reason=events_pb2.STOP_REASON_END_TURN, usage=usage))
 
 
 if __name__ == "__main__":

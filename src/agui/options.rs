@@ -69,6 +69,9 @@ struct CapsInput {
     web: bool,
     #[serde(default)]
     max_output_bytes: u64,
+    /// Show reasoning messages (`REASONING_MESSAGE_*`).
+    #[serde(default)]
+    reasoning: bool,
 }
 
 impl RunOptions {
@@ -131,6 +134,7 @@ impl RunOptions {
                 tool_colors: false,
                 // AG-UI streams chunks as events of their own.
                 output_appends: false,
+                reasoning: caps.reasoning,
             },
         })
     }

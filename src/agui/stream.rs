@@ -126,19 +126,25 @@ impl Run {
             }
             Some(Some(Ok(SubscribeItem::Update { delivered, cursor }))) => {
                 let id = format!("{}:{}", cursor.epoch.as_str(), cursor.offset);
+                let offset = cursor.offset;
                 match &delivered.rendered.body {
                     Body::AgUi(events) if !events.is_empty() => {
+                        let framed = self.frame.update(events, Some(cursor));
+                        for e in &framed.before {
+                            event(&mut out, e, None);
+                        }
                         let (last, rest) = events.split_last().expect("not empty");
                         for e in rest {
                             event(&mut out, e, None);
                         }
-                        event(&mut out, last, Some(&id));
+                        event(&mut out, framed.last.as_deref().unwrap_or(last), Some(&id));
                     }
                     // An update with no events still moves the cursor.
-                    _ => out.push_str(&format!("id: {id}\n\n")),
+                    _ => {
+                        out.push_str(&format!("id: {id}\n\n"));
+                        self.frame.delivered(cursor);
+                    }
                 }
-                let offset = cursor.offset;
-                self.frame.delivered(cursor);
                 if self.until.is_some_and(|until| offset >= until) {
                     self.finish(&mut out);
                 }
@@ -168,7 +174,9 @@ impl Run {
     }
 
     fn finish(&mut self, out: &mut String) {
-        event(out, &self.frame.finished(), None);
+        if let Some(end) = self.frame.end() {
+            event(out, &end, None);
+        }
         self.phase = Phase::Done;
     }
 }

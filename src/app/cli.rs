@@ -89,6 +89,9 @@ pub struct TailArgs {
     /// once when it finishes, with no redrawing in place.
     #[arg(long)]
     pub plain: bool,
+    /// Show the agent's reasoning messages (left out unless asked for).
+    #[arg(long)]
+    pub reasoning: bool,
 }
 
 /// The arguments of `toolview publish`.
@@ -159,6 +162,9 @@ pub struct AcpArgs {
     /// A new thread starts live (calls in flight first) instead of replaying the session.
     #[arg(long)]
     pub live_only: bool,
+    /// Show the agent's reasoning as thought chunks (left out unless asked for).
+    #[arg(long)]
+    pub reasoning: bool,
 }
 
 /// The arguments of `toolview render`.
@@ -170,6 +176,9 @@ pub struct RenderArgs {
     /// Render as for a client that shows terminals.
     #[arg(long)]
     pub terminal: bool,
+    /// Show the agent's reasoning messages (left out unless asked for).
+    #[arg(long)]
+    pub reasoning: bool,
 }
 
 /// A probe answers within a container runtime's or Kubernetes' default probe timeout (1 s is

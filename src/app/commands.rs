@@ -30,6 +30,7 @@ impl TailArgs {
             target: self.target.into(),
             caps: Capabilities {
                 tool_colors: self.tool_colors,
+                reasoning: self.reasoning,
                 ..Capabilities::all(self.terminal)
             },
             from_beginning: self.from_beginning,
@@ -106,6 +107,7 @@ impl AcpArgs {
             remote: self.server.remote(),
             session: self.session,
             live_only: self.live_only,
+            reasoning: self.reasoning,
         }))
     }
 }
@@ -115,7 +117,10 @@ impl RenderArgs {
     pub fn run(self) -> anyhow::Result<()> {
         client::render_offline(
             self.target.into(),
-            self.terminal,
+            Capabilities {
+                reasoning: self.reasoning,
+                ..Capabilities::all(self.terminal)
+            },
             std::io::stdin().lock(),
             &mut std::io::stdout().lock(),
         )

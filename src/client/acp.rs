@@ -41,6 +41,8 @@ pub struct AgentOptions {
     pub session: Option<String>,
     /// `session/new` starts live (calls in flight first) instead of replaying the session.
     pub live_only: bool,
+    /// Thought chunks for the agent's reasoning (`--reasoning`).
+    pub reasoning: bool,
 }
 
 /// Serves ACP on stdin and stdout until stdin closes.
@@ -220,7 +222,10 @@ impl Agent {
     /// cursor when the connection breaks. With `loaded`, says when the replay reached `head`
     /// (or why it cannot).
     fn watch(&mut self, session: String, start: Start, loaded: Option<(u64, Loaded)>) {
-        let caps = Capabilities::all(self.terminal);
+        let caps = Capabilities {
+            reasoning: self.options.reasoning,
+            ..Capabilities::all(self.terminal)
+        };
         let follower = Follower::new(
             self.options.remote.clone(),
             &session,

@@ -50,6 +50,33 @@ pub fn print_update(update: &pb::RenderedUpdate, out: &mut impl Write) -> std::i
     }
 }
 
+/// Prints one update, AG-UI events framed in runs when `run` is set ([`RunFrame::update`]).
+pub fn print_framed(
+    update: &pb::RenderedUpdate,
+    run: Option<&mut RunFrame>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    use pb::rendered_update::Body;
+    let (Some(run), Some(Body::AgUi(m))) = (run, &update.body) else {
+        return print_update(update, out);
+    };
+    let cursor = update
+        .cursor
+        .clone()
+        .and_then(|c| crate::domain::Cursor::try_from(c).ok());
+    let framed = run.update(&m.json, cursor);
+    for event in &framed.before {
+        writeln!(out, "{event}")?;
+    }
+    if let Some((last, rest)) = m.json.split_last() {
+        for event in rest {
+            writeln!(out, "{event}")?;
+        }
+        writeln!(out, "{}", framed.last.as_deref().unwrap_or(last))?;
+    }
+    Ok(())
+}
+
 /// `toolview publish`: sends the events as one batch and prints one ack per line.
 pub async fn publish(
     server: &Remote,
@@ -72,26 +99,25 @@ pub async fn publish(
 /// `toolview render`: folds and renders events offline, exactly as a subscriber would get them.
 pub fn render_offline(
     target: Target,
-    terminal: bool,
+    caps: Capabilities,
     input: impl BufRead,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     let events = events_from_pb(read_events(input, None)?).map_err(|e| anyhow::anyhow!("{e}"))?;
     Lifecycle::default().admit_batch(events.iter().map(|e| &e.body))?;
-    let caps = Capabilities::all(terminal);
     // AG-UI output is framed as a run, so AG-UI clients accept it.
-    let run = (target == Target::AgUi).then(|| {
+    let mut run = (target == Target::AgUi).then(|| {
         let thread = events.first().map_or("offline", |e| e.session_id.as_str());
         RunFrame::new(thread, format!("{thread}@render"), None)
     });
-    if let Some(run) = &run {
+    if let Some(run) = &mut run {
         writeln!(out, "{}", run.started())?;
     }
     for rendered in render::render_all("", &events, target, &caps) {
-        print_update(&pb::RenderedUpdate::from(rendered), out)?;
+        print_framed(&pb::RenderedUpdate::from(rendered), run.as_mut(), out)?;
     }
-    if let Some(run) = &run {
-        writeln!(out, "{}", run.finished())?;
+    if let Some(end) = run.as_mut().and_then(RunFrame::end) {
+        writeln!(out, "{end}")?;
     }
     Ok(())
 }

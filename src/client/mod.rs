@@ -26,5 +26,5 @@ pub mod screen;
 pub mod tail;
 
 pub use follow::{Followed, Follower};
-pub use lines::{print_update, publish, read_events, render_offline};
+pub use lines::{print_framed, print_update, publish, read_events, render_offline};
 pub use remote::{Bearer, Client, Remote, connect, health};

@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 use tonic::Code;
 
 use super::screen::{Mode, Screen, Size, Style};
-use super::{Followed, Follower, Remote, connect, print_update};
-use crate::domain::Cursor;
+use super::{Followed, Follower, Remote, connect, print_framed};
 use crate::grpc::code_name;
 use crate::grpc::pb::{self, subscribe_request::Start};
 use crate::render::{Capabilities, RunFrame, Target, ViewUpdate};
@@ -82,6 +81,7 @@ pub async fn tail(
             // Every card as it is (the text renderers show them all), live output as appends.
             Capabilities {
                 output_appends: true,
+                reasoning: caps.reasoning,
                 ..Capabilities::all(true)
             },
             start,
@@ -96,20 +96,15 @@ pub async fn tail(
         let from = if replay { "beginning" } else { "live" };
         RunFrame::new(session, format!("{session}@{from}"), None)
     });
-    if let Some(run) = &run {
+    if let Some(run) = &mut run {
         writeln!(out, "{}", run.started())?;
     }
     let mut follower = Follower::new(server.clone(), session, target, caps, start, follow);
     loop {
         let reached = match follower.next().await {
             Ok(Followed::Update(u)) => {
-                print_update(&u, out)?;
-                let cursor = u.cursor.clone().unwrap_or_default();
-                let offset = cursor.offset;
-                if let (Some(run), Ok(cursor)) = (run.as_mut(), Cursor::try_from(cursor)) {
-                    run.delivered(cursor);
-                }
-                offset
+                print_framed(&u, run.as_mut(), out)?;
+                u.cursor.as_ref().map_or(0, |c| c.offset)
             }
             Ok(Followed::Reset { epoch, head }) => {
                 eprintln!("[reset: epoch {epoch}, head {head}]");
@@ -141,8 +136,8 @@ pub async fn tail(
             break;
         }
     }
-    if let Some(run) = &run {
-        writeln!(out, "{}", run.finished())?;
+    if let Some(end) = run.as_mut().and_then(RunFrame::end) {
+        writeln!(out, "{end}")?;
         out.flush()?;
     }
     Ok(())

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{ContentBlock, ToolCallView, ToolResultView};
+use super::{ContentBlock, Subject, ToolCallView, ToolResultView};
 
 /// Why a string is not a valid id.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -115,6 +115,16 @@ id_type!(
     CallId,
     validate_id
 );
+id_type!(
+    /// A message id, unique within a session (its own id space, apart from calls).
+    MessageId,
+    validate_id
+);
+id_type!(
+    /// A turn id, unique within a session.
+    TurnId,
+    validate_id
+);
 
 /// A validated event. Its serde form is the durable storage format of the embedded store
 /// (changing it needs a migration).
@@ -140,16 +150,46 @@ pub enum EventBody {
     CallOutput(CallOutput),
     /// A call finished.
     CallFinished(CallFinished),
+    /// A turn began.
+    TurnStarted(TurnStarted),
+    /// A turn ended.
+    TurnFinished(TurnFinished),
+    /// A message began.
+    MessageStarted(MessageStarted),
+    /// More text of a message.
+    MessageDelta(MessageDelta),
+    /// A message is complete.
+    MessageFinished(MessageFinished),
 }
 
 impl EventBody {
     /// The call the event is about, if any.
     pub fn call_id(&self) -> Option<&CallId> {
         match self {
-            EventBody::SessionStarted(_) => None,
             EventBody::CallStarted(e) => Some(&e.call_id),
             EventBody::CallOutput(e) => Some(&e.call_id),
             EventBody::CallFinished(e) => Some(&e.call_id),
+            EventBody::SessionStarted(_)
+            | EventBody::TurnStarted(_)
+            | EventBody::TurnFinished(_)
+            | EventBody::MessageStarted(_)
+            | EventBody::MessageDelta(_)
+            | EventBody::MessageFinished(_) => None,
+        }
+    }
+
+    /// What the event's lifecycle rules are about: its call, message or turn.
+    pub fn subject(&self) -> Option<Subject> {
+        match self {
+            EventBody::SessionStarted(_) => None,
+            EventBody::CallStarted(e) => Some(Subject::call(&e.call_id)),
+            EventBody::CallOutput(e) => Some(Subject::call(&e.call_id)),
+            EventBody::CallFinished(e) => Some(Subject::call(&e.call_id)),
+            EventBody::TurnStarted(e) => Some(Subject::turn(&e.turn_id)),
+            EventBody::TurnFinished(e) => Some(Subject::turn(&e.turn_id)),
+            EventBody::MessageStarted(e) => Some(Subject::message(&e.message_id)),
+            EventBody::MessageDelta(e) => Some(Subject::message(&e.message_id)),
+            EventBody::MessageFinished(e) => Some(Subject::message(&e.message_id)),
         }
     }
 }
@@ -196,4 +236,110 @@ pub struct CallFinished {
     pub meta_json: String,
     /// The harness's own card for the result; `None` lets the presenters derive one.
     pub view: Option<ToolResultView>,
+}
+
+/// A turn began.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TurnStarted {
+    /// The turn this event starts.
+    pub turn_id: TurnId,
+}
+
+/// Why a turn ended (ACP's stop reasons; `Unspecified` when the harness did not say).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// Not said: shown as a plain end of turn.
+    Unspecified,
+    /// The agent finished its answer.
+    EndTurn,
+    /// The model hit its token limit.
+    MaxTokens,
+    /// The harness hit its limit of model requests in one turn.
+    MaxTurnRequests,
+    /// The model refused to go on.
+    Refusal,
+    /// The user cancelled the turn.
+    Cancelled,
+}
+
+impl StopReason {
+    /// ACP's name for it (`end_turn` when not said).
+    pub fn acp_name(self) -> &'static str {
+        match self {
+            StopReason::Unspecified | StopReason::EndTurn => "end_turn",
+            StopReason::MaxTokens => "max_tokens",
+            StopReason::MaxTurnRequests => "max_turn_requests",
+            StopReason::Refusal => "refusal",
+            StopReason::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// Token counts of a turn; 0 means not known.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    /// Input tokens the model read in the turn.
+    pub input_tokens: u64,
+    /// Output tokens it wrote.
+    pub output_tokens: u64,
+    /// Input tokens served from a prompt cache.
+    pub cached_input_tokens: u64,
+    /// Output tokens spent on reasoning.
+    pub reasoning_tokens: u64,
+    /// Tokens in the context window after the turn.
+    pub context_tokens: u64,
+    /// The context window's size.
+    pub context_window: u64,
+}
+
+/// A turn ended.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TurnFinished {
+    /// The turn this event ends.
+    pub turn_id: TurnId,
+    /// Why it ended.
+    pub stop_reason: StopReason,
+    /// Its token usage, when known.
+    pub usage: Option<TokenUsage>,
+}
+
+/// Who a message is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageRole {
+    /// The user's prompt.
+    User,
+    /// The agent's answer.
+    Assistant,
+    /// The agent's reasoning (shown only to subscribers that ask for it).
+    Reasoning,
+}
+
+/// A message began, with its text so far.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MessageStarted {
+    /// The message this event starts.
+    pub message_id: MessageId,
+    /// Who it is from.
+    pub role: MessageRole,
+    /// Its first text (any text; may be empty).
+    pub text: String,
+}
+
+/// More text of a message.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MessageDelta {
+    /// The message that grows.
+    pub message_id: MessageId,
+    /// The text appended.
+    pub text: String,
+}
+
+/// A message is complete.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MessageFinished {
+    /// The message this event finishes.
+    pub message_id: MessageId,
 }

@@ -1,22 +1,116 @@
-//! The call lifecycle rules: started at most once, output only before finished, finished at
-//! most once. Finishes and output for unknown calls are allowed (orphan cards).
+//! The lifecycle rules of calls, messages and turns: each is started at most once and finished
+//! at most once; a call's output and a message's text come only before its finish. Finishes and
+//! output for unknown calls are allowed (orphan cards); a message's text or finish, and a turn's
+//! finish, need their start (a message has no card to show without its role).
 
 use std::collections::HashMap;
+use std::fmt;
 
-use super::{CallId, EventBody};
+use super::{CallId, EventBody, MessageId, TurnId};
+
+/// What a lifecycle rule is about: a call, a message or a turn, each in its own id space. Its
+/// key (what a store keeps) is a call's id as it is — so logs written before messages existed
+/// read the same — and `message/<id>` or `turn/<id>`: `/` never occurs in those ids.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Subject(String);
+
+/// The kinds of [`Subject`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubjectKind {
+    /// A tool call.
+    Call,
+    /// A message (user, assistant or reasoning).
+    Message,
+    /// A turn.
+    Turn,
+}
+
+impl Subject {
+    const MESSAGE: &'static str = "message/";
+    const TURN: &'static str = "turn/";
+
+    /// A call's subject.
+    pub fn call(id: &CallId) -> Self {
+        Subject(id.as_str().to_owned())
+    }
+
+    /// A message's subject.
+    pub fn message(id: &MessageId) -> Self {
+        Subject(format!("{}{id}", Self::MESSAGE))
+    }
+
+    /// A turn's subject.
+    pub fn turn(id: &TurnId) -> Self {
+        Subject(format!("{}{id}", Self::TURN))
+    }
+
+    /// A stored key back; `None` if it is not one [`Self::as_str`] makes.
+    pub fn from_key(key: &str) -> Option<Self> {
+        let id = key
+            .strip_prefix(Self::MESSAGE)
+            .or_else(|| key.strip_prefix(Self::TURN))
+            .unwrap_or(key);
+        super::validate_id(id).ok()?;
+        Some(Subject(key.to_owned()))
+    }
+
+    /// The key a store keeps.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// What it is about.
+    pub fn kind(&self) -> SubjectKind {
+        if self.0.starts_with(Self::MESSAGE) {
+            SubjectKind::Message
+        } else if self.0.starts_with(Self::TURN) {
+            SubjectKind::Turn
+        } else {
+            SubjectKind::Call
+        }
+    }
+
+    /// The call, message or turn id.
+    pub fn id(&self) -> &str {
+        let prefix = match self.kind() {
+            SubjectKind::Call => 0,
+            SubjectKind::Message => Self::MESSAGE.len(),
+            SubjectKind::Turn => Self::TURN.len(),
+        };
+        &self.0[prefix..]
+    }
+}
+
+/// `call c1`, `message m1`, `turn t1`: how the rules' texts name a subject.
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind() {
+            SubjectKind::Call => "call",
+            SubjectKind::Message => "message",
+            SubjectKind::Turn => "turn",
+        };
+        write!(f, "{kind} {}", self.id())
+    }
+}
 
 /// A broken lifecycle rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LifecycleError {
-    /// A second `CallStarted` for the same call.
-    #[error("call {0} was already started")]
-    StartedTwice(CallId),
-    /// A `CallOutput` after the call's `CallFinished`.
-    #[error("call {0} has already finished: no more output")]
-    OutputAfterFinish(CallId),
-    /// A second `CallFinished` for the same call.
-    #[error("call {0} has already finished")]
-    FinishedTwice(CallId),
+    /// A second start of the same call, message or turn.
+    #[error("{0} was already started")]
+    StartedTwice(Subject),
+    /// A call's output after its finish.
+    #[error("{0} has already finished: no more output")]
+    OutputAfterFinish(Subject),
+    /// A message's text after its finish.
+    #[error("{0} has already finished: no more text")]
+    TextAfterFinish(Subject),
+    /// A second finish of the same call, message or turn.
+    #[error("{0} has already finished")]
+    FinishedTwice(Subject),
+    /// A message's text or finish, or a turn's finish, before its start.
+    #[error("{0} was not started")]
+    NotStarted(Subject),
 }
 
 /// A batch event that breaks a lifecycle rule, by its index in the request: the one error text
@@ -30,50 +124,85 @@ pub struct BatchError {
     pub error: LifecycleError,
 }
 
-/// Where one call is in its lifecycle (a call never seen is neither started nor finished).
+/// Where one call, message or turn is in its lifecycle (one never seen is neither started nor
+/// finished).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CallPhase {
-    /// A `CallStarted` was accepted.
+pub struct Phase {
+    /// Its start was accepted.
     pub started: bool,
-    /// A `CallFinished` was accepted.
+    /// Its finish was accepted.
     pub finished: bool,
 }
 
-impl CallPhase {
-    /// The phase after one of this call's events: the one definition of the transitions, used
+impl Phase {
+    /// The phase after one of the subject's events: the one definition of the transitions, used
     /// by the rules here and by a store rebuilding phases from a log (which applies it
     /// whatever the rules say: the log was checked when it was written, and a call whose start
     /// was trimmed still counts as seen).
-    pub fn after(self, body: &EventBody) -> CallPhase {
-        match body {
-            EventBody::SessionStarted(_) | EventBody::CallOutput(_) => self,
-            EventBody::CallStarted(_) => CallPhase {
+    pub fn after(self, body: &EventBody) -> Phase {
+        let (started, finished) = (
+            Phase {
                 started: true,
                 ..self
             },
-            EventBody::CallFinished(_) => CallPhase {
+            Phase {
                 finished: true,
                 ..self
             },
+        );
+        match body {
+            EventBody::SessionStarted(_)
+            | EventBody::CallOutput(_)
+            | EventBody::MessageDelta(_) => self,
+            EventBody::CallStarted(_)
+            | EventBody::TurnStarted(_)
+            | EventBody::MessageStarted(_) => started,
+            EventBody::CallFinished(_)
+            | EventBody::TurnFinished(_)
+            | EventBody::MessageFinished(_) => finished,
         }
     }
 
-    /// The rule `body`, an event of call `id`, breaks in this phase, if any.
-    fn refusal(self, id: &CallId, body: &EventBody) -> Option<LifecycleError> {
+    /// The rule `body`, an event of `subject`, breaks in this phase, if any.
+    fn refusal(self, subject: &Subject, body: &EventBody) -> Option<LifecycleError> {
+        let s = || subject.clone();
         match body {
             EventBody::SessionStarted(_) => None,
-            EventBody::CallStarted(_) if self.started => {
-                Some(LifecycleError::StartedTwice(id.clone()))
+            EventBody::CallStarted(_)
+            | EventBody::TurnStarted(_)
+            | EventBody::MessageStarted(_)
+                if self.started =>
+            {
+                Some(LifecycleError::StartedTwice(s()))
+            }
+            EventBody::MessageDelta(_)
+            | EventBody::MessageFinished(_)
+            | EventBody::TurnFinished(_)
+                if !self.started =>
+            {
+                Some(LifecycleError::NotStarted(s()))
             }
             EventBody::CallOutput(_) if self.finished => {
-                Some(LifecycleError::OutputAfterFinish(id.clone()))
+                Some(LifecycleError::OutputAfterFinish(s()))
             }
-            EventBody::CallFinished(_) if self.finished => {
-                Some(LifecycleError::FinishedTwice(id.clone()))
+            EventBody::MessageDelta(_) if self.finished => {
+                Some(LifecycleError::TextAfterFinish(s()))
             }
-            EventBody::CallStarted(_) | EventBody::CallOutput(_) | EventBody::CallFinished(_) => {
-                None
+            EventBody::CallFinished(_)
+            | EventBody::TurnFinished(_)
+            | EventBody::MessageFinished(_)
+                if self.finished =>
+            {
+                Some(LifecycleError::FinishedTwice(s()))
             }
+            EventBody::CallStarted(_)
+            | EventBody::CallOutput(_)
+            | EventBody::CallFinished(_)
+            | EventBody::TurnStarted(_)
+            | EventBody::TurnFinished(_)
+            | EventBody::MessageStarted(_)
+            | EventBody::MessageDelta(_)
+            | EventBody::MessageFinished(_) => None,
         }
     }
 }
@@ -82,36 +211,38 @@ impl CallPhase {
 /// them. This is how a whole batch is validated before anything is recorded.
 #[derive(Debug, Default)]
 pub struct Pending {
-    calls: HashMap<CallId, CallPhase>,
+    subjects: HashMap<Subject, Phase>,
 }
 
 impl Pending {
-    /// The phases this batch moves calls to, to be recorded.
-    pub fn changes(&self) -> impl Iterator<Item = (&CallId, CallPhase)> {
-        self.calls.iter().map(|(id, p)| (id, *p))
+    /// The phases this batch moves subjects to, to be recorded.
+    pub fn changes(&self) -> impl Iterator<Item = (&Subject, Phase)> {
+        self.subjects.iter().map(|(id, p)| (id, *p))
     }
 }
 
-/// The lifecycle state of a session's calls: all of them, or those a batch is about.
+/// The lifecycle state of a session's calls, messages and turns: all of them, or those a batch
+/// is about.
 #[derive(Debug, Clone, Default)]
 pub struct Lifecycle {
-    calls: HashMap<CallId, CallPhase>,
+    subjects: HashMap<Subject, Phase>,
 }
 
 impl Lifecycle {
-    /// The state of the given calls (others count as never seen).
-    pub fn with_phases(phases: impl IntoIterator<Item = (CallId, CallPhase)>) -> Self {
+    /// The state of the given subjects (others count as never seen).
+    pub fn with_phases(phases: impl IntoIterator<Item = (Subject, Phase)>) -> Self {
         Lifecycle {
-            calls: phases.into_iter().collect(),
+            subjects: phases.into_iter().collect(),
         }
     }
 
-    /// How many of `pending`'s calls this state has never seen (new calls).
+    /// How many of `pending`'s calls this state has never seen (new calls: what the session's
+    /// call count counts).
     pub fn new_calls(&self, pending: &Pending) -> usize {
         pending
-            .calls
+            .subjects
             .keys()
-            .filter(|id| !self.calls.contains_key(*id))
+            .filter(|s| s.kind() == SubjectKind::Call && !self.subjects.contains_key(*s))
             .count()
     }
 
@@ -149,33 +280,34 @@ impl Lifecycle {
 
     /// Checks an event against the state plus `pending`, recording it in `pending` only.
     pub fn check(&self, pending: &mut Pending, body: &EventBody) -> Result<(), LifecycleError> {
-        let Some(id) = body.call_id() else {
+        let Some(subject) = body.subject() else {
             return Ok(());
         };
         let phase = pending
-            .calls
-            .get(id)
+            .subjects
+            .get(&subject)
             .copied()
-            .unwrap_or_else(|| self.phase(id));
-        if let Some(broken) = phase.refusal(id, body) {
+            .unwrap_or_else(|| self.phase(&subject));
+        if let Some(broken) = phase.refusal(&subject, body) {
             return Err(broken);
         }
-        pending.calls.insert(id.clone(), phase.after(body));
+        let next = phase.after(body);
+        pending.subjects.insert(subject, next);
         Ok(())
     }
 
     /// Records checked changes.
     pub fn apply(&mut self, pending: Pending) {
-        self.calls.extend(pending.calls);
+        self.subjects.extend(pending.subjects);
     }
 
-    fn phase(&self, id: &CallId) -> CallPhase {
-        self.calls.get(id).copied().unwrap_or_default()
+    fn phase(&self, subject: &Subject) -> Phase {
+        self.subjects.get(subject).copied().unwrap_or_default()
     }
 
-    /// How many distinct calls have been seen.
-    pub fn calls(&self) -> usize {
-        self.calls.len()
+    /// How many distinct calls, messages and turns have been seen.
+    pub fn subjects(&self) -> usize {
+        self.subjects.len()
     }
 }
 
@@ -216,18 +348,89 @@ mod tests {
         let mut l = Lifecycle::default();
         assert!(l.admit(&start()).is_ok());
         assert!(l.admit(&out()).is_ok());
-        assert_eq!(l.admit(&start()), Err(LifecycleError::StartedTwice(id())));
+        assert_eq!(
+            l.admit(&start()),
+            Err(LifecycleError::StartedTwice(Subject::call(&id())))
+        );
         assert!(l.admit(&finish()).is_ok());
         assert_eq!(
             l.admit(&out()),
-            Err(LifecycleError::OutputAfterFinish(id()))
+            Err(LifecycleError::OutputAfterFinish(Subject::call(&id())))
         );
-        assert_eq!(l.admit(&finish()), Err(LifecycleError::FinishedTwice(id())));
+        assert_eq!(
+            l.admit(&finish()),
+            Err(LifecycleError::FinishedTwice(Subject::call(&id())))
+        );
         // Orphans are fine.
         let mut l = Lifecycle::default();
         assert!(l.admit(&out()).is_ok());
         assert!(l.admit(&finish()).is_ok());
         // A rejected event changes nothing.
-        assert_eq!(l.calls(), 1);
+        assert_eq!(l.subjects(), 1);
+    }
+
+    #[test]
+    fn messages_and_turns() {
+        use crate::domain::{
+            MessageDelta, MessageFinished, MessageRole, MessageStarted, StopReason, TurnFinished,
+            TurnStarted,
+        };
+        let m = MessageId::new("c").unwrap();
+        let t = TurnId::new("c").unwrap();
+        let started = EventBody::MessageStarted(MessageStarted {
+            message_id: m.clone(),
+            role: MessageRole::Assistant,
+            text: String::new(),
+        });
+        let delta = EventBody::MessageDelta(MessageDelta {
+            message_id: m.clone(),
+            text: "x".into(),
+        });
+        let finished = EventBody::MessageFinished(MessageFinished {
+            message_id: m.clone(),
+        });
+        let turn_started = EventBody::TurnStarted(TurnStarted { turn_id: t.clone() });
+        let turn_finished = EventBody::TurnFinished(TurnFinished {
+            turn_id: t.clone(),
+            stop_reason: StopReason::EndTurn,
+            usage: None,
+        });
+        let msg = || Subject::message(&m);
+        let mut l = Lifecycle::default();
+        assert_eq!(l.admit(&delta), Err(LifecycleError::NotStarted(msg())));
+        assert_eq!(l.admit(&finished), Err(LifecycleError::NotStarted(msg())));
+        assert_eq!(
+            l.admit(&turn_finished).unwrap_err().to_string(),
+            "turn c was not started"
+        );
+        // The same id names a call, a message and a turn apart.
+        assert!(l.admit(&start()).is_ok());
+        assert!(l.admit(&turn_started).is_ok());
+        assert!(l.admit(&started).is_ok());
+        assert_eq!(l.admit(&started), Err(LifecycleError::StartedTwice(msg())));
+        assert!(l.admit(&delta).is_ok());
+        assert!(l.admit(&finished).is_ok());
+        assert_eq!(
+            l.admit(&delta).unwrap_err().to_string(),
+            "message c has already finished: no more text"
+        );
+        assert_eq!(
+            l.admit(&finished),
+            Err(LifecycleError::FinishedTwice(msg()))
+        );
+        assert!(l.admit(&turn_finished).is_ok());
+        assert_eq!(l.subjects(), 3);
+    }
+
+    #[test]
+    fn subject_keys() {
+        let m = Subject::message(&MessageId::new("a.b").unwrap());
+        assert_eq!(m.as_str(), "message/a.b");
+        assert_eq!(Subject::from_key("message/a.b"), Some(m));
+        assert_eq!(Subject::from_key("c"), Some(Subject::call(&id())));
+        assert_eq!(Subject::from_key("c1").unwrap().kind(), SubjectKind::Call);
+        assert_eq!(Subject::from_key("turn/t").unwrap().to_string(), "turn t");
+        assert_eq!(Subject::from_key("message/"), None);
+        assert_eq!(Subject::from_key("x/y"), None);
     }
 }

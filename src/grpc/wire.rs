@@ -166,6 +166,7 @@ mod tests {
                 epoch: "e".into(),
             }),
             call_id: "c1".into(),
+            message_id: String::new(),
             body: Some(pb::rendered_update::Body::Markdown("**x**".into())),
         });
         let sent = SubscribeResponse::encoded(encode(item.clone()));

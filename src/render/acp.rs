@@ -6,15 +6,18 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use super::Context;
-use super::cap::{LiveChunk, TRUNCATED, cap_text, capped_streamed, live_chunk, stream_crossed_cap};
+use super::cap::{
+    LiveChunk, TRUNCATED, cap_text, capped_chunk, capped_streamed, capped_text, live_chunk,
+    stream_crossed_cap,
+};
 use super::card::{Capabilities, prepared_call, prepared_result};
-use super::fold::{CallState, CallStatus, Change};
+use super::fold::{CallState, CallStatus, Change, MessageChange, MessageState, Turn};
 use super::paths::acp_path;
 use super::streamed::Chunk;
 use super::text_form::{PLAIN, console, read_lines_text, search_text, terminal_console, web_text};
 use crate::domain::{
-    ContentBlock, FileDiff, FileLocation, Plan, PlanStatus, TerminalExit, ToolCallView, ToolKind,
-    ToolResultView,
+    ContentBlock, FileDiff, FileLocation, MessageRole, Plan, PlanStatus, TerminalExit,
+    ToolCallView, ToolKind, ToolResultView,
 };
 use crate::present::text::fence;
 
@@ -25,11 +28,54 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         Change::Output(state, chunk) => output(state, chunk, caps).into_iter().collect(),
         Change::Finished(state) => vec![finished(state, ctx, caps)],
         Change::Snapshot(state) => snapshot(state, ctx, caps),
+        Change::Turn(turn) => turn_end(turn).into_iter().collect(),
+        Change::Message(m, change) => message(m, change, caps).into_iter().collect(),
     };
     updates
         .into_iter()
         .map(|u| notification(ctx.session_id, u))
         .collect()
+}
+
+/// A message's text as a user, agent or thought chunk: its start's text, each delta (capped
+/// like live output), a late joiner's text so far; nothing for an empty text or its finish (ACP
+/// has no message end: a new `messageId` starts the next).
+fn message(
+    m: &MessageState,
+    change: MessageChange<'_>,
+    caps: &Capabilities,
+) -> Option<acp::SessionUpdate> {
+    let cap = caps.max_output_bytes;
+    let text = match change {
+        MessageChange::Started | MessageChange::Snapshot => capped_text(&m.text, None, cap),
+        MessageChange::Delta(chunk) => capped_chunk(chunk, cap).into(),
+        MessageChange::Finished => return None,
+    };
+    if text.is_empty() {
+        return None;
+    }
+    let chunk = acp::ContentChunk::new(acp::ContentBlock::Text(acp::TextContent::new(
+        text.into_owned(),
+    )))
+    .message_id(acp::MessageId::new(m.message_id.as_str()));
+    Some(match m.role {
+        MessageRole::User => acp::SessionUpdate::UserMessageChunk(chunk),
+        MessageRole::Assistant => acp::SessionUpdate::AgentMessageChunk(chunk),
+        MessageRole::Reasoning => acp::SessionUpdate::AgentThoughtChunk(chunk),
+    })
+}
+
+/// A turn's end as ACP can say it: a `usage_update` when the harness sent the context window's
+/// size (its fields are required). The end of a prompt turn itself is the answer to
+/// `session/prompt`, which an observer does not give.
+fn turn_end(turn: Turn<'_>) -> Option<acp::SessionUpdate> {
+    let usage = turn.finished?.usage?;
+    (usage.context_window > 0).then(|| {
+        acp::SessionUpdate::UsageUpdate(acp::UsageUpdate::new(
+            usage.context_tokens,
+            usage.context_window,
+        ))
+    })
 }
 
 /// Wraps an update in the JSON-RPC `session/update` notification.

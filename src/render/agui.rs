@@ -1,13 +1,20 @@
-//! Target AG-UI: tool-call lifecycle events, plus `CUSTOM` events carrying the (degraded) cards.
+//! Target AG-UI: tool-call lifecycle events, plus `CUSTOM` events carrying the (degraded) cards;
+//! messages as text and reasoning messages; a turn as a run.
+//!
+//! Every update is balanced: a message's `*_START` and `*_END` come in the same update (a delta
+//! is `START`, `CONTENT`, `END` on the message's id, which the client appends to the one message),
+//! so a stream cut at any update — a resume, a late join, the end of a run — is one
+//! `verifyEvents` accepts. A turn's start is a `RUN_STARTED` and its end a `RUN_FINISHED` on the
+//! turn's id; `RunFrame` frames the updates around them.
 
 use serde_json::{Value, json};
 
 use super::Context;
-use super::cap::{cap_blocks, capped_chunk, capped_streamed};
+use super::cap::{cap_blocks, capped_chunk, capped_streamed, capped_text};
 use super::card::{Capabilities, degrade_call, degrade_result, prepared_call, prepared_result};
-use super::fold::{CallState, Change};
+use super::fold::{CallState, Change, MessageChange, MessageState, Turn};
 use super::text_form::flatten;
-use crate::domain::ContentBlock;
+use crate::domain::{ContentBlock, MessageRole, StopReason};
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<String> {
     let cap = caps.max_output_bytes;
@@ -35,8 +42,71 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
             }
         }
         Change::Finished(state) => finished(state, ctx, caps),
+        Change::Turn(turn) => return vec![run_event(turn, ctx)],
+        Change::Message(m, change) => message(m, change, caps),
     };
     events.iter().map(Value::to_string).collect()
+}
+
+/// A message's text as one balanced start/content/end triple: its start's text, a delta
+/// (capped like live output), a late joiner's text so far. Nothing for its finish (each triple
+/// already ended it) or for a delta past the cap.
+fn message(m: &MessageState, change: MessageChange<'_>, caps: &Capabilities) -> Vec<Value> {
+    let cap = caps.max_output_bytes;
+    let text = match change {
+        MessageChange::Started | MessageChange::Snapshot => capped_text(&m.text, None, cap),
+        MessageChange::Delta(chunk) => match capped_chunk(chunk, cap) {
+            "" => return Vec::new(),
+            text => text.into(),
+        },
+        MessageChange::Finished => return Vec::new(),
+    };
+    let id = m.message_id.as_str();
+    let (prefix, role) = match m.role {
+        MessageRole::User => ("TEXT_MESSAGE", "user"),
+        MessageRole::Assistant => ("TEXT_MESSAGE", "assistant"),
+        MessageRole::Reasoning => ("REASONING_MESSAGE", "reasoning"),
+    };
+    let mut events =
+        vec![json!({"type": format!("{prefix}_START"), "messageId": id, "role": role})];
+    // AG-UI refuses an empty delta.
+    if !text.is_empty() {
+        events.push(json!({"type": format!("{prefix}_CONTENT"), "messageId": id, "delta": text}));
+    }
+    events.push(json!({"type": format!("{prefix}_END"), "messageId": id}));
+    events
+}
+
+/// A turn's start as `RUN_STARTED` and its end as `RUN_FINISHED` on the turn's id (the thread is
+/// the session), with the stop reason as the result, a cancel as the `cancelled` outcome and the
+/// token usage. `type` comes first, which is how `RunFrame` knows them ([`run::is_run_event`]).
+fn run_event(turn: Turn<'_>, ctx: &Context<'_>) -> String {
+    let mut fields = json!({"threadId": ctx.session_id, "runId": turn.turn_id.as_str()});
+    let kind = match turn.finished {
+        None => "RUN_STARTED",
+        Some(f) => {
+            fields["result"] = json!({"stopReason": f.stop_reason.acp_name()});
+            if f.stop_reason == StopReason::Cancelled {
+                fields["outcome"] = json!({"type": "cancelled"});
+            }
+            if let Some(u) = f.usage {
+                let mut usage = serde_json::Map::new();
+                for (key, n) in [
+                    ("inputTokens", u.input_tokens),
+                    ("outputTokens", u.output_tokens),
+                    ("reasoningTokens", u.reasoning_tokens),
+                    ("cachedInputTokens", u.cached_input_tokens),
+                ] {
+                    if n > 0 {
+                        usage.insert(key.into(), n.into());
+                    }
+                }
+                fields["usage"] = json!([usage]);
+            }
+            "RUN_FINISHED"
+        }
+    };
+    run::typed(kind, &fields)
 }
 
 /// A call's start: `TOOL_CALL_START`, its arguments, `TOOL_CALL_END`, and its card.
@@ -100,23 +170,65 @@ fn envelope(state: &CallState, phase: &str, card: Option<Value>) -> Value {
     })
 }
 
-/// An AG-UI run around a stream of updates: what the AG-UI transports (the HTTP endpoint,
+/// AG-UI runs around a stream of updates: what the AG-UI transports (the HTTP endpoint,
 /// `toolview tail` and `render`) send before, between and after the updates' events, so AG-UI
-/// clients (`verifyEvents`) accept the stream. Per-event updates carry no run events: they stay
-/// one per event, shared by every subscriber whatever its start point.
+/// clients (`verifyEvents`) accept the stream. Per-event updates carry no framing of their own
+/// except a turn's `RUN_STARTED`/`RUN_FINISHED`: they stay one per event, shared by every
+/// subscriber whatever its start point.
+///
+/// The rules: a stream opens with a run of its own (named by its start point); a turn's
+/// `RUN_STARTED` first finishes the run open; events outside a turn open a run of the stream's
+/// when none is open; a turn's `RUN_FINISHED` (or the end of the stream) finishes the run open,
+/// handing back the cursor to resume after in its `result`.
 pub mod run {
     use serde_json::{Value, json};
 
     use crate::domain::Cursor;
 
-    /// The run a stream of updates is framed in: its thread (the session), its id (the start
-    /// point) and the cursor of the last update sent, which `RUN_FINISHED` hands back. One type
+    /// `{"type":"<kind>", …fields}`: a run event with its type first, so a transport tells it
+    /// from the rest by its first bytes ([`is_run_event`]) without parsing every event.
+    pub fn typed(kind: &str, fields: &Value) -> String {
+        let rest = fields.to_string();
+        let rest = rest.strip_prefix('{').unwrap_or("}");
+        let sep = if rest == "}" { "" } else { "," };
+        format!("{{\"type\":\"{kind}\"{sep}{rest}")
+    }
+
+    /// Whether `event` is a `RUN_STARTED` (`started`) or `RUN_FINISHED` made by [`typed`].
+    pub fn is_run_event(event: &str, started: bool) -> bool {
+        let kind = if started {
+            "RUN_STARTED"
+        } else {
+            "RUN_FINISHED"
+        };
+        event
+            .strip_prefix("{\"type\":\"")
+            .and_then(|rest| rest.strip_prefix(kind))
+            .is_some_and(|rest| rest.starts_with('"'))
+    }
+
+    /// The run a stream of updates is framed in: its thread (the session), the run open (its id,
+    /// or none between a turn's end and what follows), the stream's start point (its own runs'
+    /// ids) and the cursor of the last update sent, which `RUN_FINISHED` hands back. One type
     /// for every transport, so a resumed or reset run is framed the same everywhere.
     #[derive(Debug, Clone)]
     pub struct RunFrame {
         thread: String,
         id: String,
+        open: bool,
+        /// Runs of the stream's own opened after a turn (offline run names).
+        runs: u32,
         last: Option<Cursor>,
+    }
+
+    /// What a transport sends for one update: `before`, then the update's events with the last
+    /// one replaced by `last` when it is set (a turn's `RUN_FINISHED` with the cursor added).
+    #[derive(Debug, Default)]
+    pub struct Framed {
+        /// Events to send before the update's.
+        pub before: Vec<String>,
+        /// The update's last event as it is to be sent, when it changes.
+        pub last: Option<String>,
     }
 
     impl RunFrame {
@@ -125,48 +237,165 @@ pub mod run {
             RunFrame {
                 thread: thread.to_owned(),
                 id,
+                open: false,
+                runs: 0,
                 last,
             }
         }
 
-        /// `RUN_STARTED`.
-        pub fn started(&self) -> String {
+        /// `RUN_STARTED` of the stream's own run (the stream's first event).
+        pub fn started(&mut self) -> String {
+            self.open = true;
             json!({"type": "RUN_STARTED", "threadId": self.thread, "runId": self.id}).to_string()
         }
 
-        /// An update was sent: `RUN_FINISHED` will hand back its cursor.
+        /// Frames one update's events, delivered at `cursor` (`None` offline, where there is no
+        /// log: the `n`th run of the stream's own is then `<thread>@<n>`).
+        pub fn update(&mut self, events: &[String], cursor: Option<Cursor>) -> Framed {
+            let mut framed = Framed::default();
+            let opens_turn = events.first().is_some_and(|e| is_run_event(e, true));
+            if opens_turn {
+                if self.open {
+                    framed.before.push(self.finished());
+                }
+                self.open = true;
+            } else if !self.open && !events.is_empty() {
+                // Outside a turn: a run of the stream's own, named by where it starts.
+                self.runs += 1;
+                self.id = match &cursor {
+                    Some(c) => format!("{}@{}:{}", self.thread, c.epoch.as_str(), c.offset),
+                    None => format!("{}@{}", self.thread, self.runs),
+                };
+                framed.before.push(self.started());
+            }
+            if cursor.is_some() {
+                self.last = cursor;
+            }
+            if let Some(last) = events.last().filter(|e| is_run_event(e, false)) {
+                framed.last = Some(self.with_cursor(last));
+                self.open = false;
+            }
+            framed
+        }
+
+        /// An update was sent without framing (one with no events): `RUN_FINISHED` will hand
+        /// back its cursor.
         pub fn delivered(&mut self, cursor: Cursor) {
             self.last = Some(cursor);
         }
 
         /// `RUN_FINISHED`, with the cursor to resume after (when the stream delivered any) as
         /// the run's `result`.
-        pub fn finished(&self) -> String {
+        pub fn finished(&mut self) -> String {
+            self.open = false;
             let mut event =
                 json!({"type": "RUN_FINISHED", "threadId": self.thread, "runId": self.id});
-            if let Some(c) = &self.last {
-                event["result"] =
-                    json!({"cursor": {"epoch": c.epoch.as_str(), "offset": c.offset.to_string()}});
-            }
+            self.add_cursor(&mut event);
             event.to_string()
         }
 
+        /// What ends the stream: `RUN_FINISHED` of the run open, or nothing when a turn's end
+        /// finished the last one (it carries the cursor already).
+        pub fn end(&mut self) -> Option<String> {
+            self.open.then(|| self.finished())
+        }
+
+        /// A turn's `RUN_FINISHED` with the cursor added to its `result`.
+        fn with_cursor(&self, event: &str) -> String {
+            match serde_json::from_str::<Value>(event) {
+                Ok(mut event) => {
+                    self.add_cursor(&mut event);
+                    event.to_string()
+                }
+                Err(_) => event.to_owned(),
+            }
+        }
+
+        fn add_cursor(&self, event: &mut Value) {
+            if let Some(c) = &self.last {
+                let cursor = json!({"epoch": c.epoch.as_str(), "offset": c.offset.to_string()});
+                match event.get_mut("result").and_then(Value::as_object_mut) {
+                    Some(result) => drop(result.insert("cursor".into(), cursor)),
+                    None => event["result"] = json!({"cursor": cursor}),
+                }
+            }
+        }
+
         /// The log the client was shown is gone (trimmed, expired and recreated, restored):
-        /// this run finishes, one on the log there is starts, and a `CUSTOM toolview:reset`
-        /// says so (a UI drops its cards and rebuilds from what follows). The three events, in
-        /// order.
-        pub fn reset(&mut self, epoch: &str, head: u64) -> [String; 3] {
-            let finished = self.finished();
+        /// the run open finishes, one on the log there is starts, and a `CUSTOM toolview:reset`
+        /// says so (a UI drops its cards and rebuilds from what follows). The events, in order.
+        pub fn reset(&mut self, epoch: &str, head: u64) -> Vec<String> {
+            let mut events: Vec<String> = self.end().into_iter().collect();
             self.id = format!("{}@reset:{epoch}", self.thread);
             self.last = None;
+            events.push(self.started());
             let value: Value = json!({"epoch": epoch, "head": head.to_string()});
             let reset = json!({"type": "CUSTOM", "name": "toolview:reset", "value": value});
-            [finished, self.started(), reset.to_string()]
+            events.push(reset.to_string());
+            events
         }
 
         /// `RUN_ERROR`: the stream ended with an error (`code`: the gRPC status name).
         pub fn error(message: &str, code: &str) -> String {
             json!({"type": "RUN_ERROR", "message": message, "code": code}).to_string()
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::domain::Epoch;
+
+        fn cursor(offset: u64) -> Cursor {
+            Cursor {
+                epoch: Epoch::new("e").unwrap(),
+                offset,
+            }
+        }
+
+        #[test]
+        fn typed_events_are_known_by_their_first_bytes() {
+            let started = typed("RUN_STARTED", &json!({"runId": "t1"}));
+            assert_eq!(started, r#"{"type":"RUN_STARTED","runId":"t1"}"#);
+            assert!(is_run_event(&started, true));
+            assert!(!is_run_event(&started, false));
+            assert_eq!(
+                typed("RUN_FINISHED", &json!({})),
+                r#"{"type":"RUN_FINISHED"}"#
+            );
+            assert!(!is_run_event(r#"{"type":"RUN_STARTED_X"}"#, true));
+            assert!(!is_run_event(
+                r#"{"delta":"{\"type\":\"RUN_STARTED\""}"#,
+                true
+            ));
+        }
+
+        #[test]
+        fn turns_are_runs_and_the_rest_gets_one() {
+            let mut frame = RunFrame::new("s", "s@start".into(), None);
+            let first = frame.started();
+            assert!(first.contains("s@start"));
+            let turn = vec![typed(
+                "RUN_STARTED",
+                &json!({"threadId": "s", "runId": "t1"}),
+            )];
+            let framed = frame.update(&turn, Some(cursor(1)));
+            assert_eq!(framed.before.len(), 1, "the stream's run finishes first");
+            assert!(framed.before[0].contains("RUN_FINISHED"));
+            let end = vec![typed(
+                "RUN_FINISHED",
+                &json!({"runId": "t1", "result": {"stopReason": "end_turn"}}),
+            )];
+            let framed = frame.update(&end, Some(cursor(2)));
+            assert!(framed.before.is_empty());
+            let last: Value = serde_json::from_str(framed.last.as_ref().unwrap()).unwrap();
+            assert_eq!(last["result"]["stopReason"], "end_turn");
+            assert_eq!(last["result"]["cursor"]["offset"], "2");
+            assert_eq!(frame.end(), None, "the turn's end finished the run");
+            let call = vec![r#"{"type":"CUSTOM"}"#.to_owned()];
+            let framed = frame.update(&call, Some(cursor(3)));
+            assert!(framed.before[0].contains(r#""runId":"s@e:3""#));
+            assert!(frame.end().unwrap().contains(r#""offset":"3""#));
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::fold::CallState;
-use super::streamed::Chunk;
+use super::streamed::{Chunk, Streamed};
 use crate::domain::ContentBlock;
 
 /// Keeps the first and last `cap/2` bytes of a text longer than `cap` (cuts moved inward to
@@ -69,9 +69,15 @@ pub fn live_chunk<'a>(
     cap: u64,
     appends: bool,
 ) -> LiveChunk<'a> {
+    live_text(state.call_view.is_some(), chunk, cap, appends)
+}
+
+/// [`live_chunk`] for any streamed text: `started` says whether the item was shown at its start
+/// (a message's text follows the same rule as a call's output).
+pub fn live_text(started: bool, chunk: Chunk<'_>, cap: u64, appends: bool) -> LiveChunk<'_> {
     if cap > 0 && chunk.start as u64 > cap {
         LiveChunk::Nothing
-    } else if appends && (state.call_view.is_some() || chunk.start > 0) {
+    } else if appends && (started || chunk.start > 0) {
         LiveChunk::Append(capped_chunk(chunk, cap))
     } else {
         LiveChunk::Snapshot
@@ -87,7 +93,11 @@ pub fn stream_crossed_cap(state: &CallState, cap: u64) -> bool {
 /// it: everything below the cap, else the text before the chunk that crossed it followed by the
 /// truncation marker.
 pub fn capped_streamed(state: &CallState, end: Option<usize>, cap: u64) -> Cow<'_, str> {
-    let streamed = &state.streamed;
+    capped_text(&state.streamed, end, cap)
+}
+
+/// [`capped_streamed`] for any streamed text (a message's).
+pub fn capped_text(streamed: &Streamed, end: Option<usize>, cap: u64) -> Cow<'_, str> {
     let end = end.unwrap_or(streamed.len());
     if cap == 0 || end as u64 <= cap {
         return Cow::Borrowed(streamed.prefix(end));

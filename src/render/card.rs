@@ -31,11 +31,13 @@ pub struct Capabilities {
     pub tool_colors: bool,
     /// VIEW: live output after a card was shown arrives as appends, not snapshots.
     pub output_appends: bool,
+    /// Shows reasoning messages (else their updates are empty).
+    pub reasoning: bool,
 }
 
 impl Capabilities {
     /// Every card shown, with or without terminals, no output cap: what a full-featured UI
-    /// (or a human at a terminal) declares.
+    /// (or a human at a terminal) declares. Reasoning is left out: a subscriber asks for it.
     pub fn all(terminal: bool) -> Self {
         Capabilities {
             terminal,
@@ -46,6 +48,7 @@ impl Capabilities {
             max_output_bytes: 0,
             tool_colors: false,
             output_appends: false,
+            reasoning: false,
         }
     }
 }
@@ -149,7 +152,7 @@ impl<'a> Snapshot<'a> {
     /// The snapshot after a call change; `None` for a session change.
     pub fn of(change: super::Change<'a>, cwd: Option<&str>, cap: u64) -> Option<Self> {
         match change {
-            super::Change::Session => None,
+            super::Change::Session | super::Change::Turn(_) | super::Change::Message(..) => None,
             super::Change::Started(s) | super::Change::Finished(s) | super::Change::Snapshot(s) => {
                 Some(Self::at(s, None, cwd, cap))
             }

@@ -1,6 +1,7 @@
-//! Fold: session events → per-call card state. Pure and total: any event sequence folds (the
-//! service rejects lifecycle violations before they reach a log, but `Render` input and property
-//! tests may contain them).
+//! Fold: session events → per-call card state, per-message text and the open turn. Pure and
+//! total: any event sequence folds (the service rejects lifecycle violations before they reach a
+//! log, but `Render` input and property tests may contain them: a message's text without its
+//! start folds as an assistant message's).
 
 use std::collections::HashMap;
 
@@ -8,7 +9,8 @@ use serde_json::Value;
 
 use super::streamed::{Chunk, Streamed};
 use crate::domain::{
-    CallId, ContentBlock, EventBody, Plan, ToolCallView, ToolEvent, ToolResultView,
+    CallId, ContentBlock, EventBody, MessageId, MessageRole, Plan, ToolCallView, ToolEvent,
+    ToolResultView, TurnFinished, TurnId,
 };
 use crate::present::{
     StartedCall, ToolResult, parse_arguments, parse_meta, plan, resolve_call, resolve_result,
@@ -86,6 +88,45 @@ impl CallState {
     }
 }
 
+/// One message's state: its text so far (within the fold's retention, like a call's output).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageState {
+    /// The message's id.
+    pub message_id: MessageId,
+    /// Who it is from.
+    pub role: MessageRole,
+    /// Its text so far.
+    pub text: Streamed,
+    /// Whether it is complete.
+    pub finished: bool,
+    /// Whether its start was folded (not an orphan's text): its item was shown then.
+    pub started: bool,
+    /// When the fold first saw it (the counter calls use: in-flight items keep their order).
+    pub order: u64,
+}
+
+/// A turn boundary.
+#[derive(Debug, Clone, Copy)]
+pub struct Turn<'a> {
+    /// The turn.
+    pub turn_id: &'a TurnId,
+    /// How it ended; `None` when it began (or, in a catch-up, is still open).
+    pub finished: Option<&'a TurnFinished>,
+}
+
+/// What happened to a message.
+#[derive(Debug, Clone, Copy)]
+pub enum MessageChange<'a> {
+    /// It began (with the text of its start, possibly empty).
+    Started,
+    /// Text was appended (the state already includes it).
+    Delta(Chunk<'a>),
+    /// It is complete.
+    Finished,
+    /// Everything a subscriber that was not shown it needs: its text so far (a catch-up).
+    Snapshot,
+}
+
 /// What an event changed, for the renderers.
 #[derive(Debug, Clone, Copy)]
 pub enum Change<'a> {
@@ -100,6 +141,26 @@ pub enum Change<'a> {
     /// Everything a subscriber that was not shown the call needs to show it as it is now (a
     /// late joiner's catch-up): its start, its output so far and, if it finished, its result.
     Snapshot(&'a CallState),
+    /// A turn began or ended (or, in a catch-up, is open).
+    Turn(Turn<'a>),
+    /// A message changed.
+    Message(&'a MessageState, MessageChange<'a>),
+}
+
+impl Change<'_> {
+    /// Whether the change is about a reasoning message (shown only with `reasoning`).
+    pub fn is_reasoning(&self) -> bool {
+        matches!(self, Change::Message(m, _) if m.role == MessageRole::Reasoning)
+    }
+}
+
+/// An item a late joiner is shown as it is now: a call or a message in flight.
+#[derive(Debug, Clone, Copy)]
+pub enum InFlight<'a> {
+    /// A call started and not finished.
+    Call(&'a CallState),
+    /// A message started and not finished.
+    Message(&'a MessageState),
 }
 
 /// One applied event: what changed, and the session cwd to render it with.
@@ -125,6 +186,11 @@ pub struct Fold {
     cwd: Option<String>,
     calls: HashMap<CallId, CallState>,
     last_finished: Option<CallState>,
+    /// Messages in flight; a finished one moves to `last_message` like a finished call.
+    messages: HashMap<MessageId, MessageState>,
+    last_message: Option<MessageState>,
+    /// The turn begun and not yet ended (turns do not nest: a new one replaces it).
+    turn: Option<TurnId>,
     /// The next call's `order`.
     next_order: u64,
 }
@@ -143,6 +209,9 @@ impl Fold {
             cwd: (!cwd.is_empty()).then(|| cwd.to_owned()),
             calls: HashMap::new(),
             last_finished: None,
+            messages: HashMap::new(),
+            last_message: None,
+            turn: None,
             next_order: 0,
         }
     }
@@ -152,11 +221,26 @@ impl Fold {
         self.cwd.as_deref()
     }
 
-    /// The calls in flight (started, not finished), in the order the fold first saw them.
-    pub fn in_flight(&self) -> Vec<&CallState> {
-        let mut calls: Vec<&CallState> = self.calls.values().collect();
-        calls.sort_by_key(|c| c.order);
-        calls
+    /// The calls and messages in flight (started, not finished), in the order the fold first
+    /// saw them.
+    pub fn in_flight(&self) -> Vec<InFlight<'_>> {
+        let mut items: Vec<(u64, InFlight<'_>)> = self
+            .calls
+            .values()
+            .map(|c| (c.order, InFlight::Call(c)))
+            .chain(
+                self.messages
+                    .values()
+                    .map(|m| (m.order, InFlight::Message(m))),
+            )
+            .collect();
+        items.sort_by_key(|(order, _)| *order);
+        items.into_iter().map(|(_, item)| item).collect()
+    }
+
+    /// The turn begun and not ended, if any.
+    pub fn open_turn(&self) -> Option<&TurnId> {
+        self.turn.as_ref()
     }
 
     fn next_order(&mut self) -> u64 {
@@ -169,6 +253,11 @@ impl Fold {
     pub fn apply<'a>(&'a mut self, event: &'a ToolEvent) -> Step<'a> {
         let chunk = self.mutate(event);
         let this = &*self;
+        let message = |id: &MessageId| {
+            this.messages
+                .get(id)
+                .expect("the event's message was just folded")
+        };
         let call = |id: &CallId| {
             this.calls
                 .get(id)
@@ -184,6 +273,25 @@ impl Fold {
             EventBody::CallFinished(_) => {
                 Change::Finished(this.last_finished.as_ref().expect("just finished"))
             }
+            EventBody::TurnStarted(t) => Change::Turn(Turn {
+                turn_id: &t.turn_id,
+                finished: None,
+            }),
+            EventBody::TurnFinished(t) => Change::Turn(Turn {
+                turn_id: &t.turn_id,
+                finished: Some(t),
+            }),
+            EventBody::MessageStarted(m) => {
+                Change::Message(message(&m.message_id), MessageChange::Started)
+            }
+            EventBody::MessageDelta(m) => Change::Message(
+                message(&m.message_id),
+                MessageChange::Delta(chunk.expect("a delta yields its chunk")),
+            ),
+            EventBody::MessageFinished(_) => Change::Message(
+                this.last_message.as_ref().expect("just finished"),
+                MessageChange::Finished,
+            ),
         };
         Step {
             change,
@@ -257,6 +365,60 @@ impl Fold {
                 self.last_finished = Some(state);
                 None
             }
+            EventBody::TurnStarted(t) => {
+                self.turn = Some(t.turn_id.clone());
+                None
+            }
+            EventBody::TurnFinished(t) => {
+                if self.turn.as_ref() == Some(&t.turn_id) {
+                    self.turn = None;
+                }
+                None
+            }
+            EventBody::MessageStarted(m) => {
+                let order = self.next_order();
+                // A repeated start (rejected by Publish) starts the message anew.
+                let mut text = Streamed::new(self.retain);
+                text.push(&m.text);
+                let state = MessageState {
+                    message_id: m.message_id.clone(),
+                    role: m.role,
+                    text,
+                    finished: false,
+                    started: true,
+                    order,
+                };
+                self.messages.insert(m.message_id.clone(), state);
+                None
+            }
+            EventBody::MessageDelta(m) => {
+                let state = self.message(&m.message_id);
+                Some(state.text.push(&m.text))
+            }
+            EventBody::MessageFinished(m) => {
+                self.message(&m.message_id);
+                let mut state = self.messages.remove(&m.message_id).expect("made above");
+                state.finished = true;
+                self.last_message = Some(state);
+                None
+            }
         }
+    }
+
+    /// A message in flight, made as an empty assistant message when its start is missing.
+    fn message(&mut self, id: &MessageId) -> &mut MessageState {
+        if !self.messages.contains_key(id) {
+            let order = self.next_order();
+            let orphan = MessageState {
+                message_id: id.clone(),
+                role: MessageRole::Assistant,
+                text: Streamed::new(self.retain),
+                finished: false,
+                started: false,
+                order,
+            };
+            self.messages.insert(id.clone(), orphan);
+        }
+        self.messages.get_mut(id).expect("inserted above")
     }
 }

@@ -11,7 +11,8 @@
 //! capability degradation), `cap.rs` (the output cap: head and tail of long text, streamed output
 //! cut at the crossing chunk), `text_form.rs` (`CONSOLE`, `UNIFIED`, the search and web forms,
 //! flattened content, in a `TextStyle`); `agui.rs` also holds `RunFrame` (AG-UI run framing for the
-//! endpoint and the CLI), `paths.rs` (lexical paths), one file per target: `view.rs`, `acp.rs`
+//! endpoint and the CLI: a run per turn), `transcript.rs` (messages and turn lines as Markdown and
+//! ANSI, for those targets and `tail`), `paths.rs` (lexical paths), one file per target: `view.rs`, `acp.rs`
 //! (built with `agent-client-protocol-schema`), `agui.rs`, `markdown.rs`, `ansi.rs`. `render_all`
 //! renders with no limit (offline and tests).
 
@@ -27,17 +28,21 @@ pub mod paths;
 mod renderer;
 mod streamed;
 mod text_form;
+mod transcript;
 mod view;
 mod visible;
 
 pub use agui::run::RunFrame;
 pub use ansi::card as ansi_card;
 pub use card::Capabilities;
-pub use fold::{CallState, CallStatus, Change, Fold, Step};
+pub use fold::{
+    CallState, CallStatus, Change, Fold, InFlight, MessageChange, MessageState, Step, Turn,
+};
 pub use markdown::card as markdown_card;
 pub use renderer::Renderer;
 pub use streamed::{Chunk, Streamed};
-pub use view::{CardSnapshot, ViewUpdate};
+pub use transcript::{TurnLine, message_ansi, message_markdown, turn_ansi, turn_markdown};
+pub use view::{CardSnapshot, MessageStatus, ViewUpdate};
 pub use visible::{visible, visible_keeping_sgr};
 
 use crate::domain::ToolEvent;
@@ -88,8 +93,10 @@ pub enum Body {
 /// One event's rendering: every event yields exactly one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rendered {
-    /// The call the update is about; `None` for session updates.
+    /// The call the update is about; `None` for session, turn and message updates.
     pub call_id: Option<String>,
+    /// The message the update is about; `None` otherwise.
+    pub message_id: Option<String>,
     /// What the update shows.
     pub body: Body,
 }
@@ -102,7 +109,9 @@ impl Rendered {
             Body::Acp(m) | Body::AgUi(m) => m.iter().map(String::len).sum(),
             Body::Markdown(s) | Body::Ansi(s) => s.len(),
         };
-        body + self.call_id.as_ref().map_or(0, String::len) + 64
+        body + self.call_id.as_ref().map_or(0, String::len)
+            + self.message_id.as_ref().map_or(0, String::len)
+            + 64
     }
 }
 
@@ -122,12 +131,29 @@ pub fn render(
     target: Target,
     caps: &Capabilities,
 ) -> Rendered {
-    let call_id = match change {
-        Change::Session => None,
+    let (call_id, message_id) = match change {
+        Change::Session | Change::Turn(_) => (None, None),
         Change::Started(s) | Change::Output(s, _) | Change::Finished(s) | Change::Snapshot(s) => {
-            Some(s.call_id.to_string())
+            (Some(s.call_id.to_string()), None)
         }
+        Change::Message(m, _) => (None, Some(m.message_id.to_string())),
     };
+    if change.is_reasoning() && !caps.reasoning {
+        // Reasoning is shown only to subscribers that ask for it: the others get an empty
+        // update (it still moves their cursor).
+        let body = match target {
+            Target::View => Body::View(ViewUpdate::Unchanged),
+            Target::Acp => Body::Acp(Vec::new()),
+            Target::AgUi => Body::AgUi(Vec::new()),
+            Target::Markdown => Body::Markdown(String::new()),
+            Target::Ansi => Body::Ansi(String::new()),
+        };
+        return Rendered {
+            call_id,
+            message_id,
+            body,
+        };
+    }
     let body = match target {
         Target::View => Body::View(view::render(change, ctx, caps)),
         Target::Acp => Body::Acp(acp::render(change, ctx, caps)),
@@ -135,7 +161,11 @@ pub fn render(
         Target::Markdown => Body::Markdown(markdown::render(change, ctx, caps)),
         Target::Ansi => Body::Ansi(ansi::render(change, ctx, caps)),
     };
-    Rendered { call_id, body }
+    Rendered {
+        call_id,
+        message_id,
+        body,
+    }
 }
 
 /// Folds `events` from an initial session cwd and renders every update, with no size limit (the

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::fold::{CallState, Change, Finished, Fold};
+use super::fold::{CallState, Change, Finished, Fold, InFlight, MessageChange, Turn};
 use super::streamed::floor_boundary;
 use super::{Capabilities, Context, Rendered, Target, render};
 use crate::domain::{
@@ -61,22 +61,29 @@ impl Renderer {
         )
     }
 
-    /// A late joiner's catch-up at the fold's position: one update per call in flight, in the
-    /// order the calls started, each showing everything about the call so far
-    /// ([`Change::Snapshot`]). Empty when no call is in flight. A function of the events folded,
-    /// so the catch-up at a given start point is always the same.
+    /// A late joiner's catch-up at the fold's position: the open turn's start, if a turn is
+    /// open, then one update per call and message in flight, in the order they started, each
+    /// showing everything about it so far ([`Change::Snapshot`], [`MessageChange::Snapshot`]).
+    /// Empty when nothing is in flight. A function of the events folded, so the catch-up at a
+    /// given start point is always the same.
     pub fn catch_up(&self, session_id: &str) -> Vec<(Rendered, usize)> {
         let ctx = Context {
             session_id,
             cwd: self.fold.cwd(),
         };
-        self.fold
-            .in_flight()
-            .into_iter()
-            .map(|state| {
-                let change = Change::Snapshot(state);
-                fitted(change, &ctx, self.target, &self.caps, self.max_update_bytes)
+        let turn = self.fold.open_turn().map(|turn_id| {
+            Change::Turn(Turn {
+                turn_id,
+                finished: None,
             })
+        });
+        let items = self.fold.in_flight().into_iter().map(|item| match item {
+            InFlight::Call(state) => Change::Snapshot(state),
+            InFlight::Message(state) => Change::Message(state, MessageChange::Snapshot),
+        });
+        turn.into_iter()
+            .chain(items)
+            .map(|change| fitted(change, &ctx, self.target, &self.caps, self.max_update_bytes))
             .collect()
     }
 }
@@ -103,6 +110,9 @@ fn fitted(
         "… this update is {size} bytes, over the {max_update_bytes}-byte update limit: its card is not shown …"
     );
     let state = match change {
+        // A message's text is within the output cap, which leaves room in every update; ids
+        // are short.
+        Change::Turn(_) | Change::Message(..) => return (rendered, size),
         // Only VIEW renders a session update: its cwd is what can be too large.
         Change::Session => {
             let ctx = Context { cwd: None, ..*ctx };
@@ -115,7 +125,9 @@ fn fitted(
     for keep_output in [true, false] {
         let stand_in = stand_in(state, &note, keep_output);
         let change = match change {
-            Change::Session => unreachable!("handled above"),
+            Change::Session | Change::Turn(_) | Change::Message(..) => {
+                unreachable!("handled above")
+            }
             Change::Started(_) => Change::Started(&stand_in),
             Change::Output(_, chunk) if keep_output => Change::Output(&stand_in, chunk),
             Change::Output(_, chunk) => Change::Output(

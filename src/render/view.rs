@@ -3,10 +3,10 @@
 use serde::Serialize;
 
 use super::Context;
-use super::cap::{LiveChunk, live_chunk};
+use super::cap::{LiveChunk, capped_text, live_chunk, live_text};
 use super::card::{Capabilities, Snapshot, degrade_call, degrade_result};
-use super::fold::{CallStatus, Change};
-use crate::domain::{ToolCallView, ToolResultView};
+use super::fold::{CallStatus, Change, MessageChange, MessageState, Turn};
+use crate::domain::{MessageRole, StopReason, TokenUsage, ToolCallView, ToolResultView};
 
 /// A VIEW update body. Its JSON form (for the CLI and tests) is tagged by `"update"`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -30,6 +30,50 @@ pub enum ViewUpdate {
         #[serde(skip_serializing_if = "Option::is_none")]
         cwd: Option<String>,
     },
+    /// A UI replaces its item for `message_id` with this one.
+    #[serde(rename_all = "camelCase")]
+    Message {
+        /// The message the item shows.
+        message_id: String,
+        /// Who it is from.
+        role: MessageRole,
+        /// Its text so far, capped like live output.
+        text: String,
+        /// Where it is.
+        status: MessageStatus,
+    },
+    /// More text for a message shown before: a UI appends `text` to its item.
+    #[serde(rename_all = "camelCase")]
+    MessageAppended {
+        /// The message that grows.
+        message_id: String,
+        /// The delta, capped like an output chunk.
+        text: String,
+    },
+    /// A turn began or ended.
+    #[serde(rename_all = "camelCase")]
+    Turn {
+        /// The turn.
+        turn_id: String,
+        /// Whether it ended.
+        finished: bool,
+        /// Why it ended (ended turns).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stop_reason: Option<StopReason>,
+        /// Its token usage, when the harness sent it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        usage: Option<TokenUsage>,
+    },
+}
+
+/// Where a message is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageStatus {
+    /// More text may come.
+    Streaming,
+    /// Finished.
+    Complete,
 }
 
 /// The full state of one call's card.
@@ -71,6 +115,8 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
                 cwd: ctx.cwd.map(str::to_owned),
             };
         }
+        Change::Turn(turn) => return turn_update(turn),
+        Change::Message(m, change) => return message(m, change, caps),
         Change::Started(s) | Change::Finished(s) | Change::Snapshot(s) => (s, None),
         Change::Output(s, chunk) => (s, Some(chunk.end())),
     };
@@ -83,6 +129,41 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         result: snap.result.map(|v| degrade_result(v, state, caps)),
         streamed: snap.streamed.into_owned(),
     }))
+}
+
+fn turn_update(turn: Turn<'_>) -> ViewUpdate {
+    ViewUpdate::Turn {
+        turn_id: turn.turn_id.to_string(),
+        finished: turn.finished.is_some(),
+        stop_reason: turn.finished.map(|f| f.stop_reason),
+        usage: turn.finished.and_then(|f| f.usage),
+    }
+}
+
+/// A message's item, or its delta as an append (the live rule of call output).
+fn message(m: &MessageState, change: MessageChange<'_>, caps: &Capabilities) -> ViewUpdate {
+    let cap = caps.max_output_bytes;
+    let upto = match change {
+        MessageChange::Delta(chunk) => {
+            match live_text(m.started, chunk, cap, caps.output_appends) {
+                LiveChunk::Snapshot => Some(chunk.end()),
+                LiveChunk::Append(text) => {
+                    return ViewUpdate::MessageAppended {
+                        message_id: m.message_id.to_string(),
+                        text: text.to_owned(),
+                    };
+                }
+                LiveChunk::Nothing => return ViewUpdate::Unchanged,
+            }
+        }
+        MessageChange::Started | MessageChange::Finished | MessageChange::Snapshot => None,
+    };
+    ViewUpdate::Message {
+        message_id: m.message_id.to_string(),
+        role: m.role,
+        text: capped_text(&m.text, upto, cap).into_owned(),
+        status: super::transcript::status(m),
+    }
 }
 
 impl ViewUpdate {
@@ -105,6 +186,11 @@ impl ViewUpdate {
             ViewUpdate::OutputAppended { call_id, text } => call_id.len() + text.len(),
             ViewUpdate::Unchanged => 0,
             ViewUpdate::Session { cwd } => cwd.as_ref().map_or(0, String::len),
+            ViewUpdate::Message {
+                message_id, text, ..
+            }
+            | ViewUpdate::MessageAppended { message_id, text } => message_id.len() + text.len(),
+            ViewUpdate::Turn { turn_id, .. } => turn_id.len() + 64,
         }
     }
 }

@@ -30,7 +30,7 @@ use tokio::sync::{Mutex, watch};
 pub use lane::Delivered;
 pub use subscribe::{Start, SubscribeItem, Subscription};
 
-use crate::domain::{BatchError, CallId, CallPhase, Cursor, Epoch, EventId, SessionId};
+use crate::domain::{BatchError, Cursor, Epoch, EventId, Phase, SessionId, Subject};
 use crate::metrics::Metrics;
 use crate::render::{Capabilities, Target};
 use crate::store::{Change, SessionMeta, Store, StoreError, now_ms};
@@ -225,7 +225,7 @@ struct State {
     loaded_at: u64,
     meta: Option<SessionMeta>,
     inflight_ids: HashMap<EventId, (u64, u64)>,
-    inflight_calls: HashMap<CallId, (CallPhase, u64)>,
+    inflight_phases: HashMap<Subject, (Phase, u64)>,
     next_seq: u64,
 }
 

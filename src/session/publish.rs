@@ -11,12 +11,12 @@ use std::time::Duration;
 use tokio::sync::MutexGuard;
 
 use super::{Ack, Entry, Head, SessionError, Sessions, State};
-use crate::domain::{CallId, CallPhase, Cursor, EventId, Lifecycle, Pending, SessionId, ToolEvent};
+use crate::domain::{Cursor, EventId, Lifecycle, Pending, Phase, SessionId, Subject, ToolEvent};
 use crate::metrics::{FailureLabels, PublishResult, ResultLabels, StoreFailure};
 use crate::store::{Known, Record, SessionAppend, SessionMeta, StoreError, new_epoch};
 
 impl State {
-    /// What the store knows of `ids` and `calls`, with this session's appends in flight on top.
+    /// What the store knows of the events' ids and subjects, with this session's appends in flight on top.
     async fn known(
         &self,
         sessions: &Sessions,
@@ -33,21 +33,21 @@ impl State {
             .collect::<HashSet<_>>()
             .into_iter()
             .collect();
-        let calls: Vec<CallId> = events
+        let subjects: Vec<Subject> = events
             .iter()
-            .filter_map(|e| e.body.call_id().cloned())
+            .filter_map(|e| e.body.subject())
             .collect::<HashSet<_>>()
             .into_iter()
             .collect();
-        let mut known = sessions.store.known(session, ids, calls).await?;
+        let mut known = sessions.store.known(session, ids, subjects).await?;
         for e in events {
             if let Some(&(offset, _)) = self.inflight_ids.get(&e.event_id) {
                 known.events.insert(e.event_id.clone(), offset);
             }
-            if let Some(call) = e.body.call_id()
-                && let Some(&(phase, _)) = self.inflight_calls.get(call)
+            if let Some(subject) = e.body.subject()
+                && let Some(&(phase, _)) = self.inflight_phases.get(&subject)
             {
-                known.calls.insert(call.clone(), phase);
+                known.phases.insert(subject, phase);
             }
         }
         Ok(known)
@@ -219,7 +219,7 @@ impl Sessions {
         for (part, state) in parts.iter().zip(guards) {
             let batch: Vec<&ToolEvent> = part.events.iter().map(|&i| &events[i]).collect();
             let known = state.known(self, &part.entry.id, &batch).await?;
-            let lifecycle = Lifecycle::with_phases(known.calls.clone());
+            let lifecycle = Lifecycle::with_phases(known.phases.clone());
             let mut pending = Pending::default();
             let mut seen = HashSet::new();
             let fresh = part
@@ -264,7 +264,7 @@ impl Sessions {
             return None;
         }
         meta.calls += checked.lifecycle.new_calls(&checked.pending) as u64;
-        let calls: Vec<(CallId, CallPhase)> = checked
+        let phases: Vec<(Subject, Phase)> = checked
             .pending
             .changes()
             .map(|(id, phase)| (id.clone(), phase))
@@ -274,8 +274,8 @@ impl Sessions {
         for (id, &offset) in &batch_ids {
             state.inflight_ids.insert((*id).clone(), (offset, seq));
         }
-        for (id, phase) in &calls {
-            state.inflight_calls.insert(id.clone(), (*phase, seq));
+        for (id, phase) in &phases {
+            state.inflight_phases.insert(id.clone(), (*phase, seq));
         }
         let trim_before = self.retain(&mut meta);
         if let Some(keep_from) = trim_before {
@@ -289,7 +289,7 @@ impl Sessions {
             meta: meta.clone(),
             records,
             trim_before,
-            calls,
+            phases,
             loaded_at: state.loaded_at,
         };
         state.meta = Some(meta);
@@ -355,7 +355,7 @@ impl Sessions {
             } else {
                 // Durable now: the store answers for these ids and calls.
                 state.inflight_ids.retain(|_, (_, s)| *s != landed.seq);
-                state.inflight_calls.retain(|_, (_, s)| *s != landed.seq);
+                state.inflight_phases.retain(|_, (_, s)| *s != landed.seq);
             }
         }
         result?;

@@ -3,7 +3,7 @@
 use tokio_stream::StreamExt;
 
 use super::*;
-use crate::domain::{CallStarted, EventBody, ToolEvent};
+use crate::domain::{CallId, CallStarted, EventBody, ToolEvent};
 use crate::store::MemoryStore;
 use crate::store::{Record, SessionAppend};
 
@@ -44,9 +44,9 @@ impl Store for PanickingReads {
         &self,
         session: &SessionId,
         events: Vec<EventId>,
-        calls: Vec<CallId>,
+        subjects: Vec<Subject>,
     ) -> Result<crate::store::Known, StoreError> {
-        self.0.known(session, events, calls).await
+        self.0.known(session, events, subjects).await
     }
     async fn read(&self, _: &SessionId, _: u64, _: usize) -> Result<Vec<Record>, StoreError> {
         panic!("page 7 is damaged")

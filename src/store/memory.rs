@@ -5,14 +5,14 @@ use std::collections::{BTreeMap, HashMap};
 use parking_lot::Mutex;
 
 use super::{Durable, Known, Record, SessionAppend, SessionMeta, Store, StoreError};
-use crate::domain::{CallId, CallPhase, EventId, SessionId};
+use crate::domain::{EventId, Phase, SessionId, Subject};
 
 #[derive(Default)]
 struct Log {
     meta: Option<SessionMeta>,
     events: BTreeMap<u64, Record>,
     ids: HashMap<EventId, u64>,
-    calls: HashMap<CallId, CallPhase>,
+    phases: HashMap<Subject, Phase>,
 }
 
 /// Session logs in memory.
@@ -50,7 +50,7 @@ impl Store for MemoryStore {
                 }
                 log.events = kept;
             }
-            log.calls.extend(a.calls);
+            log.phases.extend(a.phases);
             log.meta = Some(a.meta);
         }
         Ok(Box::pin(std::future::ready(Ok(()))))
@@ -68,7 +68,7 @@ impl Store for MemoryStore {
         &self,
         session: &SessionId,
         events: Vec<EventId>,
-        calls: Vec<CallId>,
+        subjects: Vec<Subject>,
     ) -> Result<Known, StoreError> {
         let logs = self.logs.lock();
         let Some(log) = logs.get(session) else {
@@ -79,9 +79,9 @@ impl Store for MemoryStore {
                 .into_iter()
                 .filter_map(|id| log.ids.get(&id).map(|&o| (id, o)))
                 .collect(),
-            calls: calls
+            phases: subjects
                 .into_iter()
-                .filter_map(|id| log.calls.get(&id).map(|&p| (id, p)))
+                .filter_map(|id| log.phases.get(&id).map(|&p| (id, p)))
                 .collect(),
         })
     }

@@ -42,7 +42,7 @@ pub use memory::MemoryStore;
 
 use std::collections::HashMap;
 
-use crate::domain::{CallId, CallPhase, Epoch, EventId, SessionId, ToolEvent};
+use crate::domain::{Epoch, EventId, Phase, SessionId, Subject, ToolEvent};
 
 /// Resolves once an enqueued append is durable.
 pub type Durable = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'static>>;
@@ -85,21 +85,21 @@ pub struct SessionAppend {
     pub records: Vec<Record>,
     /// Delete the events before this offset (retention), if set; their ids are forgotten.
     pub trim_before: Option<u64>,
-    /// The phases the new events move calls to.
-    pub calls: Vec<(CallId, CallPhase)>,
+    /// The phases the new events move calls, messages and turns to.
+    pub phases: Vec<(Subject, Phase)>,
     /// The store generation ([`Store::generation`]) the session's state was read at: an append
     /// computed from state older than the last failed write is refused.
     pub loaded_at: u64,
 }
 
-/// What a session's log already holds of some event ids and calls: the answer to idempotency
-/// and lifecycle questions, without keeping a session's ids in memory.
+/// What a session's log already holds of some event ids and subjects (calls, messages, turns):
+/// the answer to idempotency and lifecycle questions, without keeping a session's ids in memory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Known {
     /// Retained events among those asked about, with their offsets.
     pub events: HashMap<EventId, u64>,
-    /// Calls among those asked about that the session has seen, with their phases.
-    pub calls: HashMap<CallId, CallPhase>,
+    /// Subjects among those asked about that the session has seen, with their phases.
+    pub phases: HashMap<Subject, Phase>,
 }
 
 /// An append to a session's log, as a store with other writers reports it.
@@ -186,12 +186,12 @@ pub trait Store: Send + Sync + 'static {
     async fn meta(&self, session: &SessionId) -> Result<Option<SessionMeta>, StoreError>;
 
     /// Which of `events` the session's log retains (and at which offsets) and which of
-    /// `calls` it has seen (and in which phase). Durable state only.
+    /// `subjects` it has seen (and in which phase). Durable state only.
     async fn known(
         &self,
         session: &SessionId,
         events: Vec<EventId>,
-        calls: Vec<CallId>,
+        subjects: Vec<Subject>,
     ) -> Result<Known, StoreError>;
 
     /// Up to `max` events with offsets greater than `after`, in order.

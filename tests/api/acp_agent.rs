@@ -18,7 +18,13 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn client_command(server: &str, session: &str, mode: &str, terminal: bool, want: usize) -> Command {
+pub(crate) fn client_command(
+    server: &str,
+    session: &str,
+    mode: &str,
+    terminal: bool,
+    want: usize,
+) -> Command {
     let mut cmd = Command::new("node");
     cmd.arg(root().join("tests/js/acp_client.mjs"))
         .arg(support::toolview_bin())
@@ -58,7 +64,7 @@ fn rendered(server: &str, session: &str, terminal: bool) -> Vec<Value> {
 }
 
 /// Every notification validates, and updates only calls the client was shown.
-fn check_notifications(notifications: &[Value]) {
+pub(crate) fn check_notifications(notifications: &[Value]) {
     let mut shown = HashSet::new();
     for n in notifications {
         let message =

@@ -22,7 +22,7 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn agui_client(args: &[&str]) -> Command {
+pub(crate) fn agui_client(args: &[&str]) -> Command {
     let mut cmd = Command::new("node");
     cmd.arg(root().join("tests/js/agui_client.mjs"))
         .args(args)
@@ -41,7 +41,7 @@ fn node_client(args: &[&str], stdin: Option<&str>) -> Value {
 
 /// The client's folded messages: every tool call once, each with exactly one result, and no
 /// result (or update) for a call it was not shown. Returns the results by call id.
-fn calls_and_results(report: &Value) -> HashMap<String, String> {
+pub(crate) fn calls_and_results(report: &Value) -> HashMap<String, String> {
     let messages = report["messages"].as_array().unwrap();
     let mut calls = HashMap::new();
     for m in messages.iter().filter(|m| m["role"] == "assistant") {
@@ -92,7 +92,7 @@ fn example_call_ids(jsonl: &str) -> Vec<String> {
     ids
 }
 
-fn endpoint(server: &ServerProcess) -> String {
+pub(crate) fn endpoint(server: &ServerProcess) -> String {
     format!("{}/ag-ui", server.url)
 }
 

@@ -6,6 +6,7 @@ mod acp_agent;
 mod agui;
 mod auth;
 mod cli;
+mod conversation;
 mod grpc_present;
 mod grpc_render;
 mod journal;

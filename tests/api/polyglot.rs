@@ -30,6 +30,9 @@ fn run(program: &Path, args: &[&str], envs: &[(&str, &str)]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Events the harness examples publish (one turn around five calls).
+const HARNESS_EVENTS: u64 = 25;
+
 /// What the Markdown subscriber must have printed for the examples' session.
 fn assert_received(markdown: &str) {
     let offsets: Vec<u64> = markdown
@@ -37,9 +40,18 @@ fn assert_received(markdown: &str) {
         .filter_map(|l| l.strip_prefix("--- offset "))
         .map(|n| n.parse().unwrap())
         .collect();
-    // The session start renders no Markdown; every call update does, in order.
-    assert_eq!(offsets, (2..=13).collect::<Vec<_>>(), "{markdown}");
+    // The session start renders no Markdown, nor does reasoning (offsets 5–7: the subscriber
+    // does not ask for it); every turn, message and call update does, in order.
+    let want: Vec<u64> = (2..=HARNESS_EVENTS)
+        .filter(|o| !(5..=7).contains(o))
+        .collect();
+    assert_eq!(offsets, want, "{markdown}");
     for expected in [
+        "---\n\n*turn turn-1*",
+        "**User:**\n\nMake the port configurable and check the tests.",
+        "**Assistant:**\n\nI'll read the config and run the tests.",
+        "**Assistant:**\n\nDone: the port comes from PORT; one test still fails.",
+        "*turn turn-1 ended (end\\_turn) · tokens: 1200 in, 340 out · context 5400/200000*",
         "**Tool Call: Read src/app.ts**\nStatus: Completed\n\n```ts\nexport const port = 8080\n// TODO: read from env\n```",
         "-export const port = 8080\n+export const port = Number(process.env.PORT)",
         "**Tool Call: npm test**\nStatus: In Progress",
@@ -70,7 +82,7 @@ async fn harness_then_subscriber(program: PathBuf, dir: &'static str, ext: &'sta
             &[&harness, "--server", &addr, "--session", "demo"],
             &[],
         );
-        assert_eq!(acks.lines().count(), 13, "{acks}");
+        assert_eq!(acks.lines().count(), HARNESS_EVENTS as usize, "{acks}");
         run(
             &program,
             &[
@@ -80,7 +92,7 @@ async fn harness_then_subscriber(program: PathBuf, dir: &'static str, ext: &'sta
                 "--session",
                 "demo",
                 "--count",
-                "13",
+                "25",
             ],
             &[],
         )
@@ -112,7 +124,7 @@ fn secure_harness_then_subscriber(program: &Path, dir: &str, ext: &str) -> Strin
         ],
         &[],
     );
-    assert_eq!(acks.lines().count(), 13, "{acks}");
+    assert_eq!(acks.lines().count(), HARNESS_EVENTS as usize, "{acks}");
     run(
         program,
         &[
@@ -122,7 +134,7 @@ fn secure_harness_then_subscriber(program: &Path, dir: &str, ext: &str) -> Strin
             "--session",
             session,
             "--count",
-            "13",
+            "25",
         ],
         &[
             ("TOOLVIEW_TOKEN", &token(&["subscribe"], &["team-a/*"])),

@@ -6,7 +6,7 @@
 //     MODE: load (session/load SESSION), new (session/new; the agent runs with --session),
 //     new-live (the same with --live-only). TERMINAL: the client's
 //     clientCapabilities._meta.terminal_output. WANT: notifications to wait for; "ready" goes
-//     to stderr after the first one.
+//     to stderr after the first one. TOOLVIEW_ACP_REASONING=1 runs the agent with --reasoning.
 //
 // Prints {init, loadedAfter, notifications, stopReason} as JSON, then ends the agent.
 import * as acp from "@agentclientprotocol/sdk";
@@ -17,6 +17,7 @@ const [bin, server, session, mode, terminal, want] = process.argv.slice(2);
 const args = ["acp", "--server", server];
 if (mode !== "load") args.push("--session", session);
 if (mode === "new-live") args.push("--live-only");
+if (process.env.TOOLVIEW_ACP_REASONING === "1") args.push("--reasoning");
 const agentProcess = spawn(bin, args, { stdio: ["pipe", "pipe", "inherit"] });
 
 const notifications = [];

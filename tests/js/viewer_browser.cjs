@@ -55,6 +55,16 @@ async function main() {
         text: c.textContent,
         links: [...c.querySelectorAll('a')].map((a) => a.getAttribute('href')),
       })),
+      messages: [...document.querySelectorAll('section.message')].map((m) => ({
+        id: m.dataset.message,
+        role: m.dataset.role,
+        status: m.dataset.status,
+        text: m.querySelector('.text').textContent,
+        // Text nodes: one per append applied.
+        textNodes: m.querySelector('.text').childNodes.length,
+        markup: m.querySelector('.text').children.length,
+      })),
+      turns: [...document.querySelectorAll('div.turn')].map((t) => t.textContent),
     }));
     summary.csp = response.headers()['content-security-policy'] ?? null;
     console.log(JSON.stringify(summary));

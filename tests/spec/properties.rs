@@ -432,12 +432,23 @@ mod events {
                     meta_json: meta.map(|m| m.to_string()).unwrap_or_default(),
                     view,
                 })),
+            // The conversation, in the same id space as the calls (ids are apart by kind).
+            1 => call().prop_map(|c| EventBody::TurnStarted(TurnStarted { turn_id: TurnId::new(c.as_str()).unwrap() })),
+            1 => (call(), any::<bool>(), any::<[u8; 2]>()).prop_map(|(c, cancelled, [a, b])| EventBody::TurnFinished(TurnFinished {
+                turn_id: TurnId::new(c.as_str()).unwrap(),
+                stop_reason: if cancelled { StopReason::Cancelled } else { StopReason::EndTurn },
+                usage: (a > 100).then_some(TokenUsage { input_tokens: a.into(), context_window: b.into(), ..TokenUsage::default() }),
+            })),
+            2 => (call(), proptest::sample::select(vec![MessageRole::User, MessageRole::Assistant, MessageRole::Reasoning]), arb_text())
+                .prop_map(|(c, role, text)| EventBody::MessageStarted(MessageStarted { message_id: MessageId::new(c.as_str()).unwrap(), role, text })),
+            3 => (call(), arb_text()).prop_map(|(c, text)| EventBody::MessageDelta(MessageDelta { message_id: MessageId::new(c.as_str()).unwrap(), text })),
+            1 => call().prop_map(|c| EventBody::MessageFinished(MessageFinished { message_id: MessageId::new(c.as_str()).unwrap() })),
         ]
     }
 
     fn arb_caps() -> impl Strategy<Value = Capabilities> {
         (
-            any::<[bool; 7]>(),
+            any::<[bool; 8]>(),
             proptest::sample::select(vec![0u64, 1, 5, 64]),
         )
             .prop_map(|(b, max_output_bytes)| Capabilities {
@@ -449,6 +460,7 @@ mod events {
                 max_output_bytes,
                 tool_colors: b[5],
                 output_appends: b[6],
+                reasoning: b[7],
             })
     }
 

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use toolview::domain::{CallId, CallPhase, EventId, SessionId};
+use toolview::domain::{CallId, EventId, MessageId, Phase, SessionId, Subject};
 use toolview::grpc::StorageCodec;
 #[cfg(feature = "jetstream")]
 use toolview::store::JetStreamStore;
@@ -191,8 +191,16 @@ fn meta(prev: Option<&SessionMeta>, first: u64, head: u64) -> SessionMeta {
     }
 }
 
+fn call() -> Subject {
+    Subject::call(&CallId::new("c").unwrap())
+}
+
+fn message() -> Subject {
+    Subject::message(&MessageId::new("c").unwrap())
+}
+
 fn append(s: &str, meta: SessionMeta, records: Vec<Record>, trim: Option<u64>) -> SessionAppend {
-    let phase = CallPhase {
+    let phase = Phase {
         started: true,
         finished: false,
     };
@@ -201,7 +209,7 @@ fn append(s: &str, meta: SessionMeta, records: Vec<Record>, trim: Option<u64>) -
         meta,
         records,
         trim_before: trim,
-        calls: vec![(CallId::new("c").unwrap(), phase)],
+        phases: vec![(call(), phase), (message(), phase)],
         loaded_at: 0,
     }
 }
@@ -280,9 +288,21 @@ async fn reads_take_ranges(b: &dyn Backend) {
 /// Several sessions in one append are applied together; `known` answers for ids and calls.
 async fn known_ids_and_calls(b: &dyn Backend) {
     let store = b.open().await;
+    // Event 2 starts message `c`: a store that rebuilds phases from its log (JetStream) must
+    // keep it apart from call `c`, as the others keep the phases they are given.
+    let mut k1 = records("k1", 1, 2);
+    let started = toolview::domain::EventBody::MessageStarted(toolview::domain::MessageStarted {
+        message_id: MessageId::new("c").unwrap(),
+        role: toolview::domain::MessageRole::Assistant,
+        text: "hi".into(),
+    });
+    k1[1].event = Arc::new(toolview::domain::ToolEvent {
+        body: started,
+        ..(*k1[1].event).clone()
+    });
     let done = store
         .append(vec![
-            append("k1", meta(None, 1, 2), records("k1", 1, 2), None),
+            append("k1", meta(None, 1, 2), k1, None),
             append("k2", meta(None, 1, 1), records("k2", 1, 1), None),
         ])
         .await
@@ -293,15 +313,22 @@ async fn known_ids_and_calls(b: &dyn Backend) {
         .known(
             &sid("k1"),
             ids(&["e1", "e2", "e9"]),
-            vec![CallId::new("c").unwrap()],
+            vec![
+                call(),
+                message(),
+                Subject::turn(&toolview::domain::TurnId::new("c").unwrap()),
+            ],
         )
         .await
         .unwrap();
     assert_eq!(known.events.len(), 2, "{}", b.name());
     assert_eq!(known.events[&EventId::new("e2").unwrap()], 2);
-    assert!(known.calls[&CallId::new("c").unwrap()].started);
+    assert!(known.phases[&call()].started, "{}", b.name());
+    // A message's phase is kept apart from the call with the same id; the turn was never seen.
+    assert!(known.phases[&message()].started, "{}", b.name());
+    assert_eq!(known.phases.len(), 2, "{}", b.name());
     let other = store.known(&sid("k3"), ids(&["e1"]), vec![]).await.unwrap();
-    assert!(other.events.is_empty() && other.calls.is_empty());
+    assert!(other.events.is_empty() && other.phases.is_empty());
     if b.lists_sessions() {
         let mut listed: Vec<String> = store
             .sessions()
@@ -384,12 +411,12 @@ async fn deletes_remove_one_session(b: &dyn Backend) {
         .known(
             &sid("d1"),
             vec![EventId::new("e1").unwrap()],
-            vec![CallId::new("c").unwrap()],
+            vec![call(), message()],
         )
         .await
         .unwrap();
     assert!(
-        known.events.is_empty() && known.calls.is_empty(),
+        known.events.is_empty() && known.phases.is_empty(),
         "{}",
         b.name()
     );

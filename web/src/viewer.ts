@@ -1,11 +1,13 @@
 // The toolview browser viewer: subscribes to one session (from the URL, `?session=ID`) over
-// gRPC-Web and renders its VIEW card snapshots live. Each update replaces its call's card.
+// gRPC-Web and renders its VIEW card snapshots live. Each update replaces its call's card;
+// messages (user, assistant, reasoning) and turn boundaries sit between the cards in order.
 // Without a session, it lists the sessions the token may see (`ListSessions`).
 
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { SessionService } from "./gen/toolview/v1/session_service_pb";
-import { CallStatus, Target, type CardSnapshot } from "./gen/toolview/v1/rendering_pb";
+import { CallStatus, MessageStatus, Target, type CardSnapshot, type MessageSnapshot, type TurnUpdate } from "./gen/toolview/v1/rendering_pb";
+import { MessageRole, StopReason } from "./gen/toolview/v1/events_pb";
 import type { ContentBlock, FileDiff, ToolCallView, ToolResultView } from "./gen/toolview/v1/views_pb";
 
 type Child = Node | string | null | undefined | false;
@@ -150,6 +152,33 @@ const STATUS: Record<number, [string, string]> = {
   [CallStatus.FAILED]: ["failed", "Failed"],
 };
 
+const ROLE: Record<number, [string, string]> = {
+  [MessageRole.USER]: ["user", "User"],
+  [MessageRole.ASSISTANT]: ["assistant", "Assistant"],
+  [MessageRole.REASONING]: ["reasoning", "Reasoning"],
+};
+
+/** A message item: its speaker and its text, always as a text node (never markup). */
+function renderMessage(m: MessageSnapshot): HTMLElement {
+  const [cls, label] = ROLE[m.role] ?? ["assistant", "?"];
+  const streaming = m.status === MessageStatus.STREAMING;
+  return el("section", { class: `message ${cls}`, "data-message": m.messageId, "data-role": cls, "data-status": streaming ? "streaming" : "complete" },
+    el("header", {}, el("span", { class: "speaker" }, label), streaming && el("span", { class: "muted" }, "…")),
+    el("div", { class: "text" }, m.text));
+}
+
+/** A turn boundary: a rule with the turn's id, and how it ended. */
+function renderTurn(t: TurnUpdate): HTMLElement {
+  let words = `turn ${t.turnId}`;
+  if (t.finished) {
+    const reason = StopReason[t.stopReason]?.toLowerCase() ?? "end_turn";
+    words += ` ended (${t.stopReason === StopReason.UNSPECIFIED ? "end_turn" : reason})`;
+    const u = t.usage;
+    if (u && (u.inputTokens || u.outputTokens)) words += ` · ${u.inputTokens} in, ${u.outputTokens} out tokens`;
+  }
+  return el("div", { class: "turn", "data-turn": t.turnId, "data-finished": String(t.finished) }, words);
+}
+
 function render(card: CardSnapshot): HTMLElement {
   const call = card.call;
   const kind = card.result?.card.case ?? call?.card.case ?? "generic";
@@ -221,6 +250,7 @@ async function main() {
   }
   header.textContent = `Session ${session}`;
   const byCall = new Map<string, { card: CardSnapshot; el: HTMLElement }>();
+  const byMessage = new Map<string, { message: MessageSnapshot; el: HTMLElement }>();
   state.textContent = "connecting";
   try {
     await client.getSession({ sessionId: session });
@@ -235,12 +265,13 @@ async function main() {
     sessionId: session,
     target: Target.VIEW,
     // Live output arrives as appends to the card shown before, not a snapshot per chunk.
-    capabilities: { terminal: true, diff: true, read: true, search: true, web: true, outputAppends: true },
+    capabilities: { terminal: true, diff: true, read: true, search: true, web: true, outputAppends: true, reasoning: true },
     start: { case: "fromBeginning", value: {} },
   })) {
     state.textContent = "live";
     if (res.item.case === "reset") {
       byCall.clear();
+      byMessage.clear();
       cards.replaceChildren();
       continue;
     }
@@ -257,6 +288,19 @@ async function main() {
       if (prev) prev.el.replaceWith(next);
       else cards.append(next);
       byCall.set(view.value.callId, { card: view.value, el: next });
+    } else if (view.case === "message") {
+      const next = renderMessage(view.value);
+      const prev = byMessage.get(view.value.messageId);
+      if (prev) prev.el.replaceWith(next);
+      else cards.append(next);
+      byMessage.set(view.value.messageId, { message: view.value, el: next });
+    } else if (view.case === "messageAppended") {
+      const shown = byMessage.get(view.value.messageId);
+      if (!shown) continue;
+      shown.message.text += view.value.text;
+      shown.el.querySelector(".text")!.append(view.value.text);
+    } else if (view.case === "turn") {
+      cards.append(renderTurn(view.value));
     } else if (view.case === "outputAppended") {
       const shown = byCall.get(view.value.callId);
       if (!shown) continue;

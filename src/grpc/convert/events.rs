@@ -48,6 +48,116 @@ pub enum ToolEventError {
     /// A bad `call_finished.view`.
     #[error("call_finished.view.{0}")]
     ResultView(ToolResultViewError),
+    /// A bad `turn_id` in the named event.
+    #[error("{0}.turn_id: {1}")]
+    TurnId(&'static str, IdError),
+    /// A bad `message_id` in the named event.
+    #[error("{0}.message_id: {1}")]
+    MessageId(&'static str, IdError),
+    /// `message_started.role` unset or not a known role.
+    #[error("message_started.role: {0}")]
+    Role(EnumError),
+    /// `turn_finished.stop_reason` not a known reason.
+    #[error("turn_finished.stop_reason: {0}")]
+    StopReason(EnumError),
+}
+
+/// A proto enum field that is unset where required, or holds a number the schema does not know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum EnumError {
+    /// Left at its `_UNSPECIFIED` zero.
+    #[error("not set")]
+    Unset,
+    /// A number that is not one of the enum's values.
+    #[error("unknown value {0}")]
+    Unknown(i32),
+}
+
+/// A message role from the wire.
+pub fn role_from_pb(n: i32) -> Result<d::MessageRole, EnumError> {
+    match pb::MessageRole::try_from(n).map_err(|_| EnumError::Unknown(n))? {
+        pb::MessageRole::Unspecified => Err(EnumError::Unset),
+        pb::MessageRole::User => Ok(d::MessageRole::User),
+        pb::MessageRole::Assistant => Ok(d::MessageRole::Assistant),
+        pb::MessageRole::Reasoning => Ok(d::MessageRole::Reasoning),
+    }
+}
+
+/// A message role on the wire.
+pub fn role_to_pb(r: d::MessageRole) -> pb::MessageRole {
+    match r {
+        d::MessageRole::User => pb::MessageRole::User,
+        d::MessageRole::Assistant => pb::MessageRole::Assistant,
+        d::MessageRole::Reasoning => pb::MessageRole::Reasoning,
+    }
+}
+
+/// A stop reason from the wire.
+pub fn stop_reason_from_pb(n: i32) -> Result<d::StopReason, EnumError> {
+    Ok(
+        match pb::StopReason::try_from(n).map_err(|_| EnumError::Unknown(n))? {
+            pb::StopReason::Unspecified => d::StopReason::Unspecified,
+            pb::StopReason::EndTurn => d::StopReason::EndTurn,
+            pb::StopReason::MaxTokens => d::StopReason::MaxTokens,
+            pb::StopReason::MaxTurnRequests => d::StopReason::MaxTurnRequests,
+            pb::StopReason::Refusal => d::StopReason::Refusal,
+            pb::StopReason::Cancelled => d::StopReason::Cancelled,
+        },
+    )
+}
+
+/// A stop reason on the wire.
+pub fn stop_reason_to_pb(r: d::StopReason) -> pb::StopReason {
+    match r {
+        d::StopReason::Unspecified => pb::StopReason::Unspecified,
+        d::StopReason::EndTurn => pb::StopReason::EndTurn,
+        d::StopReason::MaxTokens => pb::StopReason::MaxTokens,
+        d::StopReason::MaxTurnRequests => pb::StopReason::MaxTurnRequests,
+        d::StopReason::Refusal => pb::StopReason::Refusal,
+        d::StopReason::Cancelled => pb::StopReason::Cancelled,
+    }
+}
+
+impl From<pb::TokenUsage> for d::TokenUsage {
+    fn from(u: pb::TokenUsage) -> Self {
+        let pb::TokenUsage {
+            input_tokens,
+            output_tokens,
+            cached_input_tokens,
+            reasoning_tokens,
+            context_tokens,
+            context_window,
+        } = u;
+        d::TokenUsage {
+            input_tokens,
+            output_tokens,
+            cached_input_tokens,
+            reasoning_tokens,
+            context_tokens,
+            context_window,
+        }
+    }
+}
+
+impl From<d::TokenUsage> for pb::TokenUsage {
+    fn from(u: d::TokenUsage) -> Self {
+        let d::TokenUsage {
+            input_tokens,
+            output_tokens,
+            cached_input_tokens,
+            reasoning_tokens,
+            context_tokens,
+            context_window,
+        } = u;
+        pb::TokenUsage {
+            input_tokens,
+            output_tokens,
+            cached_input_tokens,
+            reasoning_tokens,
+            context_tokens,
+            context_window,
+        }
+    }
 }
 
 impl TryFrom<pb::ToolEvent> for d::ToolEvent {
@@ -63,6 +173,8 @@ impl TryFrom<pb::ToolEvent> for d::ToolEvent {
         let session_id = d::SessionId::new(session_id).map_err(E::SessionId)?;
         let event_id = d::EventId::new(event_id).map_err(E::EventId)?;
         let call_id = |field, id| d::CallId::new(id).map_err(|e| E::CallId(field, e));
+        let turn_id = |field, id| d::TurnId::new(id).map_err(|e| E::TurnId(field, e));
+        let message_id = |field, id| d::MessageId::new(id).map_err(|e| E::MessageId(field, e));
         let body = match event.ok_or(E::EventUnset)? {
             Event::SessionStarted(pb::SessionStarted { cwd }) => {
                 d::EventBody::SessionStarted(d::SessionStarted { cwd })
@@ -108,6 +220,41 @@ impl TryFrom<pb::ToolEvent> for d::ToolEvent {
                         .map_err(E::ResultView)?,
                 })
             }
+            Event::TurnStarted(pb::TurnStarted { turn_id: id }) => {
+                d::EventBody::TurnStarted(d::TurnStarted {
+                    turn_id: turn_id("turn_started", id)?,
+                })
+            }
+            Event::TurnFinished(pb::TurnFinished {
+                turn_id: id,
+                stop_reason,
+                usage,
+            }) => d::EventBody::TurnFinished(d::TurnFinished {
+                turn_id: turn_id("turn_finished", id)?,
+                stop_reason: stop_reason_from_pb(stop_reason).map_err(E::StopReason)?,
+                usage: usage.map(Into::into),
+            }),
+            Event::MessageStarted(pb::MessageStarted {
+                message_id: id,
+                role,
+                text,
+            }) => d::EventBody::MessageStarted(d::MessageStarted {
+                message_id: message_id("message_started", id)?,
+                role: role_from_pb(role).map_err(E::Role)?,
+                text,
+            }),
+            Event::MessageDelta(pb::MessageDelta {
+                message_id: id,
+                text,
+            }) => d::EventBody::MessageDelta(d::MessageDelta {
+                message_id: message_id("message_delta", id)?,
+                text,
+            }),
+            Event::MessageFinished(pb::MessageFinished { message_id: id }) => {
+                d::EventBody::MessageFinished(d::MessageFinished {
+                    message_id: message_id("message_finished", id)?,
+                })
+            }
         };
         Ok(d::ToolEvent {
             session_id,
@@ -140,6 +287,26 @@ impl From<d::ToolEvent> for pb::ToolEvent {
                 is_error: f.is_error,
                 meta_json: f.meta_json,
                 view: f.view.map(Into::into),
+            }),
+            d::EventBody::TurnStarted(t) => Event::TurnStarted(pb::TurnStarted {
+                turn_id: t.turn_id.to_string(),
+            }),
+            d::EventBody::TurnFinished(t) => Event::TurnFinished(pb::TurnFinished {
+                turn_id: t.turn_id.to_string(),
+                stop_reason: stop_reason_to_pb(t.stop_reason).into(),
+                usage: t.usage.map(Into::into),
+            }),
+            d::EventBody::MessageStarted(m) => Event::MessageStarted(pb::MessageStarted {
+                message_id: m.message_id.to_string(),
+                role: role_to_pb(m.role).into(),
+                text: m.text,
+            }),
+            d::EventBody::MessageDelta(m) => Event::MessageDelta(pb::MessageDelta {
+                message_id: m.message_id.to_string(),
+                text: m.text,
+            }),
+            d::EventBody::MessageFinished(m) => Event::MessageFinished(pb::MessageFinished {
+                message_id: m.message_id.to_string(),
             }),
         };
         pb::ToolEvent {
@@ -299,5 +466,83 @@ mod tests {
         }));
         let domain = d::ToolEvent::try_from(e.clone()).unwrap();
         assert_eq!(pb::ToolEvent::from(domain), e);
+        let conversation = [
+            Event::TurnStarted(pb::TurnStarted {
+                turn_id: "t1".into(),
+            }),
+            Event::MessageStarted(pb::MessageStarted {
+                message_id: "m1".into(),
+                role: pb::MessageRole::Reasoning.into(),
+                text: "hm".into(),
+            }),
+            Event::MessageDelta(pb::MessageDelta {
+                message_id: "m1".into(),
+                text: "…".into(),
+            }),
+            Event::MessageFinished(pb::MessageFinished {
+                message_id: "m1".into(),
+            }),
+            Event::TurnFinished(pb::TurnFinished {
+                turn_id: "t1".into(),
+                stop_reason: pb::StopReason::MaxTokens.into(),
+                usage: Some(pb::TokenUsage {
+                    input_tokens: 3,
+                    context_window: 9,
+                    ..Default::default()
+                }),
+            }),
+        ];
+        for event in conversation {
+            let e = pb::ToolEvent {
+                session_id: "s".into(),
+                event_id: "e".into(),
+                event: Some(event),
+            };
+            let domain = d::ToolEvent::try_from(e.clone()).unwrap();
+            assert_eq!(pb::ToolEvent::from(domain), e);
+        }
+    }
+
+    #[test]
+    fn conversation_fields_are_named() {
+        let event = |event| pb::ToolEvent {
+            session_id: "s".into(),
+            event_id: "e".into(),
+            event: Some(event),
+        };
+        let error = |e| d::ToolEvent::try_from(event(e)).unwrap_err().to_string();
+        assert_eq!(
+            error(Event::MessageStarted(pb::MessageStarted::default())),
+            "message_started.message_id: must not be empty"
+        );
+        let unset = pb::MessageStarted {
+            message_id: "m".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            error(Event::MessageStarted(unset.clone())),
+            "message_started.role: not set"
+        );
+        let unknown = pb::MessageStarted { role: 42, ..unset };
+        assert_eq!(
+            error(Event::MessageStarted(unknown)),
+            "message_started.role: unknown value 42"
+        );
+        let finished = pb::TurnFinished {
+            turn_id: "t".into(),
+            stop_reason: -1,
+            usage: None,
+        };
+        assert_eq!(
+            error(Event::TurnFinished(finished)),
+            "turn_finished.stop_reason: unknown value -1"
+        );
+        assert_eq!(
+            error(Event::MessageDelta(pb::MessageDelta {
+                message_id: "a/b".into(),
+                text: String::new(),
+            })),
+            "message_delta.message_id: may only contain [A-Za-z0-9._:-], found '/'"
+        );
     }
 }

@@ -6,7 +6,7 @@ mod value;
 mod views;
 
 pub use events::{
-    MetaJsonError, PresentInput, PresentRequestError, ToolEventError, check_meta_json,
+    EnumError, MetaJsonError, PresentInput, PresentRequestError, ToolEventError, check_meta_json,
     events_from_pb,
 };
 pub use rendering::{

@@ -1,10 +1,15 @@
 //! Targets, capabilities and rendered updates.
 
-use super::events::{ToolEventError, events_from_pb};
+use super::events::{
+    EnumError, ToolEventError, events_from_pb, role_from_pb, role_to_pb, stop_reason_from_pb,
+    stop_reason_to_pb,
+};
 use super::views::{Indexed, ToolCallViewError, ToolResultViewError};
 use crate::domain::{self as d, Cursor, Epoch, EpochError};
 use crate::grpc::pb;
-use crate::render::{Body, CallStatus, Capabilities, CardSnapshot, Rendered, Target, ViewUpdate};
+use crate::render::{
+    Body, CallStatus, Capabilities, CardSnapshot, MessageStatus, Rendered, Target, ViewUpdate,
+};
 
 /// An unset or unknown target.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -47,6 +52,7 @@ impl From<pb::Capabilities> for Capabilities {
             max_output_bytes,
             tool_colors,
             output_appends,
+            reasoning,
         } = c;
         Capabilities {
             terminal,
@@ -57,6 +63,7 @@ impl From<pb::Capabilities> for Capabilities {
             max_output_bytes,
             tool_colors,
             output_appends,
+            reasoning,
         }
     }
 }
@@ -72,6 +79,7 @@ impl From<Capabilities> for pb::Capabilities {
             max_output_bytes,
             tool_colors,
             output_appends,
+            reasoning,
         } = c;
         pb::Capabilities {
             terminal,
@@ -82,6 +90,7 @@ impl From<Capabilities> for pb::Capabilities {
             max_output_bytes,
             tool_colors,
             output_appends,
+            reasoning,
         }
     }
 }
@@ -112,6 +121,37 @@ impl From<ViewUpdate> for pb::ViewUpdate {
             ViewUpdate::OutputAppended { call_id, text } => {
                 Update::OutputAppended(pb::OutputAppended { call_id, text })
             }
+            ViewUpdate::Message {
+                message_id,
+                role,
+                text,
+                status,
+            } => Update::Message(pb::MessageSnapshot {
+                message_id,
+                role: role_to_pb(role).into(),
+                text,
+                status: match status {
+                    MessageStatus::Streaming => pb::MessageStatus::Streaming,
+                    MessageStatus::Complete => pb::MessageStatus::Complete,
+                }
+                .into(),
+            }),
+            ViewUpdate::MessageAppended { message_id, text } => {
+                Update::MessageAppended(pb::MessageAppended { message_id, text })
+            }
+            ViewUpdate::Turn {
+                turn_id,
+                finished,
+                stop_reason,
+                usage,
+            } => Update::Turn(pb::TurnUpdate {
+                turn_id,
+                finished,
+                stop_reason: stop_reason
+                    .map_or(pb::StopReason::Unspecified, stop_reason_to_pb)
+                    .into(),
+                usage: usage.map(Into::into),
+            }),
             ViewUpdate::Unchanged => return pb::ViewUpdate { update: None },
         };
         pb::ViewUpdate {
@@ -132,6 +172,15 @@ pub enum ViewUpdateError {
     /// A bad result view.
     #[error("card.result.{0}")]
     Result(ToolResultViewError),
+    /// An unset or unknown message role.
+    #[error("message.role: {0}")]
+    Role(EnumError),
+    /// An unknown message status.
+    #[error("message.status: unknown status {0}")]
+    MessageStatus(i32),
+    /// An unknown stop reason.
+    #[error("turn.stop_reason: {0}")]
+    StopReason(EnumError),
 }
 
 /// A VIEW update as a client reads it (`toolview tail` draws cards from them).
@@ -148,6 +197,40 @@ impl TryFrom<pb::ViewUpdate> for ViewUpdate {
             Some(Update::OutputAppended(pb::OutputAppended { call_id, text })) => {
                 ViewUpdate::OutputAppended { call_id, text }
             }
+            Some(Update::MessageAppended(pb::MessageAppended { message_id, text })) => {
+                ViewUpdate::MessageAppended { message_id, text }
+            }
+            Some(Update::Message(pb::MessageSnapshot {
+                message_id,
+                role,
+                text,
+                status,
+            })) => ViewUpdate::Message {
+                message_id,
+                role: role_from_pb(role).map_err(ViewUpdateError::Role)?,
+                text,
+                status: match pb::MessageStatus::try_from(status) {
+                    Ok(pb::MessageStatus::Streaming) => MessageStatus::Streaming,
+                    Ok(pb::MessageStatus::Complete) => MessageStatus::Complete,
+                    Ok(pb::MessageStatus::Unspecified) | Err(_) => {
+                        return Err(ViewUpdateError::MessageStatus(status));
+                    }
+                },
+            },
+            Some(Update::Turn(pb::TurnUpdate {
+                turn_id,
+                finished,
+                stop_reason,
+                usage,
+            })) => ViewUpdate::Turn {
+                turn_id,
+                finished,
+                stop_reason: finished
+                    .then(|| stop_reason_from_pb(stop_reason))
+                    .transpose()
+                    .map_err(ViewUpdateError::StopReason)?,
+                usage: usage.map(Into::into),
+            },
             Some(Update::Card(c)) => {
                 let pb::CardSnapshot {
                     call_id,
@@ -230,6 +313,7 @@ pub fn rendered_update(r: Rendered, cursor: Option<Cursor>) -> pb::RenderedUpdat
         pb::RenderedUpdate {
             cursor: cursor.map(Into::into),
             call_id: r.call_id.unwrap_or_default(),
+            message_id: r.message_id.unwrap_or_default(),
             body: Some(body),
         }
     }

@@ -7,7 +7,7 @@
 use redb::{ReadableDatabase, TableDefinition, TableHandle};
 
 use super::StoreError;
-use crate::domain::CallPhase;
+use crate::domain::Phase;
 use crate::store::{Record, RecordCodec, SessionMeta};
 
 /// (session id, offset) → [`encode_event`].
@@ -96,12 +96,12 @@ pub fn decode_meta(
     codec.decode_meta(body).map_err(damaged)
 }
 
-pub fn phase_bits(p: CallPhase) -> u8 {
+pub fn phase_bits(p: Phase) -> u8 {
     u8::from(p.started) | (u8::from(p.finished) << 1)
 }
 
-pub fn phase_of(bits: u8) -> CallPhase {
-    CallPhase {
+pub fn phase_of(bits: u8) -> Phase {
+    Phase {
         started: bits & 1 != 0,
         finished: bits & 2 != 0,
     }

@@ -132,7 +132,9 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::domain::{CallFinished, CallId, CallStarted, EventBody, EventId, SessionId};
+    use crate::domain::{
+        CallFinished, CallId, CallStarted, EventBody, EventId, SessionId, Subject,
+    };
     use crate::store::{EmbeddedStore, Store};
 
     fn event(n: u32, body: EventBody) -> ToolEvent {
@@ -204,12 +206,12 @@ mod tests {
             .known(
                 &s,
                 vec![EventId::new("e2").unwrap()],
-                vec![CallId::new("c1").unwrap()],
+                vec![Subject::call(&CallId::new("c1").unwrap())],
             )
             .await
             .unwrap();
         assert_eq!(known.events.get(&EventId::new("e2").unwrap()), Some(&2));
-        let phase = known.calls[&CallId::new("c1").unwrap()];
+        let phase = known.phases[&Subject::call(&CallId::new("c1").unwrap())];
         assert!(phase.started && phase.finished);
         store.close().await;
     }

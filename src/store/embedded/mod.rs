@@ -25,7 +25,7 @@ use redb::{Database, ReadableDatabase, ReadableTable};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::{Durable, Known, Record, RecordCodec, SessionAppend, SessionMeta, Store, StoreError};
-use crate::domain::{CallId, EventId, SessionId};
+use crate::domain::{EventId, SessionId, Subject};
 use format::{CALLS, EVENTS, IDS, SESSIONS, decode_event, decode_meta, phase_of};
 use writer::{Request, Shared, Work, writer_loop};
 
@@ -317,7 +317,7 @@ impl Store for EmbeddedStore {
         &self,
         session: &SessionId,
         events: Vec<EventId>,
-        calls: Vec<CallId>,
+        subjects: Vec<Subject>,
     ) -> Result<Known, StoreError> {
         let sid = session.to_string();
         // The overlay first (see overlay.rs), then the database for the rest.
@@ -331,9 +331,9 @@ impl Store for EmbeddedStore {
                     None => events_left.push(id),
                 }
             }
-            for call in calls {
+            for call in subjects {
                 match overlay.call(&sid, call.as_str()) {
-                    Some(phase) => drop(known.calls.insert(call, phase)),
+                    Some(phase) => drop(known.phases.insert(call, phase)),
                     None => calls_left.push(call),
                 }
             }
@@ -356,7 +356,7 @@ impl Store for EmbeddedStore {
             }
             for call in calls_left {
                 if let Some(bits) = phases.get((sid.as_str(), call.as_str())).map_err(storage)? {
-                    known.calls.insert(call, phase_of(bits.value()));
+                    known.phases.insert(call, phase_of(bits.value()));
                 }
             }
             Ok(known)

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::domain::CallPhase;
+use crate::domain::Phase;
 use crate::store::{Record, SessionAppend, SessionMeta};
 
 struct Pending {
@@ -17,7 +17,7 @@ struct Pending {
     /// Offset → (sequence, record); contiguous up to the head.
     records: BTreeMap<u64, (u64, Record)>,
     ids: HashMap<String, (u64, u64)>,
-    calls: HashMap<String, (u64, CallPhase)>,
+    calls: HashMap<String, (u64, Phase)>,
 }
 
 /// The unapplied groups' state, by session.
@@ -69,8 +69,8 @@ impl Overlay {
                 p.records = p.records.split_off(&before);
                 p.ids.retain(|_, (_, offset)| *offset >= before);
             }
-            for (call, phase) in &a.calls {
-                p.calls.insert(call.to_string(), (seq, *phase));
+            for (subject, phase) in &a.phases {
+                p.calls.insert(subject.as_str().to_owned(), (seq, *phase));
             }
         }
     }
@@ -126,7 +126,7 @@ impl Overlay {
         self.sessions.get(sid)?.ids.get(id).map(|v| v.1)
     }
 
-    pub fn call(&self, sid: &str, call: &str) -> Option<CallPhase> {
+    pub fn call(&self, sid: &str, call: &str) -> Option<Phase> {
         self.sessions.get(sid)?.calls.get(call).map(|v| v.1)
     }
 

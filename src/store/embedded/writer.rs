@@ -217,9 +217,9 @@ fn entry(codec: &dyn RecordCodec, a: &SessionAppend) -> Entry {
             .collect(),
         trim_before: a.trim_before,
         calls: a
-            .calls
+            .phases
             .iter()
-            .map(|(c, p)| (c.to_string(), phase_bits(*p)))
+            .map(|(c, p)| (c.as_str().to_owned(), phase_bits(*p)))
             .collect(),
     }
 }

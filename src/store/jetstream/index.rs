@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use crate::domain::{CallId, CallPhase, Epoch, EventId, ToolEvent};
+use crate::domain::{Epoch, EventId, Phase, Subject, ToolEvent};
 use crate::store::{Known, SessionMeta};
 
 /// One stored message, read back: the event and what its headers say of the log.
@@ -42,7 +42,7 @@ pub struct Index {
     /// Per retained offset from `first`: its stream sequence and event id.
     entries: VecDeque<(u64, EventId)>,
     ids: HashMap<EventId, u64>,
-    phases: HashMap<CallId, CallPhase>,
+    phases: HashMap<Subject, Phase>,
     /// Events kept (the stream's `max_msgs_per_subject`); 0 keeps all.
     max_events: u64,
 }
@@ -124,8 +124,8 @@ impl Index {
         let event = &stored.event;
         self.entries.push_back((stored.seq, event.event_id.clone()));
         self.ids.insert(event.event_id.clone(), stored.offset);
-        if let Some(call) = event.body.call_id() {
-            let phase = self.phases.entry(call.clone()).or_default();
+        if let Some(subject) = event.body.subject() {
+            let phase = self.phases.entry(subject).or_default();
             *phase = phase.after(&event.body);
         }
         self.created_ms = stored.created_ms;
@@ -156,14 +156,14 @@ impl Index {
         }
     }
 
-    /// What the log retains of `events` and has seen of `calls`.
-    pub fn known(&self, events: Vec<EventId>, calls: Vec<CallId>) -> Known {
+    /// What the log retains of `events` and has seen of `subjects`.
+    pub fn known(&self, events: Vec<EventId>, subjects: Vec<Subject>) -> Known {
         Known {
             events: events
                 .into_iter()
                 .filter_map(|id| self.ids.get(&id).map(|&o| (id, o)))
                 .collect(),
-            calls: calls
+            phases: subjects
                 .into_iter()
                 .filter_map(|id| self.phases.get(&id).map(|&p| (id, p)))
                 .collect(),
@@ -174,7 +174,7 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{CallStarted, EventBody, SessionId};
+    use crate::domain::{CallId, CallStarted, EventBody, SessionId};
 
     fn stored(seq: u64, offset: u64) -> Stored {
         Stored {
@@ -209,10 +209,10 @@ mod tests {
         assert_eq!((meta.first_offset, meta.head_offset), (2, 3));
         let known = index.known(
             vec![EventId::new("e1").unwrap(), EventId::new("e3").unwrap()],
-            vec![CallId::new("c1").unwrap()],
+            vec![Subject::call(&CallId::new("c1").unwrap())],
         );
         assert_eq!(known.events.len(), 1, "e1 was trimmed");
-        assert_eq!(known.calls.len(), 1, "calls are remembered");
+        assert_eq!(known.phases.len(), 1, "calls are remembered");
         assert_eq!(index.read_from(0), 12);
         assert_eq!(index.read_from(2), 13);
         assert_eq!(index.read_from(3), 16);

@@ -13,7 +13,7 @@ use tokio_stream::StreamExt as _;
 
 use super::index::{Index, Stored};
 use super::{Inner, Slot, subject};
-use crate::domain::{CallId, Epoch, EventId, SessionId};
+use crate::domain::{Epoch, EventId, SessionId, Subject};
 use crate::store::{Known, Record, RecordCodec, SessionMeta, StoreError};
 
 /// Messages per batch direct get (the server's most).
@@ -318,7 +318,7 @@ impl Inner {
         &self,
         session: &SessionId,
         events: Vec<EventId>,
-        calls: Vec<CallId>,
+        subjects: Vec<Subject>,
     ) -> Result<Known, StoreError> {
         let slot = self.slot(session);
         let mut index = slot.lock().await;
@@ -327,7 +327,7 @@ impl Inner {
         }
         Ok(index
             .as_ref()
-            .map(|ix| ix.known(events, calls))
+            .map(|ix| ix.known(events, subjects))
             .unwrap_or_default())
     }
 

@@ -37,7 +37,7 @@ use self::index::Index;
 use super::{
     Change, Durable, Known, Record, RecordCodec, SessionAppend, SessionMeta, Store, StoreError,
 };
-use crate::domain::{CallId, EventId, SessionId};
+use crate::domain::{EventId, SessionId, Subject};
 
 /// Appends in flight at most (enqueued and not yet acknowledged by the stream): beyond, an
 /// append waits (back-pressure), as it waits for the embedded store's queue.
@@ -329,9 +329,9 @@ impl Store for JetStreamStore {
         &self,
         session: &SessionId,
         events: Vec<EventId>,
-        calls: Vec<CallId>,
+        subjects: Vec<Subject>,
     ) -> Result<Known, StoreError> {
-        self.inner.known(session, events, calls).await
+        self.inner.known(session, events, subjects).await
     }
 
     async fn read(

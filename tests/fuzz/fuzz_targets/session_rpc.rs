@@ -77,6 +77,7 @@ fuzz_target!(|data: &[u8]| {
                     max_output_bytes: u64::from(pick) * 64,
                     tool_colors: pick & 0x04 != 0,
                     output_appends: pick & 0x01 != 0,
+                    reasoning: pick & 0x02 != 0,
                 }),
                 start: Some(pb::subscribe_request::Start::FromBeginning(
                     pb::StartFromBeginning {},

@@ -119,6 +119,7 @@ pub fn request(
             max_output_bytes: 0,
             tool_colors: false,
             output_appends: false,
+            reasoning: terminal,
         }),
         start: Some(start),
     }

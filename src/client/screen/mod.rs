@@ -14,10 +14,11 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use crate::domain::ToolResultView;
+use crate::domain::{MessageRole, ToolResultView};
 use crate::render::card::Snapshot;
 use crate::render::{
-    CallStatus, Capabilities, CardSnapshot, ViewUpdate, ansi_card, markdown_card, visible,
+    CallStatus, Capabilities, CardSnapshot, MessageStatus, TurnLine, ViewUpdate, ansi_card,
+    markdown_card, message_ansi, message_markdown, turn_ansi, turn_markdown, visible,
 };
 
 /// How cards are drawn.
@@ -84,14 +85,32 @@ struct Card {
     printed: usize,
 }
 
+/// A message as `tail` has it: printed once, complete (a streaming one runs in the region).
+#[derive(Debug, Clone)]
+struct Message {
+    role: MessageRole,
+    text: String,
+    status: MessageStatus,
+}
+
+/// What the screen lists, in the order it appeared: calls and messages by id (their own id
+/// spaces), and turn lines kept for a transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Key {
+    Call(String),
+    Message(String),
+    Line(String),
+}
+
 /// The cards of one session as `tail` has them, and what is on the screen.
 pub struct Screen {
     style: Style,
     mode: Mode,
     caps: Capabilities,
     cards: HashMap<String, Card>,
-    /// Call ids in the order their cards appeared.
-    order: Vec<String>,
+    messages: HashMap<String, Message>,
+    /// Items in the order they appeared.
+    order: Vec<Key>,
     /// Lines the running region takes on the terminal now.
     region: usize,
     /// The call whose live lines were printed last (Plain).
@@ -107,6 +126,7 @@ impl Screen {
             mode,
             caps,
             cards: HashMap::new(),
+            messages: HashMap::new(),
             order: Vec::new(),
             region: 0,
             last_live: None,
@@ -136,6 +156,79 @@ impl Screen {
                 Ok(())
             }
             ViewUpdate::Card(snap) => self.card(*snap, out),
+            ViewUpdate::Message {
+                message_id,
+                role,
+                text,
+                status,
+            } => self.message(message_id, Message { role, text, status }, out),
+            ViewUpdate::MessageAppended { message_id, text } => {
+                let Some(m) = self.messages.get_mut(&message_id) else {
+                    return Ok(());
+                };
+                m.text.push_str(&text);
+                if self.mode == Mode::Terminal {
+                    self.dirty = true;
+                }
+                Ok(())
+            }
+            ViewUpdate::Turn {
+                turn_id,
+                finished,
+                stop_reason,
+                usage,
+            } => {
+                let line = TurnLine {
+                    turn_id: &turn_id,
+                    finished: finished.then(|| {
+                        (
+                            stop_reason.unwrap_or(crate::domain::StopReason::Unspecified),
+                            usage,
+                        )
+                    }),
+                };
+                let line = match self.style {
+                    Style::Ansi => turn_ansi(&line),
+                    Style::Markdown => turn_markdown(&line),
+                };
+                match self.mode {
+                    Mode::Transcript => self.order.push(Key::Line(line)),
+                    Mode::Terminal | Mode::Plain => {
+                        self.erase(out)?;
+                        write!(out, "{line}\n\n")?;
+                        self.dirty = self.mode == Mode::Terminal;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn message(&mut self, id: String, message: Message, out: &mut impl Write) -> io::Result<()> {
+        let complete = message.status == MessageStatus::Complete;
+        if self.messages.insert(id.clone(), message).is_none() {
+            self.order.push(Key::Message(id.clone()));
+        }
+        match (self.mode, complete) {
+            (Mode::Transcript, _) | (Mode::Plain, false) => {}
+            (Mode::Terminal, false) => self.dirty = true,
+            (Mode::Terminal | Mode::Plain, true) => {
+                self.erase(out)?;
+                let key = Key::Message(id.clone());
+                self.order.retain(|k| *k != key);
+                let m = self.messages.remove(&id).expect("just stored");
+                write!(out, "{}\n\n", self.message_text(&m))?;
+                self.dirty = self.mode == Mode::Terminal;
+            }
+        }
+        Ok(())
+    }
+
+    /// A message as the style draws it.
+    fn message_text(&self, m: &Message) -> String {
+        match self.style {
+            Style::Ansi => message_ansi(m.role, &m.text, m.status),
+            Style::Markdown => visible(&message_markdown(m.role, &m.text, m.status)).into_owned(),
         }
     }
 
@@ -145,7 +238,7 @@ impl Screen {
         match self.cards.get_mut(&id) {
             Some(card) => card.snap = snap,
             None => {
-                self.order.push(id.clone());
+                self.order.push(Key::Call(id.clone()));
                 self.cards.insert(id.clone(), Card { snap, printed: 0 });
             }
         }
@@ -174,7 +267,7 @@ impl Screen {
 
     /// Drops a finished card (follow modes keep only what can still change).
     fn forget(&mut self, id: &str) -> Card {
-        self.order.retain(|o| o != id);
+        self.order.retain(|o| !matches!(o, Key::Call(c) if c == id));
         if self.last_live.as_deref() == Some(id) {
             self.last_live = None;
         }
@@ -245,8 +338,11 @@ impl Screen {
         let running: Vec<Vec<String>> = self
             .order
             .iter()
-            .filter_map(|id| self.cards.get(id))
-            .map(|card| self.card_lines(&card.snap, max))
+            .filter_map(|key| match key {
+                Key::Call(id) => self.cards.get(id).map(|c| self.card_lines(&c.snap, max)),
+                Key::Message(id) => self.messages.get(id).map(|m| message_lines(m, max)),
+                Key::Line(_) => None,
+            })
             .collect();
         // Each running card gets an equal share of the height: its first line (the tool) and
         // its newest lines.
@@ -285,8 +381,21 @@ impl Screen {
     /// running are printed as they are (Terminal and Plain), so nothing shown is lost.
     pub fn finish(&mut self, out: &mut impl Write) -> io::Result<()> {
         self.erase(out)?;
-        let ids = std::mem::take(&mut self.order);
-        for id in &ids {
+        let keys = std::mem::take(&mut self.order);
+        for key in &keys {
+            let id = match key {
+                Key::Call(id) => id,
+                Key::Message(id) => {
+                    if let Some(m) = self.messages.get(id) {
+                        write!(out, "{}\n\n", self.message_text(m))?;
+                    }
+                    continue;
+                }
+                Key::Line(line) => {
+                    write!(out, "{line}\n\n")?;
+                    continue;
+                }
+            };
             if self.mode == Mode::Plain {
                 self.live_lines(id, true, out)?;
             }
@@ -299,6 +408,7 @@ impl Screen {
             }
         }
         self.cards.clear();
+        self.messages.clear();
         out.flush()
     }
 
@@ -316,10 +426,20 @@ impl Screen {
     pub fn reset(&mut self, out: &mut impl Write) -> io::Result<()> {
         self.erase(out)?;
         self.cards.clear();
+        self.messages.clear();
         self.order.clear();
         self.last_live = None;
         Ok(())
     }
+}
+
+/// A running message's lines on a terminal: its speaker and its newest lines.
+fn message_lines(m: &Message, max: usize) -> Vec<String> {
+    let from = nth_newline_from_end(&m.text, max.min(LIVE_LINES));
+    message_ansi(m.role, &m.text[from..], m.status)
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// A card whose output was printed already, drawn without it.
@@ -372,150 +492,4 @@ fn fit(line: &str, cols: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::{TerminalCallView, TerminalExit, TerminalResultView, ToolCallView};
-
-    fn card(id: &str, status: CallStatus, streamed: &str) -> ViewUpdate {
-        let result = (status != CallStatus::InProgress).then(|| {
-            ToolResultView::Terminal(TerminalResultView {
-                title: None,
-                output: Some(streamed.to_owned()),
-                exit: Some(TerminalExit::Code(0)),
-            })
-        });
-        ViewUpdate::Card(Box::new(CardSnapshot {
-            call_id: id.into(),
-            tool_name: "bash".into(),
-            status,
-            call: Some(ToolCallView::Terminal(TerminalCallView {
-                title: format!("make {id}"),
-                description: None,
-                cwd: None,
-            })),
-            result,
-            streamed: streamed.into(),
-        }))
-    }
-
-    fn append(id: &str, text: &str) -> ViewUpdate {
-        ViewUpdate::OutputAppended {
-            call_id: id.into(),
-            text: text.into(),
-        }
-    }
-
-    fn run(mode: Mode, updates: Vec<ViewUpdate>) -> String {
-        let mut screen = Screen::new(Style::Ansi, mode, Capabilities::all(true));
-        let mut out = Vec::new();
-        for u in updates {
-            screen.apply(u, &mut out).unwrap();
-            if screen.dirty() {
-                screen.draw(Size { rows: 10, cols: 40 }, &mut out).unwrap();
-            }
-        }
-        screen.finish(&mut out).unwrap();
-        String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn plain_prints_lines_as_they_come_and_each_card_once_without_them() {
-        let out = run(
-            Mode::Plain,
-            vec![
-                card("c1", CallStatus::InProgress, ""),
-                append("c1", "one\ntw"),
-                append("c1", "o\n"),
-                card("c1", CallStatus::Completed, "one\ntwo\n"),
-            ],
-        );
-        assert_eq!(out.matches("one").count(), 1, "{out}");
-        assert_eq!(out.matches("make c1").count(), 1, "{out}");
-        assert!(out.find("one").unwrap() < out.find("make c1").unwrap());
-        assert!(out.contains("[exit 0]"), "{out}");
-    }
-
-    #[test]
-    fn plain_labels_interleaved_output_by_call() {
-        let out = run(
-            Mode::Plain,
-            vec![
-                card("a", CallStatus::InProgress, ""),
-                card("b", CallStatus::InProgress, ""),
-                append("a", "a1\n"),
-                append("b", "b1\n"),
-                append("a", "a2\n"),
-            ],
-        );
-        assert_eq!(out.matches("── bash a ──").count(), 2, "{out}");
-        assert_eq!(out.matches("── bash b ──").count(), 1, "{out}");
-        // The running cards are printed once at the end, without their printed output.
-        assert_eq!(out.matches("a1").count(), 1, "{out}");
-    }
-
-    #[test]
-    fn terminal_region_fits_the_screen_and_a_finished_card_is_printed_once() {
-        let many: String = (0..50).map(|i| format!("line {i}\n")).collect();
-        let mut screen = Screen::new(Style::Ansi, Mode::Terminal, Capabilities::all(true));
-        let mut out = Vec::new();
-        screen
-            .apply(card("c1", CallStatus::InProgress, ""), &mut out)
-            .unwrap();
-        screen.apply(append("c1", &many), &mut out).unwrap();
-        screen.draw(Size { rows: 10, cols: 40 }, &mut out).unwrap();
-        assert!(screen.region <= 9, "{}", screen.region);
-        let drawn = String::from_utf8_lossy(&out).into_owned();
-        assert!(drawn.contains("line 49") && !drawn.contains("line 10\n"));
-        screen
-            .apply(card("c1", CallStatus::Completed, &many), &mut out)
-            .unwrap();
-        screen.finish(&mut out).unwrap();
-        let all = String::from_utf8_lossy(&out).into_owned();
-        let final_card = &all[drawn.len()..];
-        assert_eq!(final_card.matches("make c1").count(), 1);
-        assert!(final_card.contains("line 0") && final_card.contains("line 49"));
-    }
-
-    #[test]
-    fn a_notice_on_the_terminal_clears_the_region_and_it_is_drawn_again() {
-        let size = Size { rows: 10, cols: 40 };
-        let mut screen = Screen::new(Style::Ansi, Mode::Terminal, Capabilities::all(true));
-        let mut out = Vec::new();
-        screen
-            .apply(card("c1", CallStatus::InProgress, ""), &mut out)
-            .unwrap();
-        screen.draw(size, &mut out).unwrap();
-        let drawn = screen.region;
-        assert!(drawn > 0 && !screen.dirty());
-        out.clear();
-        screen.make_room(&mut out).unwrap();
-        assert_eq!(screen.region, 0);
-        assert!(screen.dirty());
-        assert!(String::from_utf8_lossy(&out).starts_with(&format!("\x1b[{drawn}A")));
-        screen.draw(size, &mut out).unwrap();
-        assert_eq!(screen.region, drawn);
-    }
-
-    #[test]
-    fn transcript_prints_every_card_once_in_its_last_state() {
-        let out = run(
-            Mode::Transcript,
-            vec![
-                card("a", CallStatus::InProgress, ""),
-                append("a", "x\n"),
-                card("a", CallStatus::Completed, "x\n"),
-                card("b", CallStatus::InProgress, ""),
-                append("b", "y\n"),
-            ],
-        );
-        assert_eq!(out.matches("make a").count(), 1, "{out}");
-        assert_eq!(out.matches("make b").count(), 1, "{out}");
-        assert!(out.contains("[exit 0]") && out.contains('y'), "{out}");
-    }
-
-    #[test]
-    fn fit_cuts_visible_width_and_keeps_colours() {
-        assert_eq!(fit("\x1b[2mabcdef\x1b[0m", 3), "\x1b[2mabc\x1b[0m");
-        assert_eq!(fit("a\tb", 10), "a       b");
-    }
-}
+mod tests;

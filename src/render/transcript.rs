@@ -1,0 +1,205 @@
+//! The conversation in the text targets: messages and turn boundaries as Markdown and ANSI, for
+//! the MARKDOWN and ANSI targets and for `toolview tail` (which draws them from VIEW updates with
+//! the same functions). A message's text is untrusted like tool output: escaped for Markdown (so
+//! an answer's own Markdown shows as text, never as a link, image or HTML), made visible for a
+//! terminal.
+
+use super::cap::{LiveChunk, capped_text, live_text};
+use super::card::Capabilities;
+use super::fold::{MessageChange, MessageState, Turn};
+use super::markdown_text::escape;
+use super::view::MessageStatus;
+use super::visible::visible;
+use crate::domain::{MessageRole, StopReason, TokenUsage};
+
+const RESET: &str = "\x1b[0m";
+const BOLD: &str = "\x1b[1m";
+const DIM: &str = "\x1b[2m";
+const CYAN: &str = "\x1b[36m";
+
+/// A turn boundary as the text targets and `tail` show it.
+#[derive(Debug, Clone, Copy)]
+pub struct TurnLine<'a> {
+    /// The turn.
+    pub turn_id: &'a str,
+    /// How it ended, when it did: its stop reason and usage.
+    pub finished: Option<(StopReason, Option<TokenUsage>)>,
+}
+
+impl<'a> From<Turn<'a>> for TurnLine<'a> {
+    fn from(t: Turn<'a>) -> Self {
+        TurnLine {
+            turn_id: t.turn_id.as_str(),
+            finished: t.finished.map(|f| (f.stop_reason, f.usage)),
+        }
+    }
+}
+
+/// A message's text for a text target's snapshot: `None` when the update shows nothing (a delta
+/// past the output cap).
+pub(super) fn message_text<'a>(
+    m: &'a MessageState,
+    change: MessageChange<'_>,
+    caps: &Capabilities,
+) -> Option<std::borrow::Cow<'a, str>> {
+    let cap = caps.max_output_bytes;
+    let upto = match change {
+        MessageChange::Delta(chunk) => match live_text(m.started, chunk, cap, false) {
+            LiveChunk::Nothing => return None,
+            LiveChunk::Snapshot | LiveChunk::Append(_) => Some(chunk.end()),
+        },
+        MessageChange::Started | MessageChange::Finished | MessageChange::Snapshot => None,
+    };
+    Some(capped_text(&m.text, upto, cap))
+}
+
+/// Where a message is, as its item says.
+pub(super) fn status(m: &MessageState) -> MessageStatus {
+    if m.finished {
+        MessageStatus::Complete
+    } else {
+        MessageStatus::Streaming
+    }
+}
+
+fn label(role: MessageRole) -> &'static str {
+    match role {
+        MessageRole::User => "User",
+        MessageRole::Assistant => "Assistant",
+        MessageRole::Reasoning => "Reasoning",
+    }
+}
+
+/// A message in Markdown: its speaker in bold, its text escaped; reasoning as a quote.
+pub fn message_markdown(role: MessageRole, text: &str, status: MessageStatus) -> String {
+    let more = match status {
+        MessageStatus::Streaming => " …",
+        MessageStatus::Complete => "",
+    };
+    let head = format!("**{}:**{more}", label(role));
+    let text = escape(text);
+    match role {
+        MessageRole::User | MessageRole::Assistant if text.is_empty() => head,
+        MessageRole::User | MessageRole::Assistant => format!("{head}\n\n{text}"),
+        MessageRole::Reasoning => std::iter::once(head.as_str())
+            .chain(text.split('\n').filter(|_| !text.is_empty()))
+            .map(|line| format!("> {line}").trim_end().to_owned())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+/// A message for a terminal: its speaker, then its text made visible; reasoning dimmed.
+pub fn message_ansi(role: MessageRole, text: &str, status: MessageStatus) -> String {
+    let more = match status {
+        MessageStatus::Streaming => " …",
+        MessageStatus::Complete => "",
+    };
+    let text = visible(text);
+    let (head, style) = match role {
+        MessageRole::User => (format!("{BOLD}{CYAN}› User{more}{RESET}"), ""),
+        MessageRole::Assistant => (format!("{BOLD}● Assistant{more}{RESET}"), ""),
+        MessageRole::Reasoning => (format!("{DIM}∴ Reasoning{more}{RESET}"), DIM),
+    };
+    let mut lines = vec![head];
+    if !text.is_empty() {
+        // Styled line by line: a terminal UI may draw any line alone.
+        lines.extend(text.split('\n').map(|l| {
+            if style.is_empty() || l.is_empty() {
+                l.to_owned()
+            } else {
+                format!("{style}{l}{RESET}")
+            }
+        }));
+    }
+    lines.join("\n")
+}
+
+/// What a turn's end says: its stop reason and the token counts known.
+fn turn_words(turn: &TurnLine<'_>) -> String {
+    let id = turn.turn_id;
+    let Some((reason, usage)) = turn.finished else {
+        return format!("turn {id}");
+    };
+    let mut words = format!("turn {id} ended ({})", reason.acp_name());
+    if let Some(u) = usage {
+        let counts: Vec<String> = [
+            ("in", u.input_tokens),
+            ("out", u.output_tokens),
+            ("cached", u.cached_input_tokens),
+            ("reasoning", u.reasoning_tokens),
+        ]
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(what, n)| format!("{n} {what}"))
+        .collect();
+        if !counts.is_empty() {
+            words.push_str(&format!(" · tokens: {}", counts.join(", ")));
+        }
+        if u.context_window > 0 {
+            words.push_str(&format!(
+                " · context {}/{}",
+                u.context_tokens, u.context_window
+            ));
+        }
+    }
+    words
+}
+
+/// A turn boundary in Markdown: a rule at its start, an italic line at its end. Turn ids are
+/// of the id alphabet, which escaping leaves alone but `_` and `.`.
+pub fn turn_markdown(turn: &TurnLine<'_>) -> String {
+    let words = escape(&turn_words(turn));
+    match turn.finished {
+        None => format!("---\n\n*{words}*"),
+        Some(_) => format!("*{words}*"),
+    }
+}
+
+/// A turn boundary for a terminal: a dim rule.
+pub fn turn_ansi(turn: &TurnLine<'_>) -> String {
+    format!("{DIM}── {} ──{RESET}", visible(&turn_words(turn)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markup_in_messages_is_text() {
+        let md = message_markdown(
+            MessageRole::Assistant,
+            "see [x](http://evil) <b>",
+            MessageStatus::Complete,
+        );
+        assert_eq!(md, "**Assistant:**\n\nsee \\[x\\](http\\://evil) \\<b\\>");
+        let quote = message_markdown(MessageRole::Reasoning, "a\n# b", MessageStatus::Streaming);
+        assert_eq!(quote, "> **Reasoning:** …\n> a\n> \\# b");
+        let ansi = message_ansi(MessageRole::User, "hi\x1b[2J", MessageStatus::Complete);
+        assert!(!ansi.contains("\x1b[2J"), "{ansi:?}");
+    }
+
+    #[test]
+    fn turn_lines_say_reason_and_usage() {
+        let usage = TokenUsage {
+            input_tokens: 10,
+            output_tokens: 2,
+            context_tokens: 12,
+            context_window: 100,
+            ..TokenUsage::default()
+        };
+        let end = TurnLine {
+            turn_id: "t1",
+            finished: Some((StopReason::EndTurn, Some(usage))),
+        };
+        assert_eq!(
+            turn_words(&end),
+            "turn t1 ended (end_turn) · tokens: 10 in, 2 out · context 12/100"
+        );
+        let start = TurnLine {
+            turn_id: "t1",
+            finished: None,
+        };
+        assert_eq!(turn_markdown(&start), "---\n\n*turn t1*");
+    }
+}
