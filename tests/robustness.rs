@@ -14,12 +14,13 @@ const MIB: usize = 1 << 20;
 const LIMIT: usize = 4 * MIB;
 const CEILING: usize = LIMIT / 8;
 
-const TARGETS: [pb::Target; 5] = [
+const TARGETS: [pb::Target; 6] = [
     pb::Target::View,
     pb::Target::Acp,
     pb::Target::AgUi,
     pb::Target::Markdown,
     pb::Target::Ansi,
+    pb::Target::AiSdk,
 ];
 
 /// The bytes of an update's body (what the 4 MiB message must hold).

@@ -323,6 +323,7 @@ fn target_name(t: Target) -> &'static str {
         Target::AgUi => "ag_ui",
         Target::Markdown => "markdown",
         Target::Ansi => "ansi",
+        Target::AiSdk => "ai_sdk",
     }
 }
 
@@ -340,7 +341,7 @@ fn show(body: &Body) -> String {
             })
             .collect::<Vec<_>>()
             .join("\n"),
-        Body::AgUi(events) => events
+        Body::AgUi(events) | Body::AiSdk(events) => events
             .iter()
             .map(|e| pretty(e))
             .collect::<Vec<_>>()
@@ -359,6 +360,7 @@ fn every_target_card_and_capability() {
         Target::AgUi,
         Target::Markdown,
         Target::Ansi,
+        Target::AiSdk,
     ];
     let mut all = scenarios();
     all.push(("conversation", conversation(), 0));

@@ -18,12 +18,12 @@ use std::sync::Arc;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
 use crate::auth::{Authenticator, Right};
 use crate::error::Error;
+use crate::http_edge::refusal;
 use crate::session::Sessions;
 pub use options::RunOptions;
 
@@ -58,15 +58,9 @@ async fn run(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let body = match body {
+    let body = match crate::http_edge::body(body, endpoint.max_body) {
         Ok(body) => body,
-        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return refusal(Error::TooLarge(format!(
-                "request body: over the limit of {} bytes (--max-message-size)",
-                endpoint.max_body
-            )));
-        }
-        Err(e) => return refusal(Error::invalid(format!("request body: {}", e.body_text()))),
+        Err(e) => return refusal(e),
     };
     match start(&endpoint, &headers, &body).await {
         Ok(stream) => (
@@ -89,13 +83,7 @@ async fn start(
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<stream::RunStream, Error> {
-    let authorization = match headers.get(header::AUTHORIZATION) {
-        None => None,
-        Some(v) => Some(v.to_str().map_err(|_| {
-            Error::Unauthenticated("the Authorization header is not ASCII text".into())
-        })?),
-    };
-    let access = endpoint.auth.authenticate(authorization)?;
+    let access = crate::http_edge::authenticate(&endpoint.auth, headers)?;
     let last_event_id = match headers.get("last-event-id") {
         None => None,
         Some(v) => Some(
@@ -106,38 +94,4 @@ async fn start(
     let options = RunOptions::parse(body, last_event_id)?;
     access.require(Right::Subscribe, &options.session)?;
     stream::open(endpoint.sessions.clone(), options, access.valid_until()).await
-}
-
-/// A refused request: an HTTP status and `{"error", "code"}` (the gRPC code name the same
-/// refusal gets over gRPC).
-fn refusal(e: Error) -> Response {
-    let status = match &e {
-        Error::InvalidArgument(_) => StatusCode::BAD_REQUEST,
-        Error::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
-        Error::PermissionDenied(_) => StatusCode::FORBIDDEN,
-        Error::TooLarge(_) | Error::Lagging(_) => StatusCode::PAYLOAD_TOO_LARGE,
-        Error::NotFound(_) => StatusCode::NOT_FOUND,
-        Error::Lifecycle(_) | Error::Aborted(_) => StatusCode::CONFLICT,
-        Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-        Error::Unimplemented(_) => StatusCode::NOT_IMPLEMENTED,
-        Error::DataLoss(_) | Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    let status_code = tonic::Status::from(e);
-    let body = json!({
-        "error": status_code.message(),
-        "code": crate::grpc::code_name(status_code.code()),
-    });
-    let mut response = (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response();
-    if status == StatusCode::UNAUTHORIZED {
-        response.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            header::HeaderValue::from_static("Bearer"),
-        );
-    }
-    response
 }

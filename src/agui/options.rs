@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::domain::{Cursor, Epoch, SessionId};
 use crate::error::Error;
+use crate::http_edge::CapsInput;
 use crate::render::Capabilities;
 use crate::session::Start;
 
@@ -54,26 +55,6 @@ struct CursorInput {
     offset: Value,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct CapsInput {
-    #[serde(default)]
-    terminal: bool,
-    #[serde(default)]
-    diff: bool,
-    #[serde(default)]
-    read: bool,
-    #[serde(default)]
-    search: bool,
-    #[serde(default)]
-    web: bool,
-    #[serde(default)]
-    max_output_bytes: u64,
-    /// Show reasoning messages (`REASONING_MESSAGE_*`).
-    #[serde(default)]
-    reasoning: bool,
-}
-
 impl RunOptions {
     /// Reads a request body and its `Last-Event-ID` header (`<epoch>:<offset>`, as the stream's
     /// `id:` lines carry). Errors name the field.
@@ -119,23 +100,13 @@ impl RunOptions {
             (None, true) => Start::LiveOnly,
             (None, false) => Start::FromBeginning,
         };
+        // AG-UI streams output chunks as events of their own: `outputAppends` changes nothing.
         let caps = toolview.capabilities.unwrap_or_default();
         Ok(RunOptions {
             session,
             start,
             follow: toolview.follow.unwrap_or(true),
-            caps: Capabilities {
-                terminal: caps.terminal,
-                diff: caps.diff,
-                read: caps.read,
-                search: caps.search,
-                web: caps.web,
-                max_output_bytes: caps.max_output_bytes,
-                tool_colors: false,
-                // AG-UI streams chunks as events of their own.
-                output_appends: false,
-                reasoning: caps.reasoning,
-            },
+            caps: caps.into(),
         })
     }
 

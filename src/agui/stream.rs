@@ -9,12 +9,12 @@ use std::time::SystemTime;
 
 use axum::body::Bytes;
 use futures_util::Stream;
-use tokio_stream::StreamExt;
 
 use super::RunOptions;
 use crate::error::Error;
+use crate::http_edge::{Feed, FeedOptions, Next};
 use crate::render::{Body, RunFrame, Target};
-use crate::session::{SessionError, Sessions, Start, SubscribeItem, Subscription};
+use crate::session::{Sessions, SubscribeItem};
 
 /// The response body of a run.
 pub type RunStream = Pin<Box<dyn Stream<Item = Result<Bytes, std::convert::Infallible>> + Send>>;
@@ -27,11 +27,8 @@ enum Phase {
 }
 
 struct Run {
-    items: Subscription,
+    feed: Feed,
     frame: RunFrame,
-    /// Without following: the run ends once this offset is sent (`Some(0)`: nothing to send).
-    until: Option<u64>,
-    expires: Option<Pin<Box<tokio::time::Sleep>>>,
     phase: Phase,
 }
 
@@ -41,37 +38,22 @@ pub async fn open(
     options: RunOptions,
     valid_until: Option<SystemTime>,
 ) -> Result<RunStream, Error> {
-    // Without following: the head to stop at (`Some(0)`: nothing to send), and the cursor a
-    // run resumed at the head already has (it finishes at once, with that cursor).
-    let (until, last) = if options.follow {
-        (None, None)
-    } else {
-        match sessions.info(&options.session).await {
-            Ok(info) => match &options.start {
-                Start::After(c)
-                    if c.epoch == info.meta.epoch && c.offset >= info.meta.head_offset =>
-                {
-                    (Some(0), Some(c.clone()))
-                }
-                _ => (Some(info.meta.head_offset), None),
-            },
-            Err(SessionError::NotFound(_)) => (Some(0), None),
-            Err(e) => return Err(e.into()),
-        }
-    };
-    let start = match (&options.start, until) {
-        // Without following, "live only" has nothing to show.
-        (Start::LiveOnly, Some(_)) => Start::FromBeginning,
-        (start, _) => start.clone(),
-    };
+    let feed = Feed::open(
+        &sessions,
+        FeedOptions {
+            session: &options.session,
+            start: &options.start,
+            follow: options.follow,
+            target: Target::AgUi,
+            caps: options.caps,
+            valid_until,
+        },
+    )
+    .await?;
+    let last = feed.at_head.clone();
     let run = Run {
-        items: sessions.subscribe(&options.session, Target::AgUi, options.caps, start),
+        feed,
         frame: RunFrame::new(options.session.as_str(), options.run_id(), last),
-        until,
-        expires: valid_until.map(|t| {
-            let left = t.duration_since(SystemTime::now()).unwrap_or_default();
-            Box::pin(tokio::time::sleep(left))
-        }),
         phase: Phase::Start,
     };
     Ok(Box::pin(futures_util::stream::unfold(
@@ -104,27 +86,20 @@ impl Run {
             Phase::Start => {
                 self.phase = Phase::Streaming;
                 event(&mut out, &self.frame.started(), None);
-                if self.until == Some(0) {
+                if self.feed.until == Some(0) {
                     self.finish(&mut out);
                 }
                 return Some(out);
             }
             Phase::Streaming => {}
         }
-        let next = match self.expires.as_mut() {
-            Some(expires) => tokio::select! {
-                item = self.items.next() => Some(item),
-                () = expires => None,
-            },
-            None => Some(self.items.next().await),
-        };
-        match next {
-            None => {
+        match self.feed.next().await {
+            Next::Expired => {
                 let message = "the token expired; resume with a new one after the last cursor";
                 event(&mut out, &RunFrame::error(message, "UNAUTHENTICATED"), None);
                 self.phase = Phase::Done;
             }
-            Some(Some(Ok(SubscribeItem::Update { delivered, cursor }))) => {
+            Next::Item(Some(Ok(SubscribeItem::Update { delivered, cursor }))) => {
                 let id = format!("{}:{}", cursor.epoch.as_str(), cursor.offset);
                 let offset = cursor.offset;
                 match &delivered.rendered.body {
@@ -145,30 +120,29 @@ impl Run {
                         self.frame.delivered(cursor);
                     }
                 }
-                if self.until.is_some_and(|until| offset >= until) {
+                if self.feed.ends_after(Some(offset)) {
                     self.finish(&mut out);
                 }
             }
-            Some(Some(Ok(SubscribeItem::Heartbeat { head }))) => {
+            Next::Item(Some(Ok(SubscribeItem::Heartbeat { head }))) => {
                 out.push_str(&format!(": heartbeat {head}\n\n"));
-                // Heartbeats come only to a stream with nothing left to send.
-                if self.until.is_some() {
+                if self.feed.ends_after(None) {
                     self.finish(&mut out);
                 }
             }
-            Some(Some(Ok(SubscribeItem::Reset { epoch, head }))) => {
+            Next::Item(Some(Ok(SubscribeItem::Reset { epoch, head }))) => {
                 for e in self.frame.reset(epoch.as_str(), head) {
                     event(&mut out, &e, None);
                 }
             }
-            Some(Some(Err(e))) => {
+            Next::Item(Some(Err(e))) => {
                 let status = tonic::Status::from(Error::from(e));
                 let code = crate::grpc::code_name(status.code());
                 event(&mut out, &RunFrame::error(status.message(), code), None);
                 self.phase = Phase::Done;
             }
             // The subscription ended cleanly (the server is shutting down).
-            Some(None) => self.finish(&mut out),
+            Next::Item(None) => self.finish(&mut out),
         }
         Some(out)
     }

@@ -253,6 +253,8 @@ pub enum TargetArg {
     Acp,
     /// AG-UI events (JSON lines).
     AgUi,
+    /// The AI SDK's UI message stream chunks (JSON lines).
+    AiSdk,
     /// The structured card updates (JSON lines).
     View,
 }
@@ -265,6 +267,7 @@ impl From<TargetArg> for crate::render::Target {
             TargetArg::Markdown => Target::Markdown,
             TargetArg::Acp => Target::Acp,
             TargetArg::AgUi => Target::AgUi,
+            TargetArg::AiSdk => Target::AiSdk,
             TargetArg::View => Target::View,
         }
     }

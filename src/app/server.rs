@@ -143,8 +143,10 @@ impl Server {
             .layer(tonic_web::GrpcWebLayer::new());
         let hosts = super::web::AllowedHosts::new(config.listen, &config.allowed_hosts);
         let agui = crate::agui::routes(sessions.clone(), auth.clone(), config.max_message_size);
+        let ai_sdk = crate::aisdk::routes(sessions.clone(), auth.clone(), config.max_message_size);
         let app = super::web::routes()
             .merge(agui)
+            .merge(ai_sdk)
             .merge(grpc)
             .layer(super::web::cors(&config.cors_origins))
             .layer(axum::middleware::from_fn_with_state(

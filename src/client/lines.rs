@@ -43,7 +43,9 @@ pub fn print_update(update: &pb::RenderedUpdate, out: &mut impl Write) -> std::i
         // to the terminal. ANSI is made safe by its renderer (only its own colours remain).
         Some(Body::Markdown(s)) => writeln!(out, "{}\n", crate::render::visible(s)),
         Some(Body::Ansi(s)) => writeln!(out, "{s}\n"),
-        Some(Body::Acp(m) | Body::AgUi(m)) => m.json.iter().try_for_each(|j| writeln!(out, "{j}")),
+        Some(Body::Acp(m) | Body::AgUi(m) | Body::AiSdk(m)) => {
+            m.json.iter().try_for_each(|j| writeln!(out, "{j}"))
+        }
         Some(Body::View(_)) | None => {
             writeln!(out, "{}", to_json(update, "toolview.v1.RenderedUpdate"))
         }
@@ -113,11 +115,19 @@ pub fn render_offline(
     if let Some(run) = &mut run {
         writeln!(out, "{}", run.started())?;
     }
+    // The AI SDK's stream is one message: `start` before the updates, `finish` after them.
+    let thread = events.first().map_or("offline", |e| e.session_id.as_str());
+    if target == Target::AiSdk {
+        writeln!(out, "{}", render::ai_sdk_frame::start(thread))?;
+    }
     for rendered in render::render_all("", &events, target, &caps) {
         print_framed(&pb::RenderedUpdate::from(rendered), run.as_mut(), out)?;
     }
     if let Some(end) = run.as_mut().and_then(RunFrame::end) {
         writeln!(out, "{end}")?;
+    }
+    if target == Target::AiSdk {
+        writeln!(out, "{}", render::ai_sdk_frame::finish())?;
     }
     Ok(())
 }

@@ -13,7 +13,7 @@ use super::screen::{Mode, Screen, Size, Style};
 use super::{Followed, Follower, Remote, connect, print_framed};
 use crate::grpc::code_name;
 use crate::grpc::pb::{self, subscribe_request::Start};
-use crate::render::{Capabilities, RunFrame, Target, ViewUpdate};
+use crate::render::{Capabilities, RunFrame, Target, ViewUpdate, ai_sdk_frame};
 
 /// The longest a terminal's running cards wait for a redraw while updates keep coming: at most
 /// 20 redraws a second, each at most a screenful, however fast the output.
@@ -53,7 +53,7 @@ pub async fn tail(
     let style = match target {
         Target::Ansi => Some(Style::Ansi),
         Target::Markdown => Some(Style::Markdown),
-        Target::View | Target::Acp | Target::AgUi => None,
+        Target::View | Target::Acp | Target::AgUi | Target::AiSdk => None,
     };
     let head = describe(server, session, follow).await?;
     // Without following: the log as it is now, up to its head (nothing for no session).
@@ -99,6 +99,11 @@ pub async fn tail(
     if let Some(run) = &mut run {
         writeln!(out, "{}", run.started())?;
     }
+    // The AI SDK's stream is one message: `start` first, `finish` at the end.
+    let ai_sdk = target == Target::AiSdk;
+    if ai_sdk {
+        writeln!(out, "{}", ai_sdk_frame::start(session))?;
+    }
     let mut follower = Follower::new(server.clone(), session, target, caps, start, follow);
     loop {
         let reached = match follower.next().await {
@@ -111,6 +116,11 @@ pub async fn tail(
                 if let Some(run) = run.as_mut() {
                     for event in run.reset(&epoch, head) {
                         writeln!(out, "{event}")?;
+                    }
+                }
+                if ai_sdk {
+                    for chunk in ai_sdk_frame::reset(session, &epoch, head) {
+                        writeln!(out, "{chunk}")?;
                     }
                 }
                 0
@@ -128,6 +138,10 @@ pub async fn tail(
                     writeln!(out, "{error}")?;
                     out.flush()?;
                 }
+                if ai_sdk {
+                    writeln!(out, "{}", ai_sdk_frame::error(status.message()))?;
+                    out.flush()?;
+                }
                 anyhow::bail!("{}: {}", status.code(), status.message());
             }
         };
@@ -138,6 +152,10 @@ pub async fn tail(
     }
     if let Some(end) = run.as_mut().and_then(RunFrame::end) {
         writeln!(out, "{end}")?;
+        out.flush()?;
+    }
+    if ai_sdk {
+        writeln!(out, "{}", ai_sdk_frame::finish())?;
         out.flush()?;
     }
     Ok(())

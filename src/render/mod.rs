@@ -12,12 +12,14 @@
 //! cut at the crossing chunk), `text_form.rs` (`CONSOLE`, `UNIFIED`, the search and web forms,
 //! flattened content, in a `TextStyle`); `agui.rs` also holds `RunFrame` (AG-UI run framing for the
 //! endpoint and the CLI: a run per turn), `transcript.rs` (messages and turn lines as Markdown and
-//! ANSI, for those targets and `tail`), `paths.rs` (lexical paths), one file per target: `view.rs`, `acp.rs`
-//! (built with `agent-client-protocol-schema`), `agui.rs`, `markdown.rs`, `ansi.rs`. `render_all`
-//! renders with no limit (offline and tests).
+//! ANSI, for those targets and `tail`), `paths.rs` (lexical paths), one file per target:
+//! `view.rs`, `acp.rs` (built with `agent-client-protocol-schema`), `agui.rs`, `markdown.rs`,
+//! `ansi.rs`, `ai_sdk.rs` (the AI SDK's UI message stream chunks, and their `frame`).
+//! `render_all` renders with no limit (offline and tests).
 
 mod acp;
 mod agui;
+mod ai_sdk;
 mod ansi;
 mod cap;
 pub mod card;
@@ -33,6 +35,7 @@ mod view;
 mod visible;
 
 pub use agui::run::RunFrame;
+pub use ai_sdk::frame as ai_sdk_frame;
 pub use ansi::card as ansi_card;
 pub use card::Capabilities;
 pub use fold::{
@@ -60,6 +63,8 @@ pub enum Target {
     Markdown,
     /// ANSI text for terminals.
     Ansi,
+    /// The AI SDK's UI message stream chunks.
+    AiSdk,
 }
 
 impl Target {
@@ -71,6 +76,7 @@ impl Target {
             Target::AgUi => "ag_ui",
             Target::Markdown => "markdown",
             Target::Ansi => "ansi",
+            Target::AiSdk => "ai_sdk",
         }
     }
 }
@@ -88,6 +94,8 @@ pub enum Body {
     Markdown(String),
     /// ANSI text.
     Ansi(String),
+    /// AI SDK UI message stream chunks, one JSON text each.
+    AiSdk(Vec<String>),
 }
 
 /// One event's rendering: every event yields exactly one.
@@ -106,7 +114,7 @@ impl Rendered {
     pub fn approx_bytes(&self) -> usize {
         let body = match &self.body {
             Body::View(v) => v.approx_bytes(),
-            Body::Acp(m) | Body::AgUi(m) => m.iter().map(String::len).sum(),
+            Body::Acp(m) | Body::AgUi(m) | Body::AiSdk(m) => m.iter().map(String::len).sum(),
             Body::Markdown(s) | Body::Ansi(s) => s.len(),
         };
         body + self.call_id.as_ref().map_or(0, String::len)
@@ -147,6 +155,7 @@ pub fn render(
             Target::AgUi => Body::AgUi(Vec::new()),
             Target::Markdown => Body::Markdown(String::new()),
             Target::Ansi => Body::Ansi(String::new()),
+            Target::AiSdk => Body::AiSdk(Vec::new()),
         };
         return Rendered {
             call_id,
@@ -160,6 +169,7 @@ pub fn render(
         Target::AgUi => Body::AgUi(agui::render(change, ctx, caps)),
         Target::Markdown => Body::Markdown(markdown::render(change, ctx, caps)),
         Target::Ansi => Body::Ansi(ansi::render(change, ctx, caps)),
+        Target::AiSdk => Body::AiSdk(ai_sdk::render(change, ctx, caps)),
     };
     Rendered {
         call_id,

@@ -280,7 +280,7 @@ async fn offline_renders_pass_the_client_pipeline() {
 }
 
 /// A raw HTTP/1.1 exchange; the status line and headers, and the body.
-fn http(addr: &str, head: &str, body: &str) -> (String, String) {
+pub(crate) fn http(addr: &str, head: &str, body: &str) -> (String, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
     write!(
         stream,

@@ -4,6 +4,7 @@
 
 mod acp_agent;
 mod agui;
+mod ai_sdk;
 mod auth;
 mod cli;
 mod conversation;

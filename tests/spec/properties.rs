@@ -480,7 +480,7 @@ mod events {
                     body,
                 })
                 .collect();
-            for target in [Target::View, Target::Acp, Target::AgUi, Target::Markdown, Target::Ansi] {
+            for target in [Target::View, Target::Acp, Target::AgUi, Target::Markdown, Target::Ansi, Target::AiSdk] {
                 let first = render_all(cwd, &events, target, &caps);
                 prop_assert_eq!(first.len(), events.len());
                 // Every ACP message anywhere in the suite must validate against the schema.

@@ -13,7 +13,7 @@ use crate::render::{
 
 /// An unset or unknown target.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("target: unknown target {0} (use VIEW, ACP, AG_UI, MARKDOWN or ANSI)")]
+#[error("target: unknown target {0} (use VIEW, ACP, AG_UI, MARKDOWN, ANSI or AI_SDK)")]
 pub struct TargetError(pub i32);
 
 /// The target of a request; `TARGET_UNSPECIFIED` and unknown values are errors.
@@ -25,6 +25,7 @@ pub fn target_from_pb(t: i32) -> Result<Target, TargetError> {
         Ok(T::AgUi) => Ok(Target::AgUi),
         Ok(T::Markdown) => Ok(Target::Markdown),
         Ok(T::Ansi) => Ok(Target::Ansi),
+        Ok(T::AiSdk) => Ok(Target::AiSdk),
         Ok(T::Unspecified) | Err(_) => Err(TargetError(t)),
     }
 }
@@ -37,6 +38,7 @@ impl From<Target> for pb::Target {
             Target::AgUi => pb::Target::AgUi,
             Target::Markdown => pb::Target::Markdown,
             Target::Ansi => pb::Target::Ansi,
+            Target::AiSdk => pb::Target::AiSdk,
         }
     }
 }
@@ -309,6 +311,7 @@ pub fn rendered_update(r: Rendered, cursor: Option<Cursor>) -> pb::RenderedUpdat
             Body::AgUi(json) => B::AgUi(pb::JsonMessages { json }),
             Body::Markdown(s) => B::Markdown(s),
             Body::Ansi(s) => B::Ansi(s),
+            Body::AiSdk(json) => B::AiSdk(pb::JsonMessages { json }),
         };
         pb::RenderedUpdate {
             cursor: cursor.map(Into::into),
