@@ -705,3 +705,69 @@ async fn an_append_retried_after_a_lost_answer_is_not_a_duplicate() {
     assert_eq!(got, (1..=6).map(|o| (o, false)).collect::<Vec<_>>());
     assert_eq!(get_session(&mut c, "l").await.unwrap().head_offset, 6);
 }
+
+/// `ListSessions` on the JetStream store: replica B lists, a page at a time in id order, the
+/// sessions published through replica A, scoped by the caller's grants.
+#[tokio::test]
+async fn a_replica_lists_the_sessions_another_published() {
+    let nats = Nats::single();
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, format!("{}\n", support::auth::SECRET)).unwrap();
+    let auth = [
+        "--auth",
+        "jwt",
+        "--jwt-secret-file",
+        secret.to_str().unwrap(),
+    ];
+    let (a, _da) = replica_with(&nats, &auth);
+    let (b, _db) = replica_with(&nats, &auth);
+    let publisher = support::auth::token(&["publish"], &["team-a/*", "other/*"]);
+    let mut ca = client(&a.url).await;
+    let mut want: Vec<String> = Vec::new();
+    for n in 0..12 {
+        let id = if n % 3 == 0 {
+            format!("team-a/s{n:02}")
+        } else {
+            format!("other/s{n:02}")
+        };
+        let request = pb::PublishRequest {
+            events: vec![bash_call(&id, "e1", "c1"), output(&id, "e2", "c1", "x\n")],
+        };
+        ca.publish(support::auth::with_token(request, &publisher))
+            .await
+            .unwrap();
+        if id.starts_with("team-a/") {
+            want.push(id);
+        }
+    }
+    want.sort();
+    let reader = support::auth::token(&["read"], &["team-a/*"]);
+    let mut cb = client(&b.url).await;
+    let (mut ids, mut token) = (Vec::new(), String::new());
+    loop {
+        let request = pb::ListSessionsRequest {
+            page_size: 2,
+            page_token: token.clone(),
+        };
+        let page = cb
+            .list_sessions(support::auth::with_token(request, &reader))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(page.sessions.len() <= 2);
+        for s in &page.sessions {
+            assert_eq!((s.head_offset, s.calls), (2, 1), "{s:?}");
+            assert!(s.created_at.is_some() && s.updated_at.is_some(), "{s:?}");
+        }
+        ids.extend(page.sessions.into_iter().map(|s| s.session_id));
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        token = page.next_page_token;
+    }
+    assert_eq!(
+        ids, want,
+        "exactly the granted sessions, in id order, through replica B"
+    );
+}

@@ -42,6 +42,9 @@ pub async fn rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<(
             }
         };
         publish_rows(config, &a, &urls, copies, rows).await?;
+        if copies == 1 {
+            rows.push(crate::listing::row(config, &a).await?);
+        }
         if copies == 3 {
             let b = Server::toolview_with(&config.toolview, "jetstream", &flags)?;
             rows.push(cross_replica_fanout(config, &a, &b).await?);

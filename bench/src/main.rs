@@ -5,6 +5,7 @@
 
 mod jetstream;
 mod limits;
+mod listing;
 mod load;
 mod measure;
 mod nats;

@@ -65,6 +65,9 @@ pub struct BenchConfig {
     /// Sessions stored before a server is started on them (the scale rows).
     #[arg(long, default_value_t = 1_000_000)]
     pub stored_sessions: usize,
+    /// Sessions in the JetStream stream when `ListSessions` is timed.
+    #[arg(long, default_value_t = 100_000)]
+    pub listed_sessions: usize,
     /// Sessions loaded (one event each, idle) whose memory is measured; the server's
     /// `--max-loaded-sessions` default keeps them all.
     #[arg(long, default_value_t = 10_000)]
@@ -111,6 +114,7 @@ impl BenchConfig {
         self.idle_per_connection = vec![1, 10];
         self.stored_sessions = 2_000;
         self.loaded_sessions = 100;
+        self.listed_sessions = 1_000;
     }
 
     pub(crate) fn window(&self) -> Window {

@@ -69,6 +69,8 @@ async fn prefill(dir: &Path, n: usize, payload: usize) -> anyhow::Result<()> {
                         created_ms: now,
                         updated_ms: now,
                         calls: 1,
+                        title: String::new(),
+                        cwd: String::new(),
                     },
                     records,
                     trim_before: None,

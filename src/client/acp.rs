@@ -7,6 +7,13 @@
 //!   `session/update` notifications, then the response, then live updates.
 //! - `session/new` (a new thread): the session named by `--session`, replayed (or, with
 //!   `--live-only`, the calls in flight first), then live.
+//! - `session/list`: the sessions the token may read, a page at a time (`cursor`: the page
+//!   token), with their titles and update times, filtered by `cwd` (an exact match; a session
+//!   with no cwd is listed as `/`).
+//! - `session/resume`: live from the session's head, with no replay; `session/close` stops a
+//!   session's stream.
+//! - `session_info_update`: the session's title (the first line of its first user message),
+//!   when the first user message goes by.
 //! - `session/prompt`: the agent only shows what the harness does; it says so and ends the
 //!   turn.
 //!
@@ -74,7 +81,7 @@ pub async fn serve_stdio(options: AgentOptions) -> anyhow::Result<()> {
         }
         agent.handle(&line).await?;
     }
-    for stream in &agent.streams {
+    for (_, stream) in &agent.streams {
         stream.abort();
     }
     drop(agent);
@@ -86,7 +93,8 @@ struct Agent {
     options: AgentOptions,
     out: mpsc::Sender<String>,
     terminal: bool,
-    streams: Vec<tokio::task::JoinHandle<()>>,
+    /// Each watched session's stream (a session may have several: a new thread and a load).
+    streams: Vec<(String, tokio::task::JoinHandle<()>)>,
 }
 
 /// JSON-RPC error codes.
@@ -138,9 +146,16 @@ impl Agent {
                     .unwrap_or(false);
                 let info = acp::Implementation::new("toolview", env!("CARGO_PKG_VERSION"))
                     .title("toolview".to_owned());
+                let sessions = acp::SessionCapabilities::new()
+                    .list(acp::SessionListCapabilities::new())
+                    .resume(acp::SessionResumeCapabilities::new())
+                    .close(acp::SessionCloseCapabilities::new());
+                let capabilities = acp::AgentCapabilities::new()
+                    .load_session(true)
+                    .session_capabilities(sessions);
                 let response =
                     acp::InitializeResponse::new(agent_client_protocol_schema::ProtocolVersion::V1)
-                        .agent_capabilities(acp::AgentCapabilities::new().load_session(true))
+                        .agent_capabilities(capabilities)
                         .agent_info(info);
                 self.reply(&id, response).await
             }
@@ -179,6 +194,38 @@ impl Agent {
                     Ok(Ok(())) | Err(_) => self.reply(&id, acp::LoadSessionResponse::new()).await,
                 }
             }
+            "session/list" => match self.list(params).await {
+                Ok(response) => self.reply(&id, response).await,
+                Err(status) => {
+                    let why = format!("{}: {}", code_name(status.code()), status.message());
+                    self.fail(&id, INTERNAL_ERROR, &why).await
+                }
+            },
+            "session/resume" => {
+                let Some(session) = params["sessionId"].as_str().map(str::to_owned) else {
+                    return self.fail(&id, INVALID_PARAMS, "sessionId: not set").await;
+                };
+                // Live from the head: the editor has the history.
+                let start = match self.position(&session).await {
+                    Some(cursor) => Start::After(cursor),
+                    None => Start::FromBeginning(pb::StartFromBeginning {}),
+                };
+                self.reply(&id, acp::ResumeSessionResponse::new()).await?;
+                self.watch(session, start, None);
+                Ok(())
+            }
+            "session/close" => {
+                let Some(session) = params["sessionId"].as_str() else {
+                    return self.fail(&id, INVALID_PARAMS, "sessionId: not set").await;
+                };
+                self.streams.retain(|(s, stream)| {
+                    if s == session {
+                        stream.abort();
+                    }
+                    s != session
+                });
+                self.reply(&id, acp::CloseSessionResponse::new()).await
+            }
             "session/prompt" => {
                 let session = params["sessionId"].as_str().unwrap_or_default();
                 let text = format!(
@@ -202,6 +249,49 @@ impl Agent {
                 self.fail(&id, METHOD_NOT_FOUND, &why).await
             }
         }
+    }
+
+    /// A page of `session/list`: the server's `ListSessions` page at `cursor`, filtered by `cwd`.
+    async fn list(&self, params: &Value) -> Result<acp::ListSessionsResponse, tonic::Status> {
+        let mut client = connect(&self.options.remote)
+            .await
+            .map_err(|e| tonic::Status::unavailable(format!("{e:#}")))?;
+        let request = pb::ListSessionsRequest {
+            page_size: 0,
+            page_token: params["cursor"].as_str().unwrap_or_default().to_owned(),
+        };
+        let page = client.list_sessions(request).await?.into_inner();
+        let cwd = params["cwd"].as_str();
+        let sessions = page
+            .sessions
+            .into_iter()
+            .filter(|s| cwd.is_none_or(|c| s.cwd == c))
+            .map(|s| {
+                let cwd = if s.cwd.is_empty() {
+                    "/".to_owned()
+                } else {
+                    s.cwd
+                };
+                acp::SessionInfo::new(s.session_id, cwd)
+                    .title((!s.title.is_empty()).then_some(s.title))
+                    .updated_at(s.updated_at.map(|t| t.to_string()))
+            })
+            .collect();
+        let next = (!page.next_page_token.is_empty()).then_some(page.next_page_token);
+        Ok(acp::ListSessionsResponse::new(sessions).next_cursor(next))
+    }
+
+    /// The session's position now (`None` when it has no log, or the server cannot say).
+    async fn position(&self, session: &str) -> Option<pb::Cursor> {
+        let mut client = connect(&self.options.remote).await.ok()?;
+        let request = pb::GetSessionRequest {
+            session_id: session.to_owned(),
+        };
+        let info = client.get_session(request).await.ok()?.into_inner();
+        Some(pb::Cursor {
+            offset: info.head_offset,
+            epoch: info.epoch,
+        })
     }
 
     /// The session's head now (0 when it has none, or the server cannot say).
@@ -235,9 +325,26 @@ impl Agent {
             true,
         );
         let out = self.out.clone();
-        self.streams
-            .push(tokio::spawn(forward(follower, session, out, loaded)));
+        let stream = tokio::spawn(forward(follower, session.clone(), out, loaded));
+        self.streams.push((session, stream));
     }
+}
+
+/// A `session_info_update` with the session's title, when `notification` is a user message
+/// chunk (the first user message's text names the session, as `ListSessions`' title does).
+fn session_info(session: &str, notification: &str) -> Option<String> {
+    let message: Value = serde_json::from_str(notification).ok()?;
+    let update = &message["params"]["update"];
+    if update["sessionUpdate"] != "user_message_chunk" {
+        return None;
+    }
+    let title = crate::domain::title_of(update["content"]["text"].as_str()?)?;
+    let info = acp::SessionInfoUpdate::new().title(title);
+    let params = acp::SessionNotification::new(
+        session.to_owned(),
+        acp::SessionUpdate::SessionInfoUpdate(info),
+    );
+    Some(json!({"jsonrpc": "2.0", "method": "session/update", "params": params}).to_string())
 }
 
 /// Told when a loaded session's history was sent: `Err` with why it cannot be.
@@ -251,6 +358,8 @@ async fn forward(
     mut loaded: Option<(u64, Loaded)>,
 ) {
     let mut reached = 0;
+    // The title is said once, when the first user message goes by.
+    let mut titled = false;
     loop {
         if loaded.as_ref().is_some_and(|(head, _)| reached >= *head) {
             let _ = loaded.take().map(|(_, tx)| tx.send(Ok(())));
@@ -259,8 +368,15 @@ async fn forward(
             Ok(Followed::Update(u)) => {
                 if let Some(pb::rendered_update::Body::Acp(m)) = u.body {
                     for json in m.json {
+                        let info = (!titled).then(|| session_info(&session, &json)).flatten();
                         if out.send(json).await.is_err() {
                             return;
+                        }
+                        if let Some(info) = info {
+                            titled = true;
+                            if out.send(info).await.is_err() {
+                                return;
+                            }
                         }
                     }
                 }

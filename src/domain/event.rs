@@ -238,6 +238,22 @@ pub struct CallFinished {
     pub view: Option<ToolResultView>,
 }
 
+/// Characters of a session title at most (the rest is cut, with `…`).
+pub const MAX_TITLE_CHARS: usize = 100;
+
+/// A session's title from the text of its first user message: the first non-blank line,
+/// trimmed, at most [`MAX_TITLE_CHARS`] characters (cut with `…`); `None` for a blank text. The
+/// one rule the stores, `ListSessions` and ACP's `session_info_update` share.
+pub fn title_of(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let mut title: String = line.chars().take(MAX_TITLE_CHARS).collect();
+    if line.chars().nth(MAX_TITLE_CHARS).is_some() {
+        title.pop();
+        title.push('…');
+    }
+    Some(title)
+}
+
 /// A turn began.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TurnStarted {

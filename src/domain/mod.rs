@@ -22,9 +22,10 @@ pub use common::{
 };
 pub use cursor::{Cursor, Epoch, EpochError, MAX_EPOCH_LEN};
 pub use event::{
-    CallFinished, CallId, CallOutput, CallStarted, EventBody, EventId, IdError, MessageDelta,
-    MessageFinished, MessageId, MessageRole, MessageStarted, SessionId, SessionStarted, StopReason,
-    TokenUsage, ToolEvent, TurnFinished, TurnId, TurnStarted, validate_id, validate_session_id,
+    CallFinished, CallId, CallOutput, CallStarted, EventBody, EventId, IdError, MAX_TITLE_CHARS,
+    MessageDelta, MessageFinished, MessageId, MessageRole, MessageStarted, SessionId,
+    SessionStarted, StopReason, TokenUsage, ToolEvent, TurnFinished, TurnId, TurnStarted, title_of,
+    validate_id, validate_session_id,
 };
 pub use lifecycle::{BatchError, Lifecycle, LifecycleError, Pending, Phase, Subject, SubjectKind};
 pub use plan::{Plan, PlanEntry, PlanStatus};

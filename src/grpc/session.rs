@@ -56,6 +56,8 @@ fn describe(id: &SessionId, info: &SessionInfo) -> pb::GetSessionResponse {
         calls: info.calls,
         created_at: Some(timestamp(info.meta.created_ms)),
         updated_at: Some(timestamp(info.meta.updated_ms)),
+        title: info.meta.title.clone(),
+        cwd: info.meta.cwd.clone(),
     }
 }
 

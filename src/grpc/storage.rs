@@ -49,6 +49,8 @@ impl RecordCodec for StorageCodec {
             created_ms,
             updated_ms,
             calls,
+            title,
+            cwd,
         } = meta;
         StoredSession {
             epoch: epoch.to_string(),
@@ -57,6 +59,8 @@ impl RecordCodec for StorageCodec {
             created_ms: *created_ms,
             updated_ms: *updated_ms,
             calls: *calls,
+            title: title.clone(),
+            cwd: cwd.clone(),
         }
         .encode_to_vec()
     }
@@ -69,6 +73,8 @@ impl RecordCodec for StorageCodec {
             created_ms,
             updated_ms,
             calls,
+            title,
+            cwd,
         } = StoredSession::decode(bytes).map_err(|e| e.to_string())?;
         Ok(SessionMeta {
             epoch: Epoch::new(epoch).map_err(|e| format!("epoch: {e}"))?,
@@ -77,6 +83,8 @@ impl RecordCodec for StorageCodec {
             created_ms,
             updated_ms,
             calls,
+            title,
+            cwd,
         })
     }
 }

@@ -258,12 +258,17 @@ impl Sessions {
             created_ms: now,
             updated_ms: now,
             calls: 0,
+            title: String::new(),
+            cwd: String::new(),
         });
         let (records, batch_ids) = number(part, &checked.known, events, &mut meta, acks);
         if records.is_empty() {
             return None;
         }
         meta.calls += checked.lifecycle.new_calls(&checked.pending) as u64;
+        for r in &records {
+            meta.note(&r.event);
+        }
         let phases: Vec<(Subject, Phase)> = checked
             .pending
             .changes()

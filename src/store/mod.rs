@@ -63,6 +63,34 @@ pub struct SessionMeta {
     /// Distinct calls the session has seen.
     #[serde(default)]
     pub calls: u64,
+    /// The session's title ([`crate::domain::title_of`] its first user message); empty until
+    /// one is published.
+    #[serde(default)]
+    pub title: String,
+    /// The session's working directory (its latest `SessionStarted`); empty when unknown.
+    #[serde(default)]
+    pub cwd: String,
+}
+
+impl SessionMeta {
+    /// Takes what `event` says of the session: its cwd, and its title if it has none yet.
+    pub fn note(&mut self, event: &ToolEvent) {
+        use crate::domain::{EventBody as E, MessageRole};
+        match &event.body {
+            E::SessionStarted(s) => self.cwd.clone_from(&s.cwd),
+            E::MessageStarted(m) if self.title.is_empty() && m.role == MessageRole::User => {
+                self.title = crate::domain::title_of(&m.text).unwrap_or_default();
+            }
+            E::MessageStarted(_)
+            | E::MessageDelta(_)
+            | E::MessageFinished(_)
+            | E::TurnStarted(_)
+            | E::TurnFinished(_)
+            | E::CallStarted(_)
+            | E::CallOutput(_)
+            | E::CallFinished(_) => {}
+        }
+    }
 }
 
 /// One stored event.
@@ -206,8 +234,9 @@ pub trait Store: Send + Sync + 'static {
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError>;
 
     /// A page of the session list: at most `limit` sessions with a log, in id order, after
-    /// `after` (from the first when `None`); the cost is the page's, not the list's. `None`
-    /// for a store that cannot list (JetStream).
+    /// `after` (from the first when `None`). The embedded and memory stores' cost is the
+    /// page's; JetStream's reads the stream's subjects too. `None` for a store that cannot
+    /// list.
     async fn list(
         &self,
         after: Option<SessionId>,

@@ -100,3 +100,38 @@ async fn a_token_lists_only_what_it_may_read() {
     let (ids, _) = all_pages(&mut c, 100, Some(&publisher_only)).await;
     assert!(ids.is_empty(), "publish alone does not list: {ids:?}");
 }
+
+/// A session's title is the first line of its first user message, its cwd its latest session
+/// start: in `GetSession` and `ListSessions`, kept over a restart of the embedded store.
+#[tokio::test]
+async fn sessions_carry_their_title_and_cwd() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let input = std::fs::read_to_string(root.join("examples/conversation.jsonl")).unwrap();
+    let title = "The tests fail since the port change. Can you fix them?";
+    for restart in [false, true] {
+        let server = ServerProcess::spawn(dir.path(), &["--store", "embedded"]);
+        if !restart {
+            let ran = support::cli::run_with_stdin(
+                &["publish", "--server", &server.url, "--session", "chat"],
+                &input,
+            );
+            assert!(ran.ok, "{}", ran.stderr);
+        }
+        let mut c = client(&server.url).await;
+        let got = c
+            .get_session(pb::GetSessionRequest {
+                session_id: "chat".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            (got.title.as_str(), got.cwd.as_str()),
+            (title, "/work/proj")
+        );
+        let listed = list(&mut c, 10, "", None).await.unwrap();
+        assert_eq!(listed.sessions[0].title, title, "restarted: {restart}");
+        drop(server);
+    }
+}

@@ -3,6 +3,7 @@
 //! One test crate (one link of the library) for many suites; each suite is a module.
 
 mod acp_agent;
+mod acp_sessions;
 mod agui;
 mod ai_sdk;
 mod auth;

@@ -8,14 +8,19 @@
 //     clientCapabilities._meta.terminal_output. WANT: notifications to wait for; "ready" goes
 //     to stderr after the first one. TOOLVIEW_ACP_REASONING=1 runs the agent with --reasoning.
 //
-// Prints {init, loadedAfter, notifications, stopReason} as JSON, then ends the agent.
+//     MODE sessions: session/list page by page (CWD filter in the env TOOLVIEW_ACP_CWD, page
+//     cursors followed to the end), then session/resume SESSION and, once WANT notifications
+//     came after "resumed" went to stderr (the test publishes meanwhile), session/close.
+//
+// Prints {init, loadedAfter, notifications, stopReason} as JSON (sessions: {init, pages,
+// listed, notifications}), then ends the agent.
 import * as acp from "@agentclientprotocol/sdk";
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 
 const [bin, server, session, mode, terminal, want] = process.argv.slice(2);
 const args = ["acp", "--server", server];
-if (mode !== "load") args.push("--session", session);
+if (mode !== "load" && mode !== "sessions") args.push("--session", session);
 if (mode === "new-live") args.push("--live-only");
 if (process.env.TOOLVIEW_ACP_REASONING === "1") args.push("--reasoning");
 const agentProcess = spawn(bin, args, { stdio: ["pipe", "pipe", "inherit"] });
@@ -27,7 +32,7 @@ const app = acp
   .client({ name: "toolview-test" })
   .onNotification(acp.methods.client.session.update, ({ params }) => {
     notifications.push(params);
-    if (notifications.length === 1) process.stderr.write("ready\n");
+    if (notifications.length === 1 && mode !== "sessions") process.stderr.write("ready\n");
     if (notifications.length >= Number(want)) enough();
   });
 
@@ -35,6 +40,25 @@ const stream = acp.ndJsonStream(
   Writable.toWeb(agentProcess.stdin),
   Readable.toWeb(agentProcess.stdout),
 );
+
+async function sessions(ctx, init) {
+  const listed = [];
+  let pages = 0;
+  let cursor;
+  do {
+    const params = { cursor };
+    if (process.env.TOOLVIEW_ACP_CWD) params.cwd = process.env.TOOLVIEW_ACP_CWD;
+    const page = await ctx.request(acp.methods.agent.session.list, params);
+    pages += 1;
+    listed.push(...page.sessions);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  await ctx.request(acp.methods.agent.session.resume, { sessionId: session, cwd: "/", mcpServers: [] });
+  process.stderr.write("resumed\n");
+  if (Number(want) > 0) await reached;
+  await ctx.request(acp.methods.agent.session.close, { sessionId: session });
+  return { init, pages, listed, notifications };
+}
 
 const result = await app.connectWith(stream, async (ctx) => {
   const init = await ctx.request(acp.methods.agent.initialize, {
@@ -45,6 +69,7 @@ const result = await app.connectWith(stream, async (ctx) => {
       _meta: { terminal_output: terminal === "true" },
     },
   });
+  if (mode === "sessions") return sessions(ctx, init);
   let loadedAfter = null;
   if (mode === "load") {
     await ctx.request(acp.methods.agent.session.load, { sessionId: session, cwd: "/", mcpServers: [] });

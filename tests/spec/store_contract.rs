@@ -188,6 +188,8 @@ fn meta(prev: Option<&SessionMeta>, first: u64, head: u64) -> SessionMeta {
         created_ms: prev.map_or(1, |m| m.created_ms),
         updated_ms: head,
         calls: 1,
+        title: prev.map_or_else(String::new, |m| m.title.clone()),
+        cwd: prev.map_or_else(String::new, |m| m.cwd.clone()),
     }
 }
 
@@ -340,6 +342,75 @@ async fn known_ids_and_calls(b: &dyn Backend) {
         listed.sort();
         assert_eq!(listed, ["k1", "k2"], "{}", b.name());
     }
+    store.close().await;
+}
+
+/// `list` pages through the sessions in id order after a page token, each with its metadata,
+/// on every backend (JetStream reads the stream's subjects); a deleted session is not listed.
+async fn lists_a_page_at_a_time(b: &dyn Backend) {
+    let store = b.open().await;
+    let names = ["team-a/s.1", "b", "a", "team-a/s:2", "c"];
+    let batch = names
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let head = i as u64 + 1;
+            let mut m = meta(None, 1, head);
+            if *s == "a" {
+                // Kept as given, whatever the text (JetStream carries it in headers).
+                m.title = "Fix the tests: ünïcode, 'quotes' and \"more\"".into();
+                m.cwd = "/work/proj".into();
+            }
+            append(s, m, records(s, 1, head), None)
+        })
+        .collect();
+    committed(&*store, batch).await;
+    let page = |after: Option<&str>, limit| {
+        let store = store.clone();
+        let after = after.map(sid);
+        async move {
+            store
+                .list(after, limit)
+                .await
+                .unwrap()
+                .expect("every backend lists sessions")
+        }
+    };
+    let first = page(None, 2).await;
+    let ids: Vec<&str> = first.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(ids, ["a", "b"], "{}", b.name());
+    assert_eq!(
+        (first[0].1.first_offset, first[0].1.head_offset),
+        (1, 3),
+        "{}",
+        b.name()
+    );
+    assert_eq!(
+        (first[0].1.title.as_str(), first[0].1.cwd.as_str()),
+        (
+            "Fix the tests: ünïcode, 'quotes' and \"more\"",
+            "/work/proj"
+        ),
+        "{}",
+        b.name()
+    );
+    assert_eq!(first[1].1.title, "", "{}", b.name());
+    let rest = page(Some("b"), 10).await;
+    let ids: Vec<&str> = rest.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(ids, ["c", "team-a/s.1", "team-a/s:2"], "{}", b.name());
+    assert_eq!(rest[1].1.head_offset, 1, "{}", b.name());
+    assert!(
+        page(Some("team-a/s:2"), 10).await.is_empty(),
+        "{}",
+        b.name()
+    );
+    store.delete(vec![sid("c")]).await.unwrap();
+    let ids: Vec<String> = page(Some("b"), 1)
+        .await
+        .into_iter()
+        .map(|(s, _)| s.to_string())
+        .collect();
+    assert_eq!(ids, ["team-a/s.1"], "{}", b.name());
     store.close().await;
 }
 
@@ -534,6 +605,7 @@ macro_rules! contract {
 
 mod every_backend {
     contract!(
+        lists_a_page_at_a_time,
         appends_apply_in_order,
         reads_take_ranges,
         known_ids_and_calls,

@@ -213,9 +213,11 @@ async function sessionList(client: Client, header: HTMLElement, cards: HTMLEleme
       // The token stays in the fragment, which is never sent to a server.
       const href = `?session=${encodeURIComponent(s.sessionId)}${location.hash}`;
       const updated = new Date(Number(s.updatedAt?.seconds ?? 0n) * 1000).toISOString().replace("T", " ").slice(0, 19);
+      // The title is the first line of the session's first user message: text, never markup.
       list.append(el("li", { "data-session": s.sessionId },
         el("a", { href }, s.sessionId),
-        el("span", { class: "muted" }, ` ${s.calls} calls · ${s.headOffset} events · updated ${updated} UTC`)));
+        s.title && el("span", { class: "session-title" }, ` ${s.title}`),
+        el("span", { class: "muted" }, ` ${s.calls} calls · ${s.headOffset} events · updated ${updated} UTC${s.cwd ? ` · ${s.cwd}` : ""}`)));
     }
     pageToken = page.nextPageToken;
     more.hidden = !pageToken;

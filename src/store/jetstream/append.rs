@@ -18,7 +18,7 @@ use jetstream_extra::batch_publish::BatchPublishExt as _;
 use tokio::sync::{oneshot, watch};
 
 use super::index::{Index, Stored};
-use super::load::{APPEND, CALLS, CREATED, EPOCH, OFFSET, UPDATED};
+use super::load::{APPEND, CALLS, CREATED, CWD, EPOCH, OFFSET, TITLE, UPDATED, text_header};
 use super::{Inner, REQUEST_TIMEOUT};
 use crate::domain::{Epoch, SessionId};
 use crate::store::{Durable, SessionAppend, StoreError, unique_hex};
@@ -150,6 +150,12 @@ async fn write(
             headers.insert(CREATED, a.meta.created_ms.to_string());
             headers.insert(UPDATED, a.meta.updated_ms.to_string());
             headers.insert(CALLS, a.meta.calls.to_string());
+            if !a.meta.title.is_empty() {
+                headers.insert(TITLE, text_header(&a.meta.title));
+            }
+            if !a.meta.cwd.is_empty() {
+                headers.insert(CWD, text_header(&a.meta.cwd));
+            }
             if i == 0 {
                 headers.insert("Nats-Expected-Last-Subject-Sequence", expect.to_string());
                 headers.insert(APPEND, append_id.as_str());
@@ -169,6 +175,8 @@ async fn write(
                 created_ms: a.meta.created_ms,
                 updated_ms: a.meta.updated_ms,
                 calls: a.meta.calls,
+                title: a.meta.title.clone(),
+                cwd: a.meta.cwd.clone(),
                 event: r.event.clone(),
             });
         }

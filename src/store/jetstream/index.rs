@@ -18,6 +18,8 @@ pub struct Stored {
     pub created_ms: u64,
     pub updated_ms: u64,
     pub calls: u64,
+    pub title: String,
+    pub cwd: String,
     pub event: Arc<ToolEvent>,
 }
 
@@ -37,6 +39,8 @@ pub struct Index {
     created_ms: u64,
     updated_ms: u64,
     calls: u64,
+    title: String,
+    cwd: String,
     /// The offset of `entries[0]`.
     first: u64,
     /// Per retained offset from `first`: its stream sequence and event id.
@@ -55,6 +59,8 @@ impl Index {
             created_ms: first.created_ms,
             updated_ms: first.updated_ms,
             calls: first.calls,
+            title: first.title.clone(),
+            cwd: first.cwd.clone(),
             first: first.offset,
             entries: VecDeque::new(),
             ids: HashMap::new(),
@@ -102,6 +108,8 @@ impl Index {
             created_ms: self.created_ms,
             updated_ms: self.updated_ms,
             calls: self.calls,
+            title: self.title.clone(),
+            cwd: self.cwd.clone(),
         }
     }
 
@@ -131,6 +139,8 @@ impl Index {
         self.created_ms = stored.created_ms;
         self.updated_ms = stored.updated_ms;
         self.calls = stored.calls;
+        self.title.clone_from(&stored.title);
+        self.cwd.clone_from(&stored.cwd);
         // The server trims by the same limit; ids of trimmed events are forgotten with them.
         while self.max_events > 0 && self.entries.len() as u64 > self.max_events {
             if let Some((_, id)) = self.entries.pop_front() {
@@ -184,6 +194,8 @@ mod tests {
             created_ms: 1,
             updated_ms: seq,
             calls: offset,
+            title: String::new(),
+            cwd: String::new(),
             event: Arc::new(ToolEvent {
                 session_id: SessionId::new("s").unwrap(),
                 event_id: EventId::new(format!("e{offset}")).unwrap(),

@@ -32,6 +32,16 @@ pub(super) const EPOCH: &str = "Toolview-Epoch";
 pub(super) const CREATED: &str = "Toolview-Created-Ms";
 pub(super) const UPDATED: &str = "Toolview-Updated-Ms";
 pub(super) const CALLS: &str = "Toolview-Calls";
+/// The session's title and cwd (base64url of the UTF-8, as a header value must be plain
+/// ASCII), when the session has them; absent on messages written before titles existed.
+pub(super) const TITLE: &str = "Toolview-Title";
+pub(super) const CWD: &str = "Toolview-Cwd";
+
+/// A header value for text: base64url, no padding.
+pub(super) fn text_header(text: &str) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
+}
 /// On an append's first message: the append's unique id (see `append::write`).
 pub(super) const APPEND: &str = "Toolview-Append";
 
@@ -53,6 +63,16 @@ pub(super) fn parse(
             .parse::<u64>()
             .map_err(|e| format!("header {name}: {e}"))
     };
+    let text = |name: &str| -> Result<String, String> {
+        use base64::Engine as _;
+        let Some(value) = headers.and_then(|h| h.get(name)) else {
+            return Ok(String::new());
+        };
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(value.as_str())
+            .map_err(|e| format!("header {name}: {e}"))?;
+        String::from_utf8(bytes).map_err(|e| format!("header {name}: {e}"))
+    };
     let Record { offset, event } = codec.decode_event(payload)?;
     if number(OFFSET)? != offset {
         return Err(format!(
@@ -66,6 +86,8 @@ pub(super) fn parse(
         created_ms: number(CREATED)?,
         updated_ms: number(UPDATED)?,
         calls: number(CALLS)?,
+        title: text(TITLE)?,
+        cwd: text(CWD)?,
         event,
     })
 }
@@ -361,5 +383,62 @@ impl Inner {
                 event: s.event,
             })
             .collect())
+    }
+}
+
+impl Inner {
+    /// A page of the session list: the first `limit` sessions after `after` in id order, read
+    /// from the stream itself (its subjects, then each listed session's last message), so every
+    /// replica lists the same sessions whoever published them. Costs one pass over the stream's
+    /// subjects (the server sends them in pages) plus one read per listed session; memory is
+    /// O(limit): the page is kept in a bounded heap while the subjects go by.
+    pub(super) async fn list(
+        &self,
+        after: Option<SessionId>,
+        limit: usize,
+    ) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
+        let prefix = &self.options.subject_prefix;
+        let mut subjects = self
+            .stream
+            .info_with_subjects(subject::all(prefix))
+            .await
+            .map_err(|e| StoreError::Storage(format!("NATS: the stream's subjects: {e}")))?;
+        // The `limit` smallest ids after `after` (a max-heap: its top is the largest kept).
+        let mut page: std::collections::BinaryHeap<(SessionId, usize)> =
+            std::collections::BinaryHeap::with_capacity(limit + 1);
+        while let Some(item) = subjects.next().await {
+            let (subject, count) =
+                item.map_err(|e| StoreError::Storage(format!("NATS: the stream's subjects: {e}")))?;
+            let Some(id) = subject::session(prefix, &subject) else {
+                continue;
+            };
+            if after.as_ref().is_some_and(|a| &id <= a) || count == 0 {
+                continue;
+            }
+            page.push((id, count));
+            if page.len() > limit {
+                page.pop();
+            }
+        }
+        let mut listed = Vec::with_capacity(page.len());
+        for (id, count) in page.into_sorted_vec() {
+            let subject = subject::subject(prefix, &id);
+            // Purged since the subjects were read: not listed.
+            let Some(last) = self.last(&subject).await? else {
+                continue;
+            };
+            let meta = SessionMeta {
+                first_offset: last.offset.saturating_sub(count as u64) + 1,
+                head_offset: last.offset,
+                created_ms: last.created_ms,
+                updated_ms: last.updated_ms,
+                calls: last.calls,
+                epoch: last.epoch,
+                title: last.title,
+                cwd: last.cwd,
+            };
+            listed.push((id, meta));
+        }
+        Ok(listed)
     }
 }

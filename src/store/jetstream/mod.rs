@@ -349,6 +349,14 @@ impl Store for JetStreamStore {
         Ok(Vec::new())
     }
 
+    async fn list(
+        &self,
+        after: Option<SessionId>,
+        limit: usize,
+    ) -> Result<Option<Vec<(SessionId, SessionMeta)>>, StoreError> {
+        self.inner.list(after, limit).await.map(Some)
+    }
+
     async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError> {
         for session in sessions {
             let subject = subject::subject(&self.inner.options.subject_prefix, &session);

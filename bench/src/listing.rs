@@ -1,0 +1,87 @@
+//! `ListSessions` on the JetStream store: what a page costs with many sessions in the stream
+//! (the store reads the stream's subjects for every page, then each listed session's last
+//! message).
+
+use std::time::{Duration, Instant};
+
+use toolview::grpc::pb;
+use toolview::grpc::pb::session_service_client::SessionServiceClient;
+
+use crate::load::{self, SessionScript};
+use crate::process::Server;
+use crate::run::{BenchConfig, Row, progress, thousands};
+
+/// Sessions per `Publish` while filling the stream (one event each).
+const FILL_CHUNK: usize = 500;
+
+/// One page, timed.
+async fn page(
+    client: &mut SessionServiceClient<tonic::transport::Channel>,
+    size: u32,
+    token: &str,
+) -> anyhow::Result<(Duration, pb::ListSessionsResponse)> {
+    let t0 = Instant::now();
+    let page = client
+        .list_sessions(pb::ListSessionsRequest {
+            page_size: size,
+            page_token: token.to_owned(),
+        })
+        .await
+        .map_err(|s| anyhow::anyhow!("list: {}: {}", s.code(), s.message()))?
+        .into_inner();
+    Ok((t0.elapsed(), page))
+}
+
+/// Fills the stream with `config.listed_sessions` sessions through `server`, then times the
+/// first page of 100, a page from the middle, and a walk over every page of 1,000.
+pub async fn row(config: &BenchConfig, server: &Server) -> anyhow::Result<Row> {
+    let n = config.listed_sessions;
+    progress(&format!("listing: {n} sessions into the stream"));
+    let mut client = SessionServiceClient::new(load::connect(&server.url).await?);
+    let text = load::output_text(config.payload);
+    let t0 = Instant::now();
+    for start in (0..n).step_by(FILL_CHUNK) {
+        let events = (start..(start + FILL_CHUNK).min(n))
+            .map(|i| SessionScript::new(format!("listed-{i:07}"), text.clone()).next_event())
+            .collect();
+        client
+            .publish(pb::PublishRequest { events })
+            .await
+            .map_err(|s| anyhow::anyhow!("publish: {}: {}", s.code(), s.message()))?;
+    }
+    let filled = t0.elapsed();
+    let (first, got) = page(&mut client, 100, "").await?;
+    anyhow::ensure!(got.sessions.len() == 100.min(n), "a short first page");
+    // A page token is the last id listed: this one starts in the middle of the list.
+    let middle_token = format!("listed-{:07}", n / 2);
+    let (middle, _) = page(&mut client, 100, &middle_token).await?;
+    let (mut walk, mut pages, mut listed, mut token) = (Duration::ZERO, 0, 0, String::new());
+    loop {
+        let (took, got) = page(&mut client, 1000, &token).await?;
+        walk += took;
+        pages += 1;
+        listed += got.sessions.len();
+        if got.next_page_token.is_empty() {
+            break;
+        }
+        token = got.next_page_token;
+    }
+    anyhow::ensure!(listed >= n, "the walk listed {listed} of {n} sessions");
+    let mut row = Row::new(
+        format!(
+            "ListSessions on JetStream, {} sessions",
+            thousands(n as f64)
+        ),
+        format!(
+            "first page (100) {:.0} ms, a middle page {:.0} ms; all {pages} pages of 1,000 {:.1} s",
+            first.as_secs_f64() * 1e3,
+            middle.as_secs_f64() * 1e3,
+            walk.as_secs_f64()
+        ),
+    );
+    row.verdict = format!(
+        "every page reads all subjects: O(sessions); filled in {:.0} s",
+        filled.as_secs_f64()
+    );
+    Ok(row)
+}
