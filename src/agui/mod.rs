@@ -8,8 +8,10 @@
 //! `options.rs` (a `RunAgentInput`: the session is `threadId`, toolview's options in
 //! `forwardedProps.toolview`, `Last-Event-ID`; errors name the field), `stream.rs` (a subscription
 //! as Server-Sent Events framed as AG-UI runs by `render::RunFrame`, the framing `toolview tail`
-//! uses too). Same tokens and grants as the gRPC API. See `docs/ag-ui.md`
+//! uses too; a history join's snapshot first), `messages.rs` (`MESSAGES_SNAPSHOT`: the replay
+//! folded as the client folds it). Same tokens and grants as the gRPC API. See `docs/ag-ui.md`
 
+mod messages;
 mod options;
 mod stream;
 

@@ -21,6 +21,9 @@ pub struct RunOptions {
     pub follow: bool,
     /// What the client can show (`forwardedProps.toolview.capabilities`).
     pub caps: Capabilities,
+    /// A history join (`snapshot: true`): the session so far as one `MESSAGES_SNAPSHOT` of at
+    /// most this many messages (the latest; `snapshotMessages`), then live.
+    pub snapshot: Option<usize>,
 }
 
 /// The parts of AG-UI's `RunAgentInput` the endpoint reads (messages, tools, state and context
@@ -45,6 +48,11 @@ struct Toolview {
     /// `false`: replay what the session holds now, then finish the run.
     follow: Option<bool>,
     capabilities: Option<CapsInput>,
+    /// Open with one `MESSAGES_SNAPSHOT` of the session so far instead of its replay.
+    #[serde(default)]
+    snapshot: bool,
+    /// The snapshot's latest messages at most.
+    snapshot_messages: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -90,6 +98,16 @@ impl RunOptions {
             }
             (None, None) => None,
         };
+        if toolview.snapshot && (after.is_some() || toolview.live_only) {
+            return Err(Error::invalid(
+                "forwardedProps.toolview: snapshot opens with the session so far; it excludes after, liveOnly and Last-Event-ID",
+            ));
+        }
+        if toolview.snapshot_messages.is_some() && !toolview.snapshot {
+            return Err(Error::invalid(
+                "forwardedProps.toolview.snapshotMessages: only with snapshot: true",
+            ));
+        }
         let start = match (after, toolview.live_only) {
             (Some(_), true) => {
                 return Err(Error::invalid(
@@ -107,12 +125,18 @@ impl RunOptions {
             start,
             follow: toolview.follow.unwrap_or(true),
             caps: caps.into(),
+            snapshot: toolview.snapshot.then(|| {
+                toolview
+                    .snapshot_messages
+                    .unwrap_or(super::messages::DEFAULT_SNAPSHOT_MESSAGES)
+            }),
         })
     }
 
     /// The run's id: the session and the start point, so the same request gets the same run.
     pub fn run_id(&self) -> String {
         let from = match &self.start {
+            Start::FromBeginning if self.snapshot.is_some() => "snapshot".to_owned(),
             Start::FromBeginning => "beginning".to_owned(),
             Start::LiveOnly => "live".to_owned(),
             Start::After(c) => format!("{}:{}", c.epoch.as_str(), c.offset),
@@ -159,7 +183,17 @@ mod tests {
 
     #[test]
     fn errors_name_the_field() {
-        let cases: [(&[u8], Option<&str>, &str); 5] = [
+        let cases: [(&[u8], Option<&str>, &str); 7] = [
+            (
+                br#"{"threadId":"s","forwardedProps":{"toolview":{"snapshot":true,"liveOnly":true}}}"#,
+                None,
+                "snapshot opens with the session so far",
+            ),
+            (
+                br#"{"threadId":"s","forwardedProps":{"toolview":{"snapshotMessages":3}}}"#,
+                None,
+                "snapshotMessages: only with snapshot",
+            ),
             (b"[]", None, "RunAgentInput"),
             (br#"{"threadId":""}"#, None, "threadId"),
             (

@@ -11,10 +11,12 @@ use axum::body::Bytes;
 use futures_util::Stream;
 
 use super::RunOptions;
+use super::messages::Messages;
+use crate::domain::Cursor;
 use crate::error::Error;
 use crate::http_edge::{Feed, FeedOptions, Next};
 use crate::render::{Body, RunFrame, Target};
-use crate::session::{Sessions, SubscribeItem};
+use crate::session::{SessionError, Sessions, SubscribeItem};
 
 /// The response body of a run.
 pub type RunStream = Pin<Box<dyn Stream<Item = Result<Bytes, std::convert::Infallible>> + Send>>;
@@ -30,6 +32,13 @@ struct Run {
     feed: Feed,
     frame: RunFrame,
     phase: Phase,
+    /// A history join still folding the replay up to `head` into its snapshot.
+    collecting: Option<Collecting>,
+}
+
+struct Collecting {
+    messages: Messages,
+    head: u64,
 }
 
 /// Subscribes as `options` ask and frames the subscription as AG-UI runs.
@@ -51,10 +60,22 @@ pub async fn open(
     )
     .await?;
     let last = feed.at_head.clone();
+    let collecting = match options.snapshot {
+        None => None,
+        Some(limit) => Some(Collecting {
+            messages: Messages::new(limit),
+            head: match sessions.info(&options.session).await {
+                Ok(info) => info.meta.head_offset,
+                Err(SessionError::NotFound(_)) => 0,
+                Err(e) => return Err(e.into()),
+            },
+        }),
+    };
     let run = Run {
         feed,
         frame: RunFrame::new(options.session.as_str(), options.run_id(), last),
         phase: Phase::Start,
+        collecting,
     };
     Ok(Box::pin(futures_util::stream::unfold(
         run,
@@ -86,6 +107,9 @@ impl Run {
             Phase::Start => {
                 self.phase = Phase::Streaming;
                 event(&mut out, &self.frame.started(), None);
+                if self.collecting.as_ref().is_some_and(|c| c.head == 0) {
+                    self.snapshot(&mut out, None);
+                }
                 if self.feed.until == Some(0) {
                     self.finish(&mut out);
                 }
@@ -93,7 +117,40 @@ impl Run {
             }
             Phase::Streaming => {}
         }
-        match self.feed.next().await {
+        let next = self.feed.next().await;
+        let next = match (self.collecting.as_mut(), next) {
+            (Some(c), Next::Item(Some(Ok(SubscribeItem::Update { delivered, cursor })))) => {
+                if let Body::AgUi(events) = &delivered.rendered.body {
+                    c.messages.apply_all(events);
+                }
+                let offset = cursor.offset;
+                if offset >= c.head {
+                    self.snapshot(&mut out, Some(cursor));
+                    if self.feed.ends_after(Some(offset)) {
+                        self.finish(&mut out);
+                    }
+                } else {
+                    self.frame.delivered(cursor);
+                }
+                return Some(out);
+            }
+            (Some(_), Next::Item(Some(Ok(SubscribeItem::Heartbeat { head })))) => {
+                // Nothing left to replay: the snapshot is complete.
+                self.snapshot(&mut out, None);
+                out.push_str(&format!(": heartbeat {head}\n\n"));
+                if self.feed.ends_after(None) {
+                    self.finish(&mut out);
+                }
+                return Some(out);
+            }
+            (Some(c), Next::Item(Some(Ok(SubscribeItem::Reset { .. })))) => {
+                // The log was replaced while folding: fold its replay instead.
+                c.messages.clear();
+                return Some(out);
+            }
+            (_, next) => next,
+        };
+        match next {
             Next::Expired => {
                 let message = "the token expired; resume with a new one after the last cursor";
                 event(&mut out, &RunFrame::error(message, "UNAUTHENTICATED"), None);
@@ -145,6 +202,21 @@ impl Run {
             Next::Item(None) => self.finish(&mut out),
         }
         Some(out)
+    }
+
+    /// `MESSAGES_SNAPSHOT` of the history folded so far (with the cursor it reaches), after
+    /// which the run goes on live.
+    fn snapshot(&mut self, out: &mut String, cursor: Option<Cursor>) {
+        let Some(c) = self.collecting.take() else {
+            return;
+        };
+        let id = cursor
+            .as_ref()
+            .map(|c| format!("{}:{}", c.epoch.as_str(), c.offset));
+        event(out, &c.messages.snapshot(), id.as_deref());
+        if let Some(cursor) = cursor {
+            self.frame.delivered(cursor);
+        }
     }
 
     fn finish(&mut self, out: &mut String) {

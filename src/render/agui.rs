@@ -1,4 +1,7 @@
-//! Target AG-UI: tool-call lifecycle events, plus `CUSTOM` events carrying the (degraded) cards;
+//! Target AG-UI: tool-call lifecycle events, plus `CUSTOM` events carrying the (degraded) cards
+//! and, for `agent.messages`, each call's VIEW card as an activity message (`ACTIVITY_SNAPSHOT`
+//! with `activityType: "toolview.card"`; live output appended to its `chunks` by `ACTIVITY_DELTA`,
+//! so a chunk costs its own size, not the output's);
 //! messages as text and reasoning messages; a turn as a run.
 //!
 //! Every update is balanced: a message's `*_START` and `*_END` come in the same update (a delta
@@ -16,9 +19,12 @@ use super::fold::{CallState, Change, MessageChange, MessageState, Turn};
 use super::text_form::flatten;
 use crate::domain::{ContentBlock, MessageRole, StopReason};
 
+/// The activity type of toolview's cards in `agent.messages` (content: the VIEW card).
+pub const CARD_ACTIVITY: &str = "toolview.card";
+
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<String> {
     let cap = caps.max_output_bytes;
-    let events: Vec<Value> = match change {
+    let mut events: Vec<Value> = match change {
         Change::Session => Vec::new(),
         Change::Started(state) => started(state, ctx, caps),
         Change::Snapshot(state) => {
@@ -37,15 +43,61 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
             if data.is_empty() && !chunk.text.is_empty() {
                 // Past the cap: nothing more is sent.
                 Vec::new()
+            } else if state.call_view.is_none() && chunk.start == 0 {
+                // An orphan's first output: its activity message starts here.
+                vec![
+                    output_event(state, data),
+                    activity(state, change, ctx, caps),
+                ]
             } else {
-                vec![output_event(state, data)]
+                vec![
+                    output_event(state, data),
+                    json!({
+                        "type": "ACTIVITY_DELTA",
+                        "messageId": activity_id(state),
+                        "activityType": CARD_ACTIVITY,
+                        "patch": [{"op": "add", "path": "/chunks/-", "value": data}],
+                    }),
+                ]
             }
         }
         Change::Finished(state) => finished(state, ctx, caps),
         Change::Turn(turn) => return vec![run_event(turn, ctx)],
         Change::Message(m, change) => message(m, change, caps),
     };
+    if let Change::Started(state) | Change::Snapshot(state) | Change::Finished(state) = change {
+        events.push(activity(state, change, ctx, caps));
+    }
     events.iter().map(Value::to_string).collect()
+}
+
+/// A call's activity message id: its own id space beside the text messages'.
+fn activity_id(state: &CallState) -> String {
+    format!("toolview:card:{}", state.call_id)
+}
+
+/// `ACTIVITY_SNAPSHOT`: the call's VIEW card as it is after `change`, replacing the one before,
+/// with an empty `chunks`: live output after it is appended there (a UI shows `streamed`, then
+/// `chunks`), until the next snapshot folds it into `streamed`. A finished card has no `chunks`.
+fn activity(
+    state: &CallState,
+    change: Change<'_>,
+    ctx: &Context<'_>,
+    caps: &Capabilities,
+) -> Value {
+    let mut content = super::view::card_json(change, ctx, caps);
+    if state.finished.is_none()
+        && let Some(card) = content.as_object_mut()
+    {
+        card.insert("chunks".into(), json!([]));
+    }
+    json!({
+        "type": "ACTIVITY_SNAPSHOT",
+        "messageId": activity_id(state),
+        "activityType": CARD_ACTIVITY,
+        "content": content,
+        "replace": true,
+    })
 }
 
 /// A message's text as one balanced start/content/end triple: its start's text, a delta

@@ -17,7 +17,7 @@ use super::cap::{LiveChunk, cap_blocks, capped_chunk, capped_text, live_chunk};
 use super::card::{Capabilities, prepared_call};
 use super::fold::{CallState, Change, MessageChange, MessageState, Turn};
 use super::text_form::flatten;
-use super::view::{self, ViewUpdate};
+use super::view;
 use crate::domain::{MessageRole, ToolCallView};
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<String> {
@@ -118,19 +118,7 @@ fn output(state: &CallState, caps: &Capabilities) -> Value {
 /// `data-toolview-card`: the call's VIEW card as it is after this change (a snapshot; the
 /// part's id is the call's, so the UI keeps one per call).
 fn card(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Value {
-    let snapshots = Capabilities {
-        output_appends: false,
-        ..*caps
-    };
-    let data = match view::render(change, ctx, &snapshots) {
-        ViewUpdate::Card(card) => serde_json::to_value(&*card).unwrap_or(Value::Null),
-        ViewUpdate::OutputAppended { .. }
-        | ViewUpdate::Unchanged
-        | ViewUpdate::Session { .. }
-        | ViewUpdate::Message { .. }
-        | ViewUpdate::MessageAppended { .. }
-        | ViewUpdate::Turn { .. } => Value::Null,
-    };
+    let data = view::card_json(change, ctx, caps);
     let id = data["callId"].as_str().unwrap_or_default().to_owned();
     json!({"type": "data-toolview-card", "id": id, "data": data})
 }

@@ -166,6 +166,29 @@ fn message(m: &MessageState, change: MessageChange<'_>, caps: &Capabilities) -> 
     }
 }
 
+/// The call's VIEW card after `change` as JSON (always a whole card: no appends): what the
+/// AI SDK's `data-toolview-card` parts and AG-UI's activity messages carry. `Null` for a change
+/// that is not about a call.
+pub(super) fn card_json(
+    change: Change<'_>,
+    ctx: &Context<'_>,
+    caps: &Capabilities,
+) -> serde_json::Value {
+    let snapshots = Capabilities {
+        output_appends: false,
+        ..*caps
+    };
+    match render(change, ctx, &snapshots) {
+        ViewUpdate::Card(card) => serde_json::to_value(&*card).unwrap_or_default(),
+        ViewUpdate::OutputAppended { .. }
+        | ViewUpdate::Unchanged
+        | ViewUpdate::Session { .. }
+        | ViewUpdate::Message { .. }
+        | ViewUpdate::MessageAppended { .. }
+        | ViewUpdate::Turn { .. } => serde_json::Value::Null,
+    }
+}
+
 impl ViewUpdate {
     /// Roughly the bytes the update holds: its strings as they are in memory (and in a protobuf
     /// message), the cards counted as their JSON is written. The live output is counted by its

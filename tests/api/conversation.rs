@@ -36,12 +36,14 @@ fn publish(server: &ServerProcess, session: &str, lines: std::ops::RangeInclusiv
     assert!(ran.ok, "{}", ran.stderr);
 }
 
-/// `agent.messages` as (role, id, text or tool call ids).
+/// `agent.messages` as (role, id, text or tool call ids); the cards' activity messages
+/// (tests/api/agui_activity.rs) left out.
 fn messages(report: &Value) -> Vec<(String, String, String)> {
     report["messages"]
         .as_array()
         .unwrap()
         .iter()
+        .filter(|m| m["role"] != "activity")
         .map(|m| {
             let what = match m["toolCalls"].as_array() {
                 Some(calls) => calls

@@ -5,6 +5,7 @@
 mod acp_agent;
 mod acp_sessions;
 mod agui;
+mod agui_activity;
 mod ai_sdk;
 mod auth;
 mod cli;

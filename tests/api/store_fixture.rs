@@ -6,7 +6,9 @@
 //! if need be) and replay byte-identically.
 //!
 //! `TOOLVIEW_WRITE_FIXTURE=1` rewrites `replay.txt` from the current build: only when the fixture
-//! itself is replaced, never to make a difference go away.
+//! itself is replaced or a target's rendering changes on purpose, never to make a difference go
+//! away. Rewritten once so far: when AG-UI cards became activity messages too (24 AG-UI lines,
+//! each only gaining its `ACTIVITY_*` events; every other line byte-identical, checked then).
 
 use std::path::Path;
 
