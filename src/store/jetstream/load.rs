@@ -386,6 +386,10 @@ impl Inner {
     }
 }
 
+/// Last-message reads one listing has in flight: a page of 1,000 costs about 1,000 / this
+/// round trips to the stream leader instead of 1,000.
+const LIST_READS_IN_FLIGHT: usize = 32;
+
 impl Inner {
     /// A page of the session list: the first `limit` sessions after `after` in id order, read
     /// from the stream itself (its subjects, then each listed session's last message), so every
@@ -420,11 +424,21 @@ impl Inner {
                 page.pop();
             }
         }
-        let mut listed = Vec::with_capacity(page.len());
-        for (id, count) in page.into_sorted_vec() {
-            let subject = subject::subject(prefix, &id);
+        // The page's last messages, read a few at a time (each is a round trip to the leader).
+        let reads = futures_util::StreamExt::buffered(
+            futures_util::stream::iter(page.into_sorted_vec().into_iter().map(
+                |(id, count)| async move {
+                    let last = self.last(&subject::subject(prefix, &id)).await?;
+                    Ok::<_, StoreError>((id, count, last))
+                },
+            )),
+            LIST_READS_IN_FLIGHT,
+        );
+        tokio::pin!(reads);
+        let mut listed = Vec::new();
+        while let Some(read) = reads.next().await {
             // Purged since the subjects were read: not listed.
-            let Some(last) = self.last(&subject).await? else {
+            let (id, count, Some(last)) = read? else {
                 continue;
             };
             let meta = SessionMeta {
