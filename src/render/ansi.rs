@@ -11,7 +11,7 @@ use super::fold::{CallStatus, Change};
 use super::text_form::{
     TERMINAL, diff_line_pairs, flatten, read_lines_text, search_text, web_text,
 };
-use super::transcript::{message_ansi, message_text, status, turn_ansi};
+use super::transcript::{Form, conversation};
 use super::visible::{visible, visible_keeping_sgr};
 use crate::domain::{FileDiff, TerminalExit, ToolCallView, ToolResultView};
 use crate::present::LineOp;
@@ -24,18 +24,8 @@ const GREEN: &str = "\x1b[32m";
 const YELLOW: &str = "\x1b[33m";
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
-    match change {
-        Change::Turn(turn) => return turn_ansi(&turn.into()),
-        Change::Message(m, change) => {
-            return message_text(m, change, caps)
-                .map(|text| message_ansi(m.role, &text, status(m)))
-                .unwrap_or_default();
-        }
-        Change::Session
-        | Change::Started(_)
-        | Change::Output(..)
-        | Change::Finished(_)
-        | Change::Snapshot(_) => {}
+    if let Some(text) = conversation(change, caps, Form::Ansi) {
+        return text;
     }
     // No append form: a chat message or a printed card is replaced whole. Past the cap, nothing.
     if let Change::Output(state, chunk) = change

@@ -7,23 +7,13 @@ use super::card::{Capabilities, Snapshot};
 use super::fold::{CallStatus, Change};
 use super::markdown_text::{MARKDOWN, escape, escape_line, link};
 use super::text_form::{exit_note, read_lines_text, search_text, unified, web_text};
-use super::transcript::{message_markdown, message_text, status, turn_markdown};
+use super::transcript::{Form, conversation};
 use crate::domain::{ContentBlock, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
 use crate::present::text::fence;
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
-    match change {
-        Change::Turn(turn) => return turn_markdown(&turn.into()),
-        Change::Message(m, change) => {
-            return message_text(m, change, caps)
-                .map(|text| message_markdown(m.role, &text, status(m)))
-                .unwrap_or_default();
-        }
-        Change::Session
-        | Change::Started(_)
-        | Change::Output(..)
-        | Change::Finished(_)
-        | Change::Snapshot(_) => {}
+    if let Some(text) = conversation(change, caps, Form::Markdown) {
+        return text;
     }
     // No append form: a chat message or a printed card is replaced whole. Past the cap, nothing.
     if let Change::Output(state, chunk) = change

@@ -6,7 +6,7 @@
 
 use super::cap::{LiveChunk, capped_text, live_text};
 use super::card::Capabilities;
-use super::fold::{MessageChange, MessageState, Turn};
+use super::fold::{Change, MessageChange, MessageState, Turn};
 use super::markdown_text::escape;
 use super::view::MessageStatus;
 use super::visible::visible;
@@ -35,9 +35,38 @@ impl<'a> From<Turn<'a>> for TurnLine<'a> {
     }
 }
 
+/// The text targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Form {
+    Markdown,
+    Ansi,
+}
+
+/// A turn's or a message's update in a text target (empty for a delta past the output cap);
+/// `None` for a change about a call or the session.
+pub(super) fn conversation(change: Change<'_>, caps: &Capabilities, form: Form) -> Option<String> {
+    Some(match change {
+        Change::Turn(turn) => match form {
+            Form::Markdown => turn_markdown(&turn.into()),
+            Form::Ansi => turn_ansi(&turn.into()),
+        },
+        Change::Message(m, change) => message_text(m, change, caps)
+            .map(|text| match form {
+                Form::Markdown => message_markdown(m.role, &text, status(m)),
+                Form::Ansi => message_ansi(m.role, &text, status(m)),
+            })
+            .unwrap_or_default(),
+        Change::Session
+        | Change::Started(_)
+        | Change::Output(..)
+        | Change::Finished(_)
+        | Change::Snapshot(_) => return None,
+    })
+}
+
 /// A message's text for a text target's snapshot: `None` when the update shows nothing (a delta
 /// past the output cap).
-pub(super) fn message_text<'a>(
+fn message_text<'a>(
     m: &'a MessageState,
     change: MessageChange<'_>,
     caps: &Capabilities,
