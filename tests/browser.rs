@@ -200,6 +200,17 @@ async fn the_viewer_lists_sessions_and_says_failed_and_waiting() {
     for s in ["agent-a/run-1", "agent-a/run-2", "agent-b/build"] {
         publish(&mut c, sample_session_for_viewer(s)).await.unwrap();
     }
+    // A title (the first line of the first user message), shown as text in the list.
+    let prompt = ev(
+        "agent-a/run-1",
+        "u1",
+        toolview::grpc::pb::tool_event::Event::MessageStarted(toolview::grpc::pb::MessageStarted {
+            message_id: "u1".into(),
+            role: toolview::grpc::pb::MessageRole::User.into(),
+            text: "Fix the <b>flaky</b> test\nit fails on CI".into(),
+        }),
+    );
+    publish(&mut c, vec![prompt]).await.unwrap();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let url = server.url.clone();
     let (l, k) = (list_shot.clone(), card_shot.clone());
@@ -232,6 +243,12 @@ async fn the_viewer_lists_sessions_and_says_failed_and_waiting() {
         ids,
         ["agent-a/run-1", "agent-a/run-2", "agent-b/build"],
         "{summary}"
+    );
+    let first = summary["listed"]["sessions"][0]["text"].as_str().unwrap();
+    assert!(first.contains("Fix the <b>flaky</b> test"), "{first}");
+    assert!(
+        !first.contains("fails on CI"),
+        "the first line only: {first}"
     );
     assert_eq!(summary["listed"]["header"], "Sessions");
     assert_eq!(summary["listed"]["more"], false);
