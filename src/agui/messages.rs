@@ -56,12 +56,14 @@ impl Messages {
         json!({"type": "MESSAGES_SNAPSHOT", "messages": messages}).to_string()
     }
 
+    // Both search from the newest message: deltas, outputs and results are nearly always about
+    // a recent one, so folding a long replay costs about O(events), not O(events × messages).
     fn find(&self, id: &str) -> Option<usize> {
-        self.messages.iter().position(|(m, _)| m["id"] == id)
+        self.messages.iter().rposition(|(m, _)| m["id"] == id)
     }
 
     fn holding_call(&self, call: &str) -> Option<usize> {
-        self.messages.iter().position(|(m, _)| {
+        self.messages.iter().rposition(|(m, _)| {
             m["toolCalls"]
                 .as_array()
                 .is_some_and(|calls| calls.iter().any(|c| c["id"] == call))
@@ -165,27 +167,35 @@ impl Messages {
             "ACTIVITY_DELTA" => {
                 // toolview's patches append to an array of the card (`add` at `/…/-`) or
                 // replace a field: those two ops only.
+                // Sizes grow by what is added (an append costs its chunk, not the card).
                 if let Some(i) = self.find(s("messageId")) {
                     for op in e["patch"].as_array().into_iter().flatten() {
                         let path = op["path"].as_str().unwrap_or_default();
+                        let value = &op["value"];
+                        let grown = value.to_string().len();
                         let content = &mut self.messages[i].0["content"];
-                        match (op["op"].as_str(), path.strip_suffix("/-")) {
-                            (Some("add"), Some(array)) => {
-                                if let Some(Value::Array(items)) = content.pointer_mut(array) {
-                                    items.push(op["value"].clone());
+                        let target = match (op["op"].as_str(), path.strip_suffix("/-")) {
+                            (Some("add"), Some(array)) => match content.pointer_mut(array) {
+                                Some(Value::Array(items)) => {
+                                    items.push(value.clone());
+                                    true
                                 }
-                            }
-                            (Some("replace"), _) => {
-                                if let Some(target) = content.pointer_mut(path) {
-                                    *target = op["value"].clone();
+                                _ => false,
+                            },
+                            (Some("replace"), _) => match content.pointer_mut(path) {
+                                Some(target) => {
+                                    *target = value.clone();
+                                    true
                                 }
-                            }
-                            _ => {}
+                                None => false,
+                            },
+                            _ => false,
+                        };
+                        if target {
+                            self.messages[i].1 += grown;
+                            self.bytes += grown;
                         }
                     }
-                    let size = self.messages[i].0.to_string().len();
-                    self.bytes = self.bytes + size - self.messages[i].1.min(self.bytes);
-                    self.messages[i].1 = size;
                 }
             }
             // Run, step, custom and end events change no message.

@@ -333,6 +333,10 @@ impl Agent {
 /// A `session_info_update` with the session's title, when `notification` is a user message
 /// chunk (the first user message's text names the session, as `ListSessions`' title does).
 fn session_info(session: &str, notification: &str) -> Option<String> {
+    // Only a user chunk is parsed: a session with no prompt would parse every notification.
+    if !notification.contains("\"user_message_chunk\"") {
+        return None;
+    }
     let message: Value = serde_json::from_str(notification).ok()?;
     let update = &message["params"]["update"];
     if update["sessionUpdate"] != "user_message_chunk" {

@@ -22,7 +22,7 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-pub(crate) fn agui_client(args: &[&str]) -> Command {
+pub(crate) fn agui_client<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Command {
     let mut cmd = Command::new("node");
     cmd.arg(root().join("tests/js/agui_client.mjs"))
         .args(args)

@@ -50,25 +50,14 @@ fn view_cards(jsonl: &str) -> BTreeMap<String, Value> {
     cards
 }
 
-fn run(args: Vec<String>) -> NodeClient {
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    NodeClient::spawn(agui_client(&args))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_card_is_one_activity_message_with_the_view_card() {
     let dir = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let jsonl = std::fs::read_to_string(root.join("examples/sample-session.jsonl")).unwrap();
+    let jsonl = support::cli::repo_file("examples/sample-session.jsonl");
     let lines: Vec<&str> = jsonl.lines().filter(|l| !l.trim().is_empty()).collect();
     let publish = |from: usize, to: usize| {
-        let input = lines[from..to].join("\n");
-        let ran = support::cli::run_with_stdin(
-            &["publish", "--server", &server.url, "--session", "demo"],
-            &input,
-        );
-        assert!(ran.ok, "{}", ran.stderr);
+        support::cli::publish_jsonl(&server.url, "demo", &lines[from..to].join("\n"));
     };
     let want = view_cards(&jsonl);
     assert!(want.len() >= 5, "{want:?}");
@@ -79,12 +68,12 @@ async fn each_card_is_one_activity_message_with_the_view_card() {
         {"follow": false, "capabilities": all_caps()},
         {"follow": false, "after": "last", "pause": true, "capabilities": all_caps()},
     ]);
-    let mut node = run(vec![
+    let mut node = NodeClient::spawn(agui_client(&[
         "http".into(),
         endpoint(&server),
         "demo".into(),
         runs.to_string(),
-    ]);
+    ]));
     node.wait_for("paused");
     publish(lines.len() / 2, lines.len());
     node.say("go");
@@ -95,12 +84,12 @@ async fn each_card_is_one_activity_message_with_the_view_card() {
 
     // From the beginning.
     let options = json!({"follow": false, "capabilities": all_caps()});
-    let node = run(vec![
+    let node = NodeClient::spawn(agui_client(&[
         "http".into(),
         endpoint(&server),
         "demo".into(),
         options.to_string(),
-    ]);
+    ]));
     let replayed = tokio::task::spawn_blocking(move || node.finish())
         .await
         .unwrap();
@@ -124,13 +113,13 @@ async fn a_live_join_mid_call_gets_the_card_then_its_patches() {
     .await
     .unwrap();
     let options = json!({"liveOnly": true, "capabilities": {"terminal": true}});
-    let mut node = run(vec![
+    let mut node = NodeClient::spawn(agui_client(&[
         "http".into(),
         endpoint(&server),
         "l".into(),
         options.to_string(),
         "1".into(),
-    ]);
+    ]));
     node.wait_for("ready");
     publish(
         &mut c,
@@ -163,25 +152,19 @@ async fn a_live_join_mid_call_gets_the_card_then_its_patches() {
 async fn a_snapshot_join_equals_the_replay() {
     let dir = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     for (session, file) in [
         ("demo", "examples/sample-session.jsonl"),
         ("chat", "examples/conversation.jsonl"),
     ] {
-        let input = std::fs::read_to_string(root.join(file)).unwrap();
-        let ran = support::cli::run_with_stdin(
-            &["publish", "--server", &server.url, "--session", session],
-            &input,
-        );
-        assert!(ran.ok, "{}", ran.stderr);
+        support::cli::publish_jsonl(&server.url, session, &support::cli::repo_file(file));
         let url = endpoint(&server);
         let get = |options: Value| {
-            let node = run(vec![
+            let node = NodeClient::spawn(agui_client(&[
                 "http".into(),
                 url.clone(),
                 session.into(),
                 options.to_string(),
-            ]);
+            ]));
             node.finish()
         };
         let caps = all_caps();
@@ -211,13 +194,13 @@ async fn a_snapshot_join_equals_the_replay() {
         .await
         .unwrap();
     let options = json!({"snapshot": true, "capabilities": {"terminal": true}});
-    let mut node = run(vec![
+    let mut node = NodeClient::spawn(agui_client(&[
         "http".into(),
         endpoint(&server),
         "live".into(),
         options.to_string(),
         "1".into(),
-    ]);
+    ]));
     node.wait_for("ready");
     publish(&mut c, vec![finish("live", "e2", "c1", "done", "")])
         .await

@@ -48,13 +48,7 @@ fn check(report: &Value) -> Vec<String> {
 }
 
 fn publish_file(server: &ServerProcess, session: &str, path: &str) {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let input = std::fs::read_to_string(root.join(path)).unwrap();
-    let ran = support::cli::run_with_stdin(
-        &["publish", "--server", &server.url, "--session", session],
-        &input,
-    );
-    assert!(ran.ok, "{}", ran.stderr);
+    support::cli::publish_jsonl(&server.url, session, &support::cli::repo_file(path));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -66,7 +60,10 @@ async fn every_test_session_reads_through_the_sdk_from_the_beginning() {
     publish_file(&server, "example", "examples/sample-session.jsonl");
     publish_file(&server, "chat", "examples/conversation.jsonl");
     let url = endpoint(&server);
-    for (session, calls) in [("sample", 6), ("example", 0), ("chat", 2)] {
+    let example_calls = support::cli::repo_file("examples/sample-session.jsonl")
+        .matches("\"callStarted\"")
+        .count();
+    for (session, calls) in [("sample", 6), ("example", example_calls), ("chat", 2)] {
         for caps in [
             json!({}),
             json!({"terminal": true, "reasoning": true, "outputAppends": true}),
@@ -78,12 +75,7 @@ async fn every_test_session_reads_through_the_sdk_from_the_beginning() {
                 .await
                 .unwrap();
             assert_eq!(report["header"], "v1");
-            let ids = check(&report);
-            if calls > 0 {
-                assert_eq!(ids.len(), calls, "{report}");
-            } else {
-                assert!(!ids.is_empty(), "{report}");
-            }
+            assert_eq!(check(&report).len(), calls, "{session}: {report}");
             let types = report["types"].as_array().unwrap();
             assert_eq!(types.first().unwrap(), "start");
             assert_eq!(types.last().unwrap(), "finish");
@@ -132,13 +124,27 @@ async fn a_live_stream_joining_mid_call_is_shown_the_call_first() {
     );
 }
 
-/// `useChat`'s own classes: a `Chat` sends a prompt (told it goes nowhere) and gets the
-/// session's message; `resumeStream` replays it into the same message; a chat with no session
-/// has nothing to resume (204).
+/// `useChat`'s own classes on every test session: a `Chat` sends a prompt (told it goes
+/// nowhere) and gets the session's message; `resumeStream` replays it into the same message,
+/// every tool part ending with its output or error; a chat with no session has nothing to
+/// resume (204).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chat_with_the_default_transport_sends_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut c = client(&server.url).await;
+    publish(&mut c, sample_session("sample")).await.unwrap();
+    publish_file(&server, "example", "examples/sample-session.jsonl");
+    for session in ["sample", "example"] {
+        let node = ai_sdk_client(&["chat", &endpoint(&server), session]);
+        let report = tokio::task::spawn_blocking(move || node.finish())
+            .await
+            .unwrap();
+        assert_eq!(report["errors"], json!([]), "{session}: {report}");
+        assert_eq!(report["resumed"], report["sent"], "{session}: {report}");
+        let message = json!({"errors": [], "message": report["resumed"][1]});
+        assert!(!check(&message).is_empty(), "{session}: {report}");
+    }
     publish_file(&server, "chat", "examples/conversation.jsonl");
     let node = ai_sdk_client(&["chat", &endpoint(&server), "chat"]);
     let report = tokio::task::spawn_blocking(move || node.finish())
@@ -178,8 +184,7 @@ async fn the_endpoint_and_the_offline_render_give_the_same_chunks() {
     let dir = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
     publish_file(&server, "chat", "examples/conversation.jsonl");
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let input = std::fs::read_to_string(root.join("examples/conversation.jsonl")).unwrap();
+    let input = support::cli::repo_file("examples/conversation.jsonl");
     let offline =
         support::cli::run_with_stdin(&["render", "--target", "ai-sdk", "--terminal"], &input);
     assert!(offline.ok, "{}", offline.stderr);

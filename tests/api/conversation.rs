@@ -16,9 +16,7 @@ use crate::acp_agent::{check_notifications, client_command};
 use crate::agui::{agui_client, calls_and_results, endpoint};
 
 fn conversation() -> Vec<String> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/conversation.jsonl");
-    std::fs::read_to_string(path)
-        .unwrap()
+    support::cli::repo_file("examples/conversation.jsonl")
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(str::to_owned)
@@ -29,11 +27,7 @@ fn conversation() -> Vec<String> {
 fn publish(server: &ServerProcess, session: &str, lines: std::ops::RangeInclusive<usize>) {
     let all = conversation();
     let input = all[lines.start() - 1..*lines.end()].join("\n");
-    let ran = support::cli::run_with_stdin(
-        &["publish", "--server", &server.url, "--session", session],
-        &input,
-    );
-    assert!(ran.ok, "{}", ran.stderr);
+    support::cli::publish_jsonl(&server.url, session, &input);
 }
 
 /// `agent.messages` as (role, id, text or tool call ids); the cards' activity messages
@@ -104,11 +98,6 @@ fn comparable(
     got
 }
 
-fn run_agent(args: Vec<String>) -> NodeClient {
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    NodeClient::spawn(agui_client(&args))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_agent_folds_two_turns_in_order_with_one_run_per_turn() {
     let dir = tempfile::tempdir().unwrap();
@@ -117,12 +106,12 @@ async fn http_agent_folds_two_turns_in_order_with_one_run_per_turn() {
     let url = endpoint(&server);
     for reasoning in [false, true] {
         let options = json!({"follow": false, "capabilities": {"reasoning": reasoning}});
-        let node = run_agent(vec![
+        let node = NodeClient::spawn(agui_client(&[
             "http".into(),
             url.clone(),
             "conv".into(),
             options.to_string(),
-        ]);
+        ]));
         let report = tokio::task::spawn_blocking(move || node.finish())
             .await
             .unwrap();
@@ -158,12 +147,12 @@ async fn http_agent_resumed_mid_message_continues_it() {
         {"follow": false},
         {"follow": false, "after": "last", "pause": true},
     ]);
-    let mut node = run_agent(vec![
+    let mut node = NodeClient::spawn(agui_client(&[
         "http".into(),
         endpoint(&server),
         "resumed".into(),
         runs.to_string(),
-    ]);
+    ]));
     node.wait_for("paused");
     publish(&server, "resumed", 9..=25);
     node.say("go");
@@ -191,13 +180,13 @@ async fn http_agent_joining_live_mid_message_gets_its_text_so_far() {
     publish(&server, "live", 1..=8);
     let options = json!({"liveOnly": true});
     // Ends (aborted) once the first tool result arrived.
-    let mut node = run_agent(vec![
+    let mut node = NodeClient::spawn(agui_client(&[
         "http".into(),
         endpoint(&server),
         "live".into(),
         options.to_string(),
         "1".into(),
-    ]);
+    ]));
     node.wait_for("ready");
     publish(&server, "live", 9..=13);
     let report = tokio::task::spawn_blocking(move || node.finish())

@@ -106,17 +106,12 @@ async fn a_token_lists_only_what_it_may_read() {
 #[tokio::test]
 async fn sessions_carry_their_title_and_cwd() {
     let dir = tempfile::tempdir().unwrap();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let input = std::fs::read_to_string(root.join("examples/conversation.jsonl")).unwrap();
+    let input = support::cli::repo_file("examples/conversation.jsonl");
     let title = "The tests fail since the port change. Can you fix them?";
     for restart in [false, true] {
         let server = ServerProcess::spawn(dir.path(), &["--store", "embedded"]);
         if !restart {
-            let ran = support::cli::run_with_stdin(
-                &["publish", "--server", &server.url, "--session", "chat"],
-                &input,
-            );
-            assert!(ran.ok, "{}", ran.stderr);
+            support::cli::publish_jsonl(&server.url, "chat", &input);
         }
         let mut c = client(&server.url).await;
         let got = c

@@ -45,3 +45,16 @@ pub fn run_with_stdin<S: AsRef<std::ffi::OsStr>>(args: &[S], stdin: &str) -> Ran
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
+
+/// A file of the repository (`examples/conversation.jsonl`, …) as text.
+pub fn repo_file(path: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `toolview publish` of `ToolEvent` JSON lines to `session` on the server at `url`; fails the
+/// test with the command's stderr when it fails.
+pub fn publish_jsonl(url: &str, session: &str, jsonl: &str) {
+    let ran = run_with_stdin(&["publish", "--server", url, "--session", session], jsonl);
+    assert!(ran.ok, "toolview publish: {}", ran.stderr);
+}
