@@ -1,0 +1,28 @@
+"""toolview: publish an agent's tool calls and conversation to a toolview server, and
+subscribe to their renderings.
+
+    from toolview import Client
+
+    with Client("127.0.0.1:50051") as client:
+        session = client.session("demo")
+        call = session.start_call("bash", {"command": "ls"})
+        call.output("README.md\\n")
+        call.finish("README.md\\n")
+
+``toolview.aio.AsyncClient`` is the same for asyncio; ``toolview.v1`` holds the generated
+messages.
+"""
+
+from ._events import Usage, text_block
+from ._outbox import PublishOptions
+from ._resume import Item
+from .client import Call, Client, Message, Session, Subscription, Turn
+from .errors import ToolviewError
+from .v1.rendering_pb2 import Capabilities, Cursor, RenderedUpdate
+from .v1.session_service_pb2 import Reset
+
+__all__ = [
+    "Call", "Capabilities", "Client", "Cursor", "Item", "Message", "PublishOptions", "RenderedUpdate",
+    "Reset", "Session", "Subscription", "ToolviewError", "Turn", "Usage", "text_block",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,343 @@
+"""The sync client: publish a session's events, subscribe to its renderings, and the
+unary calls (GetSession, ListSessions, Present, Render)."""
+
+from __future__ import annotations
+
+import time
+from types import TracebackType
+from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Type, Union
+
+import grpc
+
+from . import _connect, _events
+from ._events import Arguments, Meta, Result, Usage
+from ._outbox import Backoff, PublishOptions
+from ._publisher import OnError, Publisher
+from ._resume import Item, Resume, Start, target_of
+from .errors import RESUMABLE, NotFound, from_rpc_error
+from .v1 import (
+    events_pb2,
+    presentation_service_pb2,
+    presentation_service_pb2_grpc,
+    rendering_pb2,
+    session_service_pb2,
+    session_service_pb2_grpc,
+    views_pb2,
+)
+
+
+def _unary(call: Callable[..., object], request: object, metadata: List[Tuple[str, str]]) -> object:
+    try:
+        return call(request, metadata=metadata)
+    except grpc.RpcError as e:
+        raise from_rpc_error(e) from None
+
+
+class Call:
+    """A started tool call: its live output, then its end. As a context manager it ends the
+    call as failed, with the exception's text, if the block raises before ``finish``."""
+
+    def __init__(self, publisher: Publisher, events: _events.CallEvents) -> None:
+        self._publisher, self._events, self.finished = publisher, events, False
+
+    @property
+    def call_id(self) -> str:
+        return self._events.call_id
+
+    def output(self, data: str) -> None:
+        """A chunk of live output."""
+        self._publisher.put(self._events.output(data))
+
+    def finish(
+        self,
+        result: Result = None,
+        *,
+        is_error: bool = False,
+        meta: Meta = None,
+        view: Optional[views_pb2.ToolResultView] = None,
+    ) -> None:
+        """The call's end: its result (text or content blocks), whether it failed, the
+        presentation meta computed at execution time, or a custom result view."""
+        self._publisher.put(self._events.finished(result, is_error, meta, view))
+        self.finished = True
+
+    def __enter__(self) -> "Call":
+        return self
+
+    def __exit__(self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
+        if not self.finished:
+            self.finish(str(exc) if exc else None, is_error=exc is not None)
+
+
+class Message:
+    """A started message: more text, then its end."""
+
+    def __init__(self, publisher: Publisher, events: _events.MessageEvents) -> None:
+        self._publisher, self._events = publisher, events
+
+    @property
+    def message_id(self) -> str:
+        return self._events.message_id
+
+    def append(self, text: str) -> None:
+        self._publisher.put(self._events.delta(text))
+
+    def finish(self) -> None:
+        self._publisher.put(self._events.finished())
+
+
+class Turn:
+    """A started turn; ``finish`` ends it (as a context manager: with ``end_turn``, or
+    ``cancelled`` if the block raises)."""
+
+    def __init__(self, publisher: Publisher, events: _events.TurnEvents) -> None:
+        self._publisher, self._events, self.finished = publisher, events, False
+
+    @property
+    def turn_id(self) -> str:
+        return self._events.turn_id
+
+    def finish(self, stop_reason: Union[str, int, None] = "end_turn", usage: Optional[Usage] = None) -> None:
+        self._publisher.put(self._events.finished(stop_reason, usage))
+        self.finished = True
+
+    def __enter__(self) -> "Turn":
+        return self
+
+    def __exit__(self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
+        if not self.finished:
+            self.finish("cancelled" if exc else "end_turn")
+
+
+class Session:
+    """One session's publishing side. Ids left out are drawn at random; every event id is
+    derived from its subject, so a retry is a duplicate (see ``_ids``)."""
+
+    def __init__(self, publisher: Publisher, session_id: str) -> None:
+        self._publisher, self.session_id = publisher, session_id
+
+    def start(self, cwd: str = "") -> None:
+        """The session began, in ``cwd`` (absolute): paths under it are shown relative."""
+        self._publisher.put(_events.session_started(self.session_id, cwd))
+
+    def start_call(
+        self,
+        tool: str,
+        args: Arguments = None,
+        *,
+        call_id: Optional[str] = None,
+        view: Optional[views_pb2.ToolCallView] = None,
+    ) -> Call:
+        """A tool call started: its tool name (matched against the built-in presenters), its
+        arguments, and optionally a custom call view."""
+        events = _events.CallEvents(self.session_id, call_id)
+        self._publisher.put(events.started(tool, args, view))
+        return Call(self._publisher, events)
+
+    def start_message(self, role: Union[str, int], text: str = "", *, message_id: Optional[str] = None) -> Message:
+        """A message (``user``, ``assistant`` or ``reasoning``) began with ``text``."""
+        events = _events.MessageEvents(self.session_id, message_id)
+        self._publisher.put(events.started(role, text))
+        return Message(self._publisher, events)
+
+    def message(self, role: Union[str, int], text: str, *, message_id: Optional[str] = None) -> str:
+        """A whole message; returns its id."""
+        message = self.start_message(role, text, message_id=message_id)
+        message.finish()
+        return message.message_id
+
+    def start_turn(self, turn_id: Optional[str] = None) -> Turn:
+        """A turn began."""
+        events = _events.TurnEvents(self.session_id, turn_id)
+        self._publisher.put(events.started())
+        return Turn(self._publisher, events)
+
+    def publish(self, event: events_pb2.ToolEvent) -> None:
+        """A raw event (its ``session_id`` is set to this session's)."""
+        event.session_id = self.session_id
+        self._publisher.put(event)
+
+
+class Subscription:
+    """An iterator of a session's rendered updates (and ``Reset`` items). It keeps the last
+    cursor and, after a transient failure or a server restart, reconnects and resumes after
+    it. Heartbeats are not passed on."""
+
+    def __init__(self, client: "Client", resume: Resume, reconnect: bool) -> None:
+        self._client, self._resume, self._reconnect = client, resume, reconnect
+        self._stream: Optional[grpc.Future] = None
+        self._closed = False
+        self._backoff = Backoff(0.05, 2.0)
+        #: Reconnections so far.
+        self.reconnects = 0
+
+    @property
+    def cursor(self) -> Optional[rendering_pb2.Cursor]:
+        """The last update's cursor: where the subscription resumes."""
+        return self._resume.cursor
+
+    def __iter__(self) -> "Subscription":
+        return self
+
+    def __next__(self) -> Item:
+        while not self._closed:
+            if self._stream is None:
+                self._stream = self._client._sessions.Subscribe(self._resume.request(), metadata=self._client._metadata())
+            try:
+                response = next(self._stream)  # type: ignore[call-overload]
+            except StopIteration:
+                error = None
+            except grpc.RpcError as e:
+                error = from_rpc_error(e)
+            else:
+                item = self._resume.accept(response)
+                if item is not None:
+                    self._backoff.reset()
+                    return item
+                continue
+            # The stream ended: a subscription has no end of its own, so the server went away
+            # (or failed): resume after the last cursor.
+            self._stream = None
+            if self._closed:
+                break
+            if error is not None and (not self._reconnect or error.code not in RESUMABLE):
+                raise error
+            if not self._reconnect:
+                break
+            self.reconnects += 1
+            time.sleep(self._backoff.next())
+        raise StopIteration
+
+    def close(self) -> None:
+        """Ends the subscription (from any thread)."""
+        self._closed = True
+        if self._stream is not None:
+            self._stream.cancel()
+
+    def __enter__(self) -> "Subscription":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Client:
+    """A connection to a toolview server.
+
+    ``token`` is a bearer token (or a function returning the current one); ``tls`` turns on
+    TLS with the system's roots, ``ca`` (a PEM path or bytes) with that CA. ``on_error``
+    receives each event the server refused, on the publisher's thread; without it, refusals
+    are raised by the next ``flush`` or ``close``.
+    """
+
+    def __init__(
+        self,
+        server: str = "127.0.0.1:50051",
+        *,
+        token: _connect.Token = None,
+        tls: bool = False,
+        ca: Optional[Union[str, bytes]] = None,
+        publish: PublishOptions = PublishOptions(),
+        on_error: Optional[OnError] = None,
+        channel_options: Sequence[Tuple[str, object]] = (),
+    ) -> None:
+        self._channel = _connect.channel(server, tls, ca, channel_options)
+        self._metadata = _connect.metadata(token)
+        self._sessions = session_service_pb2_grpc.SessionServiceStub(self._channel)
+        self._presentation = presentation_service_pb2_grpc.PresentationServiceStub(self._channel)
+        self.publisher = Publisher(self._sessions.Publish, self._metadata, publish, on_error)
+
+    def session(self, session_id: str) -> Session:
+        """The publishing side of a session."""
+        return Session(self.publisher, session_id)
+
+    def flush(self, timeout: Optional[float] = None) -> None:
+        """Waits until every event published so far is acknowledged or refused; raises the
+        first refusal (``Undelivered`` when ``timeout`` passes first)."""
+        self.publisher.flush(timeout)
+
+    def close(self, timeout: Optional[float] = 30.0) -> None:
+        """Flushes, then closes the connection. Events still unacknowledged after ``timeout``
+        are given up (``Undelivered`` says how many)."""
+        try:
+            self.publisher.flush(timeout, closing=True)
+        finally:
+            self._channel.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
+        self.close()
+
+    def subscribe(
+        self,
+        session_id: str,
+        target: Union[str, int] = "view",
+        capabilities: Optional[rendering_pb2.Capabilities] = None,
+        *,
+        start: Start = "beginning",
+        reconnect: bool = True,
+    ) -> Subscription:
+        """A session's updates for ``target`` (``view``, ``acp``, ``ag_ui``, ``markdown``,
+        ``ansi``, ``ai_sdk``), from its ``start``: ``"beginning"`` (replay, then live),
+        ``"live"`` (from now on) or after a ``Cursor``."""
+        resume = Resume(session_id, target_of(target), capabilities, start)
+        if start == "live":
+            resume.pin_live_start(self._head(session_id))
+        return Subscription(self, resume, reconnect)
+
+    def _head(self, session_id: str) -> Optional[rendering_pb2.Cursor]:
+        try:
+            info = self.get_session(session_id)
+        except NotFound:
+            return None
+        return rendering_pb2.Cursor(offset=info.head_offset, epoch=info.epoch) if info.head_offset else None
+
+    def get_session(self, session_id: str) -> session_service_pb2.GetSessionResponse:
+        """A session's epoch, head, call count, times, title and cwd (``NotFound`` if none)."""
+        request = session_service_pb2.GetSessionRequest(session_id=session_id)
+        return _unary(self._sessions.GetSession, request, self._metadata())  # type: ignore[return-value]
+
+    def list_sessions(self, page_size: int = 0) -> Iterator[session_service_pb2.GetSessionResponse]:
+        """Every session the caller may read, in id order, fetched a page at a time."""
+        token = ""
+        while True:
+            request = session_service_pb2.ListSessionsRequest(page_size=page_size, page_token=token)
+            page: session_service_pb2.ListSessionsResponse = _unary(
+                self._sessions.ListSessions, request, self._metadata()
+            )  # type: ignore[assignment]
+            yield from page.sessions
+            token = page.next_page_token
+            if not token:
+                return
+
+    def present(
+        self, tool: str, args: Arguments = None, result: Result = None, *, is_error: bool = False, meta: Meta = None
+    ) -> presentation_service_pb2.PresentResponse:
+        """The built-in presenters' views for one call (and its result, when given)."""
+        request = presentation_service_pb2.PresentRequest(tool_name=tool, arguments_json=_events.arguments_json(args))
+        if result is not None or is_error or meta is not None:
+            request.result.CopyFrom(
+                presentation_service_pb2.PresentResult(
+                    content=_events.content(result), is_error=is_error, meta_json=_events.meta_json(meta)
+                )
+            )
+        return _unary(self._presentation.Present, request, self._metadata())  # type: ignore[return-value]
+
+    def render(
+        self,
+        events: Iterable[events_pb2.ToolEvent],
+        target: Union[str, int] = "view",
+        capabilities: Optional[rendering_pb2.Capabilities] = None,
+        *,
+        session_cwd: str = "",
+    ) -> List[rendering_pb2.RenderedUpdate]:
+        """Events rendered for a target without a session, one update per event."""
+        request = presentation_service_pb2.RenderRequest(
+            session_cwd=session_cwd, target=target_of(target), capabilities=capabilities, events=list(events)
+        )
+        response: presentation_service_pb2.RenderResponse = _unary(
+            self._presentation.Render, request, self._metadata()
+        )  # type: ignore[assignment]
+        return list(response.updates)

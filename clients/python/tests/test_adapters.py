@@ -1,0 +1,222 @@
+"""The framework adapters, each driven by its framework offline: the Claude Agent SDK's own hook
+dispatch fed by a scripted Claude Code (its control protocol over a custom transport), and an
+OpenAI Agents SDK run whose model is scripted to call function tools. Each run's cards are the
+ones toolview's presenters give for those tools and results."""
+
+import asyncio
+import itertools
+import json
+from typing import Any, AsyncIterator, Dict, List
+
+import pytest
+from conftest import Server
+
+from toolview import Capabilities, Client
+from toolview.aio import AsyncClient
+
+claude_agent_sdk = pytest.importorskip("claude_agent_sdk")
+agents = pytest.importorskip("agents")
+
+
+def final_cards(server: Server, session_id: str, events: int) -> Dict[str, Any]:
+    """Each call's last card, from a VIEW subscription of the whole session by a UI that shows
+    every card (so nothing is degraded)."""
+    cards: Dict[str, Any] = {}
+    every_card = Capabilities(terminal=True, diff=True, read=True, search=True, web=True)
+    with Client(server.address) as client, client.subscribe(session_id, "view", every_card) as subscription:
+        for update in itertools.islice(subscription, events):
+            if update.view.WhichOneof("update") == "card":
+                cards[update.call_id] = update.view.card
+        assert subscription.cursor.offset == events
+    return cards
+
+
+def assert_presented(server: Server, card: Any, tool: str, args: Any, result: str, **kw: Any) -> None:
+    with Client(server.address) as client:
+        presented = client.present(tool, args, result, **kw)
+    assert card.tool_name == tool
+    assert card.call == presented.call, tool
+    assert card.result == presented.result, tool
+
+
+# --- Claude Agent SDK --------------------------------------------------------------------------
+
+READ_RESPONSE = {"type": "text", "file": {"filePath": "/work/app.ts", "content": "export const port = 8080\n// TODO\n",
+                                          "numLines": 2, "startLine": 1, "totalLines": 2}}
+EDIT_RESPONSE = {"filePath": "/work/app.ts", "oldString": "8080", "newString": "Number(process.env.PORT)",
+                 "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1,
+                                      "lines": ["-export const port = 8080", "+export const port = Number(process.env.PORT)"]}]}
+# (hook event, tool, tool_use_id, input, response or error)
+CLAUDE_CALLS = [
+    ("PostToolUse", "Read", "toolu_01", {"file_path": "/work/app.ts"}, READ_RESPONSE),
+    ("PostToolUse", "Edit", "toolu_02", {"file_path": "/work/app.ts", "old_string": "8080",
+                                         "new_string": "Number(process.env.PORT)"}, EDIT_RESPONSE),
+    ("PostToolUse", "Bash", "toolu_03", {"command": "npm test", "description": "Run the tests"},
+     {"stdout": "> vitest run\nTests 3 passed", "stderr": "", "interrupted": False, "isImage": False}),
+    ("PostToolUseFailure", "Bash", "toolu_04", {"command": "npm run lint"}, "Exit code 1\nlint: 2 problems"),
+]
+
+
+class ScriptedClaudeCode:
+    """A Claude Code stand-in on the SDK's transport interface: it answers the SDK's initialize
+    request, and on the prompt sends the hook callbacks a real run sends (through the SDK's own
+    control protocol, waiting for each answer), then the result."""
+
+    def __init__(self) -> None:
+        self.out: "asyncio.Queue[Any]" = asyncio.Queue()
+        self.hooks: Dict[str, List[str]] = {}
+        self.answers: Dict[str, "asyncio.Future[Any]"] = {}
+        self.ids = itertools.count(1)
+        self.run: "asyncio.Task[None] | None" = None
+
+    async def connect(self) -> None:
+        pass
+
+    def is_ready(self) -> bool:
+        return True
+
+    async def write(self, data: str) -> None:
+        message = json.loads(data)
+        if message["type"] == "control_request" and message["request"]["subtype"] == "initialize":
+            for event, matchers in (message["request"]["hooks"] or {}).items():
+                self.hooks[event] = [i for m in matchers for i in m["hookCallbackIds"]]
+            await self.out.put({"type": "control_response", "response": {
+                "subtype": "success", "request_id": message["request_id"], "response": {}}})
+        elif message["type"] == "control_response":
+            self.answers.pop(message["response"]["request_id"]).set_result(message["response"])
+        elif message["type"] == "user":
+            self.run = asyncio.create_task(self.turn(message["message"]["content"]))
+
+    async def hook(self, event: str, data: Dict[str, Any], tool_use_id: Any = None) -> None:
+        for callback_id in self.hooks[event]:
+            request_id = f"req_{next(self.ids)}"
+            self.answers[request_id] = asyncio.get_running_loop().create_future()
+            await self.out.put({"type": "control_request", "request_id": request_id, "request": {
+                "subtype": "hook_callback", "callback_id": callback_id, "tool_use_id": tool_use_id,
+                "input": {"session_id": "cc-1", "transcript_path": "", "cwd": "/work", "hook_event_name": event, **data}}})
+            answer = await self.answers[request_id]
+            assert answer["subtype"] == "success" and answer["response"] == {}, answer
+
+    async def turn(self, prompt: str) -> None:
+        await self.hook("UserPromptSubmit", {"prompt": prompt})
+        for event, tool, tool_use_id, args, outcome in CLAUDE_CALLS:
+            common = {"tool_name": tool, "tool_input": args, "tool_use_id": tool_use_id}
+            await self.hook("PreToolUse", common, tool_use_id)
+            after = {"tool_response": outcome} if event == "PostToolUse" else {"error": outcome}
+            await self.hook(event, {**common, **after}, tool_use_id)
+        await self.hook("Stop", {"stop_hook_active": False, "last_assistant_message": "The port is configurable."})
+        await self.out.put({"type": "result", "subtype": "success", "duration_ms": 5, "duration_api_ms": 4,
+                            "is_error": False, "num_turns": 1, "session_id": "cc-1", "result": "done"})
+
+    async def read_messages(self) -> AsyncIterator[Dict[str, Any]]:
+        while (message := await self.out.get()) is not None:
+            yield message
+
+    async def end_input(self) -> None:
+        await self.out.put(None)
+
+    async def close(self) -> None:
+        pass
+
+
+def test_claude_agent_sdk_hooks_publish_the_calls_as_toolview_presents_them(server: Server) -> None:
+    from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
+    from toolview.adapters.claude_agent_sdk import ToolviewHooks, result_of
+
+    async def run() -> List[Any]:
+        async with AsyncClient(server.address) as client:
+            hooks = ToolviewHooks(client.session("claude"))
+            options = ClaudeAgentOptions(hooks=hooks.matchers())
+            return [m async for m in query(prompt="Make the port configurable.", options=options,
+                                           transport=ScriptedClaudeCode())]
+
+    messages = asyncio.run(run())
+    assert isinstance(messages[-1], ResultMessage)
+    # A turn: its start, the prompt (start, end), 4 calls (start, end), the answer, its end.
+    cards = final_cards(server, "claude", 1 + 2 + 8 + 2 + 1)
+    assert list(cards) == ["toolu_01", "toolu_02", "toolu_03", "toolu_04"]
+    for event, tool, tool_use_id, args, outcome in CLAUDE_CALLS:
+        card = cards[tool_use_id]
+        if event == "PostToolUse":
+            text, meta = result_of(tool, outcome)
+            assert_presented(server, card, tool, args, text, meta=meta)
+        else:
+            assert_presented(server, card, tool, args, outcome, is_error=True, meta={"exit_code": 1})
+    assert cards["toolu_01"].result.WhichOneof("card") == "read"
+    assert cards["toolu_02"].result.WhichOneof("card") == "diff"
+    assert cards["toolu_03"].result.WhichOneof("card") == "terminal"
+    with Client(server.address) as client:
+        assert client.get_session("claude").title == "Make the port configurable."
+
+
+# --- OpenAI Agents SDK -------------------------------------------------------------------------
+
+OPENAI_CALLS = [
+    ("call_read_1", "read", {"file_path": "/work/app.ts"}),
+    ("call_bash_1", "bash", {"command": "npm test", "description": "Run the tests"}),
+]
+
+
+class ScriptedModel(agents.Model):
+    """A model that asks for both tools at once, then answers; no network."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def get_response(self, system_instructions, input, model_settings, tools, output_schema, handoffs,
+                           tracing, *, previous_response_id, conversation_id, prompt):  # type: ignore[no-untyped-def]
+        from openai.types.responses import (ResponseFunctionToolCall, ResponseOutputMessage,
+                                            ResponseOutputText)
+
+        self.calls += 1
+        if self.calls == 1:
+            output = [ResponseFunctionToolCall(type="function_call", id=f"fc_{i}", call_id=call_id, name=name,
+                                               arguments=json.dumps(args), status="completed")
+                      for i, (call_id, name, args) in enumerate(OPENAI_CALLS)]
+        else:
+            output = [ResponseOutputMessage(type="message", id="msg_1", role="assistant", status="completed", content=[
+                ResponseOutputText(type="output_text", text="The port is read from PORT.", annotations=[])])]
+        usage = agents.Usage(requests=1, input_tokens=100, output_tokens=10, total_tokens=110)
+        return agents.ModelResponse(output=output, usage=usage, response_id=None)
+
+    def stream_response(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise NotImplementedError("the test runs without streaming")
+
+
+READ_RESULT = "<path>/work/app.ts</path>\n<type>file</type>\n<content>\n1: export const port = 8080\n</content>"
+BASH_RESULT = "> vitest run\nTests 3 passed"
+
+
+@agents.function_tool(name_override="read")
+def read_tool(file_path: str) -> str:
+    """Reads a file."""
+    return READ_RESULT
+
+
+@agents.function_tool(name_override="bash")
+def bash_tool(command: str, description: str) -> str:
+    """Runs a command."""
+    return BASH_RESULT
+
+
+def test_an_openai_agents_run_publishes_the_calls_as_toolview_presents_them(server: Server) -> None:
+    from toolview.adapters.openai_agents import ToolviewRunHooks
+
+    async def run() -> Any:
+        agent = agents.Agent(name="coder", instructions="Code.", model=ScriptedModel(), tools=[read_tool, bash_tool])
+        async with AsyncClient(server.address) as client:
+            hooks = ToolviewRunHooks(client.session("openai"))
+            await hooks.prompt("Where does the port come from?")
+            return await agents.Runner.run(agent, "Where does the port come from?", hooks=hooks)
+
+    agents.set_tracing_disabled(True)
+    result = asyncio.run(run())
+    assert result.final_output == "The port is read from PORT."
+    # The turn, the prompt (2), two calls (2 each), the answer (2), the turn's end.
+    cards = final_cards(server, "openai", 1 + 2 + 4 + 2 + 1)
+    assert list(cards) == [call_id for call_id, _, _ in OPENAI_CALLS]
+    for (call_id, tool, args), text in zip(OPENAI_CALLS, [READ_RESULT, BASH_RESULT]):
+        assert_presented(server, cards[call_id], tool, args, text)
+    assert cards["call_bash_1"].call.WhichOneof("card") == "terminal"
+    with Client(server.address) as client:
+        assert client.get_session("openai").title == "Where does the port come from?"

@@ -1,0 +1,156 @@
+"""The client against a real server: a whole turn published and read back in two targets, the
+typed errors, the bounded buffer with the server gone, the asyncio client, the unary calls."""
+
+import asyncio
+import itertools
+import json
+import tempfile
+
+import pytest
+from conftest import Server
+
+from toolview import Capabilities, Client, PublishOptions, Reset, Usage
+from toolview.aio import AsyncClient
+from toolview.errors import BufferFull, FailedPrecondition, InvalidArgument, NotFound, Undelivered
+from toolview.v1 import events_pb2
+
+
+def take(subscription, n: int) -> list:
+    """The first ``n`` items of a subscription, which is then closed."""
+    with subscription:
+        return list(itertools.islice(subscription, n))
+
+
+def publish_turn(client: Client, session_id: str) -> None:
+    session = client.session(session_id)
+    session.start("/work/proj")
+    with session.start_turn("turn-1") as turn:
+        session.message("user", "Run the tests.", message_id="user-1")
+        thought = session.start_message("reasoning", "They use ", message_id="think-1")
+        thought.append("vitest.")
+        thought.finish()
+        with session.start_call("bash", {"command": "npm test"}, call_id="call_1") as call:
+            call.output("> vitest run\n")
+            call.finish("> vitest run\nTests  1 failed\n[exit code: 2]", is_error=True)
+        session.message("assistant", "One test fails.")
+        turn.finish("end_turn", Usage(input_tokens=100, output_tokens=20))
+
+
+def test_a_turn_reads_back_in_every_form(server: Server) -> None:
+    with Client(server.address) as client:
+        publish_turn(client, "demo")
+        client.flush()
+        info = client.get_session("demo")
+        assert (info.head_offset, info.calls, info.title, info.cwd) == (13, 1, "Run the tests.", "/work/proj")
+
+        markdown = [u.markdown for u in take(client.subscribe("demo", "markdown"), 13)]
+        text = "\n".join(markdown)
+        assert "**User:**\n\nRun the tests." in text and "npm test" in text and "Status: Failed" in text, text
+        assert "vitest." not in text, "reasoning is shown only with the capability"
+
+        caps = Capabilities(reasoning=True, terminal=True)
+        acp = [json.loads(j) for u in take(client.subscribe("demo", "acp", caps), 13) for j in u.acp.json]
+        kinds = [m["params"]["update"]["sessionUpdate"] for m in acp if m.get("method") == "session/update"]
+        assert "agent_thought_chunk" in kinds and "tool_call" in kinds and "usage_update" not in kinds
+
+        sessions = [s.session_id for s in client.list_sessions(page_size=1)]
+        assert sessions == ["demo"]
+
+
+def test_a_live_subscription_starts_after_the_head(server: Server) -> None:
+    with Client(server.address) as client:
+        publish_turn(client, "live")
+        client.flush()
+        subscription = client.subscribe("live", "view", start="live")
+        client.session("live").message("user", "And now?")
+        client.flush()
+        first = next(subscription)
+        assert first.cursor.offset == 14 and first.message_id
+        subscription.close()
+
+
+def test_refusals_are_typed_and_name_the_field(server: Server) -> None:
+    with Client(server.address) as client:
+        session = client.session("bad")
+        session.start_call("bash", {"command": "true"}, call_id="c1").finish("ok")
+        # Output after the call's end breaks the lifecycle rule.
+        stray = events_pb2.ToolEvent(event_id="stray-1", call_output=events_pb2.ToolCallOutput(call_id="c1", data="x"))
+        session.publish(stray)
+        session.message("user", "still here")
+        with pytest.raises(FailedPrecondition) as refused:
+            client.flush()
+        # The field names the event's place in the request it went out in.
+        assert refused.value.event_index is not None and "already finished" in refused.value.details
+        assert [f.event.event_id for f in refused.value.failures] == ["stray-1"]
+        # Only the refused event was dropped: the events around it were appended.
+        assert client.get_session("bad").head_offset == 4  # call start, end; message start, end
+
+        session.publish(events_pb2.ToolEvent(event_id="bad id", session_started=events_pb2.SessionStarted()))
+        with pytest.raises(InvalidArgument) as invalid:
+            client.flush()
+        assert invalid.value.field == "events[0].event_id"
+        with pytest.raises(NotFound):
+            client.get_session("never")
+
+
+def test_the_buffer_is_bounded_while_the_server_is_away() -> None:
+    with tempfile.TemporaryDirectory() as data:
+        server = Server(data).start()
+        server.kill()
+        options = PublishOptions(max_buffered_events=5, block_timeout=0.2)
+        client = Client(server.address, publish=options)
+        session = client.session("away")
+        for i in range(5):
+            session.start_call("bash", call_id=f"c{i}")
+        with pytest.raises(BufferFull):
+            session.start_call("bash", call_id="c5")
+        # The server comes back on the same port: the buffered events go through.
+        server.start()
+        try:
+            client.flush(timeout=30)
+            assert client.get_session("away").head_offset == 5
+            assert client.publisher.retries > 0
+            client.close()
+        finally:
+            server.stop()
+    with pytest.raises(Undelivered) as undelivered:
+        gone = Client(server.address, publish=PublishOptions(initial_backoff=0.01))
+        gone.session("away").start_call("bash")
+        gone.close(timeout=0.3)
+    assert undelivered.value.pending == 1
+
+
+def test_the_asyncio_client(server: Server) -> None:
+    async def run() -> None:
+        async with AsyncClient(server.address) as client:
+            session = client.session("aio")
+            async with await session.start_turn("t1"):
+                await session.message("user", "Read the config.")
+                async with await session.start_call("read", {"file_path": "/work/app.ts"}, call_id="r1") as call:
+                    await call.finish("export const port = 8080", meta={"lang": "ts"})
+            await client.flush()
+            updates = []
+            subscription = await client.subscribe("aio", "ai_sdk")
+            async for item in subscription:
+                assert not isinstance(item, Reset)
+                updates.append(item)
+                if item.cursor.offset == 6:
+                    break
+            subscription.close()
+            chunks = [json.loads(j)["type"] for u in updates for j in u.ai_sdk.json]
+            assert "tool-input-available" in chunks and "tool-output-available" in chunks
+            assert [s.session_id async for s in client.list_sessions()] == ["aio"]
+            presented = await client.present("read", {"file_path": "/work/app.ts"})
+            assert presented.call.generic.title == "Read /work/app.ts"
+
+    asyncio.run(run())
+
+
+def test_present_and_render_need_no_session(server: Server) -> None:
+    with Client(server.address) as client:
+        presented = client.present("bash", {"command": "ls"}, "a\nb\n", meta={"exitCode": 0})
+        assert presented.HasField("result")
+        events = [events_pb2.ToolEvent(session_id="x", event_id="1", call_started=events_pb2.ToolCallStarted(
+            call_id="c1", tool_name="bash", arguments_json='{"command": "ls"}'))]
+        [update] = client.render(events, "markdown")
+        assert update.markdown.startswith("**Tool Call: bash**\nStatus: In Progress") and "\"command\": \"ls\"" in update.markdown
