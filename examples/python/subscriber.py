@@ -1,43 +1,37 @@
-"""A Python UI subscriber: prints a session rendered as Markdown.
+"""A Python UI subscriber: prints a session rendered as Markdown, with the `toolview` package.
 
     python subscriber.py --server 127.0.0.1:50051 --session py-demo [--count N]
                          [--token JWT] [--tls-ca ca.pem]
 
-It replays the session from its start, then follows it live; with --count it stops after that
-many updates.
+It replays the session from its start, then follows it live — through server restarts: the
+subscription resumes after the last update it printed. With --count it stops after that many
+updates.
 """
 
 import argparse
+import itertools
 import os
 import sys
 
-from toolview_stubs import add_connection_args, connect, rendering_pb2, session_service_pb2, session_service_pb2_grpc
+from toolview import Client, Reset
 
 
 def main():
     parser = argparse.ArgumentParser()
-    add_connection_args(parser)
+    parser.add_argument("--server", default="127.0.0.1:50051")
     parser.add_argument("--session", default="py-demo")
     parser.add_argument("--count", type=int, default=0)
+    parser.add_argument("--token", default=os.environ.get("TOOLVIEW_TOKEN"), help="a JWT for a server with --auth jwt")
+    parser.add_argument("--tls-ca", default=os.environ.get("TOOLVIEW_TLS_CA"), help="the CA (PEM) of a TLS server")
     a = parser.parse_args()
-    channel, metadata = connect(a)
-    with channel:
-        stub = session_service_pb2_grpc.SessionServiceStub(channel)
-        request = session_service_pb2.SubscribeRequest(
-            session_id=a.session,
-            target=rendering_pb2.TARGET_MARKDOWN,
-            from_beginning=session_service_pb2.StartFromBeginning(),
-        )
-        seen = 0
-        for item in stub.Subscribe(request, metadata=metadata):
-            if not item.HasField("update"):
-                continue
-            seen += 1
-            if item.update.markdown:
-                print(f"--- offset {item.update.cursor.offset}")
-                print(item.update.markdown, flush=True)
-            if a.count and seen >= a.count:
-                break
+    with Client(a.server, token=a.token, ca=a.tls_ca) as client:
+        subscription = client.subscribe(a.session, "markdown")
+        for item in itertools.islice(subscription, a.count or None):
+            if isinstance(item, Reset):
+                print("--- reset: the session is shown again from its start")
+            elif item.markdown:
+                print(f"--- offset {item.cursor.offset}")
+                print(item.markdown, flush=True)
 
 
 if __name__ == "__main__":

@@ -9,10 +9,10 @@ import tempfile
 import pytest
 from conftest import Server
 
-from toolview import Capabilities, Client, PublishOptions, Reset, Usage
+from toolview import Capabilities, Client, Cursor, PublishOptions, Reset, Usage
 from toolview.aio import AsyncClient
 from toolview.errors import BufferFull, FailedPrecondition, InvalidArgument, NotFound, Undelivered
-from toolview.v1 import events_pb2
+from toolview.v1 import events_pb2, views_pb2
 
 
 def take(subscription, n: int) -> list:
@@ -154,3 +154,25 @@ def test_present_and_render_need_no_session(server: Server) -> None:
             call_id="c1", tool_name="bash", arguments_json='{"command": "ls"}'))]
         [update] = client.render(events, "markdown")
         assert update.markdown.startswith("**Tool Call: bash**\nStatus: In Progress") and "\"command\": \"ls\"" in update.markdown
+
+
+def test_a_lost_cursor_yields_a_reset_then_the_session_again(server: Server) -> None:
+    with Client(server.address) as client:
+        client.session("reset").message("user", "hello")
+        client.flush()
+        stale = Cursor(offset=1, epoch="an-epoch-that-is-gone")
+        items = take(client.subscribe("reset", "view", start=stale), 3)
+    assert isinstance(items[0], Reset) and items[0].head_offset == 2
+    assert [i.cursor.offset for i in items[1:]] == [1, 2]
+
+
+def test_custom_views_replace_the_presenters(server: Server) -> None:
+    call_view = views_pb2.ToolCallView(generic=views_pb2.GenericCallView(title="Deploy web-1", kind=views_pb2.TOOL_KIND_EXECUTE))
+    result_view = views_pb2.ToolResultView(generic=views_pb2.GenericResultView(title="Deployed web-1"))
+    with Client(server.address) as client:
+        call = client.session("custom").start_call("deploy", {"host": "web-1"}, call_id="d1", view=call_view)
+        call.finish("ok", view=result_view)
+        client.flush()
+        [_, finished] = take(client.subscribe("custom", "view"), 2)
+    assert finished.view.card.call == call_view
+    assert finished.view.card.result.generic.title == "Deployed web-1"

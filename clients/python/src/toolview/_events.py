@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union, cast
 
 from ._ids import event_id, new_id, safe_id
 from .v1 import events_pb2, views_pb2
@@ -83,18 +83,18 @@ def content(result: Result) -> Iterable[views_pb2.ContentBlock]:
     return list(result)
 
 
-def role_of(role: Union[str, int]) -> int:
+def role_of(role: Union[str, int]) -> "events_pb2.MessageRole":
     if isinstance(role, int):
-        return role
+        return cast("events_pb2.MessageRole", role)
     try:
         return ROLES[role]
     except KeyError:
         raise ValueError(f"role: one of {sorted(ROLES)}, not {role!r}") from None
 
 
-def stop_reason_of(reason: Union[str, int, None]) -> int:
+def stop_reason_of(reason: Union[str, int, None]) -> "events_pb2.StopReason":
     if isinstance(reason, int):
-        return reason
+        return cast("events_pb2.StopReason", reason)
     try:
         return STOP_REASONS[reason]
     except KeyError:

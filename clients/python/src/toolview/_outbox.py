@@ -83,6 +83,8 @@ class Outbox:
         #: Events the server acknowledged or refused so far (they left the buffer).
         self.settled = 0
         self.failures: List[Failure] = []
+        #: Events the server acknowledged (appended, or held already).
+        self.acknowledged_events = 0
         #: Acknowledgements that said the server already held the event id.
         self.duplicates = 0
 
@@ -132,6 +134,7 @@ class Outbox:
             _, n = self._queue.popleft()
             self._bytes -= n
         self.settled += count
+        self.acknowledged_events += count
         self.duplicates += duplicates
 
     def refused(self, batch: List[events_pb2.ToolEvent], error: ToolviewError) -> None:

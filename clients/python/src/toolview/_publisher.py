@@ -64,6 +64,11 @@ class Publisher:
         self.retries = 0
 
     @property
+    def acknowledged(self) -> int:
+        """Events the server acknowledged so far (each appended once, or held already)."""
+        return self._outbox.acknowledged_events
+
+    @property
     def duplicates(self) -> int:
         """Acknowledgements that said the server already held the event (a retry's repeats)."""
         return self._outbox.duplicates

@@ -9,7 +9,7 @@ that follow it rebuild the session from what the server still keeps.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Optional, Union, cast
 
 from .v1 import rendering_pb2, session_service_pb2
 
@@ -29,9 +29,9 @@ TARGETS = {
 }
 
 
-def target_of(target: Union[str, int]) -> int:
+def target_of(target: Union[str, int]) -> "rendering_pb2.Target":
     if isinstance(target, int):
-        return target
+        return cast("rendering_pb2.Target", target)
     try:
         return TARGETS[target]
     except KeyError:
@@ -43,7 +43,7 @@ class Resume:
     """The request to (re)connect with, and the bookkeeping of what was passed on."""
 
     session_id: str
-    target: int
+    target: "rendering_pb2.Target"
     capabilities: Optional[rendering_pb2.Capabilities]
     start: Start
     #: The last update's cursor: where a reconnection resumes.

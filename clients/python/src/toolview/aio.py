@@ -49,6 +49,11 @@ class AsyncPublisher:
         self.retries = 0
 
     @property
+    def acknowledged(self) -> int:
+        """Events the server acknowledged so far (each appended once, or held already)."""
+        return self._outbox.acknowledged_events
+
+    @property
     def duplicates(self) -> int:
         return self._outbox.duplicates
 

@@ -125,9 +125,15 @@ _BY_CODE = {
 }
 
 #: Codes after which the same publish may succeed: the server or NATS was away, writers
-#: collided, or an attempt ran out of time. Event ids make the retry safe.
+#: collided, or an attempt ran out of time. Event ids make the retry safe. The client never
+#: cancels a call it still wants, so a CANCELLED is the connection's (a server gone mid-call).
 TRANSIENT = frozenset(
-    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED, grpc.StatusCode.DEADLINE_EXCEEDED}
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.CANCELLED,
+    }
 )
 
 #: Codes after which a subscription resumes from its cursor: the transient ones, and a

@@ -82,27 +82,27 @@ class ToolviewHooks:
             "Stop": [HookMatcher(hooks=[self.stop])],
         }
 
-    async def user_prompt_submit(self, data: Mapping[str, Any], tool_use_id: Optional[str], context: Any) -> Dict[str, Any]:
+    async def user_prompt_submit(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
         if self._turn is not None and not self._turn.finished:
             await self._turn.finish("end_turn")
         self._turn = await self.session.start_turn()
         await self.session.message("user", str(data.get("prompt", "")))
         return {}
 
-    async def pre_tool_use(self, data: Mapping[str, Any], tool_use_id: Optional[str], context: Any) -> Dict[str, Any]:
+    async def pre_tool_use(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
         call_id = str(data.get("tool_use_id") or tool_use_id or "")
         call = await self.session.start_call(str(data.get("tool_name", "")), data.get("tool_input") or {}, call_id=call_id or None)
         self._calls[call_id] = call
         return {}
 
-    async def post_tool_use(self, data: Mapping[str, Any], tool_use_id: Optional[str], context: Any) -> Dict[str, Any]:
+    async def post_tool_use(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
         call = self._calls.pop(str(data.get("tool_use_id") or tool_use_id or ""), None)
         if call is not None:
             text, meta = result_of(str(data.get("tool_name", "")), data.get("tool_response"))
             await call.finish(text, meta=meta)
         return {}
 
-    async def post_tool_use_failure(self, data: Mapping[str, Any], tool_use_id: Optional[str], context: Any) -> Dict[str, Any]:
+    async def post_tool_use_failure(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
         call = self._calls.pop(str(data.get("tool_use_id") or tool_use_id or ""), None)
         if call is not None:
             error = str(data.get("error", ""))
@@ -111,7 +111,7 @@ class ToolviewHooks:
             await call.finish(error, is_error=True, meta=meta)
         return {}
 
-    async def stop(self, data: Mapping[str, Any], tool_use_id: Optional[str], context: Any) -> Dict[str, Any]:
+    async def stop(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
         answer = data.get("last_assistant_message")
         if isinstance(answer, str) and answer:
             await self.session.message("assistant", answer)

@@ -1,0 +1,257 @@
+// The client: publishing, resuming subscriptions, and the unary calls, over any Connect
+// transport (`@toolview/client/node` for gRPC over HTTP/2, `@toolview/client/web` for gRPC-Web).
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { Code, type Client as RpcClient, createClient, type Transport } from "@connectrpc/connect";
+import type { ToolEvent } from "./gen/toolview/v1/events_pb.js";
+import {
+  type PresentResponse,
+  PresentationService,
+} from "./gen/toolview/v1/presentation_service_pb.js";
+import {
+  type Capabilities,
+  CapabilitiesSchema,
+  type Cursor,
+  CursorSchema,
+  type RenderedUpdate,
+  Target,
+} from "./gen/toolview/v1/rendering_pb.js";
+import {
+  type GetSessionResponse,
+  type Reset,
+  SessionService,
+  type SubscribeRequest,
+  SubscribeRequestSchema,
+} from "./gen/toolview/v1/session_service_pb.js";
+import { RESUMABLE, ToolviewError } from "./errors.js";
+import { type Arguments, argumentsJson, contentOf, type Meta, metaJson, type Result, Session } from "./events.js";
+import { Backoff, type PublishOptions, Publisher } from "./publisher.js";
+
+/** A rendering target. */
+export type TargetName = "view" | "acp" | "ag_ui" | "markdown" | "ansi" | "ai_sdk";
+const TARGETS: Record<TargetName, Target> = {
+  view: Target.VIEW,
+  acp: Target.ACP,
+  ag_ui: Target.AG_UI,
+  markdown: Target.MARKDOWN,
+  ansi: Target.ANSI,
+  ai_sdk: Target.AI_SDK,
+};
+
+/** Where a subscription starts: replay then live, from now on, or after a cursor. */
+export type Start = "beginning" | "live" | Cursor;
+
+export interface SubscribeOptions {
+  target?: TargetName;
+  capabilities?: MessageInitShape<typeof CapabilitiesSchema>;
+  start?: Start;
+  /** Reconnect and resume after transient failures (true). */
+  reconnect?: boolean;
+  /** Ends the subscription. */
+  signal?: AbortSignal;
+}
+
+/** What a subscription yields: a rendered update, or a reset before the updates that rebuild. */
+export type Item = RenderedUpdate | Reset;
+
+/** Whether an item is a `Reset`. */
+export function isReset(item: Item): item is Reset {
+  return item.$typeName === "toolview.v1.Reset";
+}
+
+// A pause that an abort cuts short (and that leaves no listener behind).
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+
+async function unary<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    throw ToolviewError.from(e);
+  }
+}
+
+/** A subscription: an async iterable of updates that keeps the last cursor and, after a
+ * transient failure or a server restart, reconnects and resumes after it. */
+export class Subscription implements AsyncIterable<Item> {
+  /** The last update's cursor: where the subscription resumes. */
+  cursor: Cursor | undefined;
+  /** Reconnections so far. */
+  reconnects = 0;
+  private start: Start;
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly sessions: RpcClient<typeof SessionService>,
+    private readonly request: SubscribeRequest,
+    start: Start,
+    private readonly reconnect: boolean,
+    signal?: AbortSignal,
+  ) {
+    this.start = start;
+    signal?.addEventListener("abort", () => this.close());
+  }
+
+  /** Ends the subscription. */
+  close(): void {
+    this.abort.abort();
+  }
+
+  private nextRequest(): SubscribeRequest {
+    const start: MessageInitShape<typeof SubscribeRequestSchema>["start"] =
+      this.cursor !== undefined
+        ? { case: "after", value: this.cursor }
+        : this.start === "beginning"
+          ? { case: "fromBeginning", value: {} }
+          : this.start === "live"
+            ? { case: "liveOnly", value: {} }
+            : { case: "after", value: this.start };
+    const { sessionId, target, capabilities } = this.request;
+    return create(SubscribeRequestSchema, { sessionId, target, capabilities, start });
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Item> {
+    const backoff = new Backoff(50, 2_000);
+    while (!this.abort.signal.aborted) {
+      let error: ToolviewError | undefined;
+      try {
+        for await (const response of this.sessions.subscribe(this.nextRequest(), { signal: this.abort.signal })) {
+          const item = response.item;
+          if (item.case === "update") {
+            this.cursor = item.value.cursor;
+            backoff.reset();
+            yield item.value;
+          } else if (item.case === "reset") {
+            // Resume from what the server keeps, never from the lost cursor.
+            this.cursor = undefined;
+            this.start = "beginning";
+            yield item.value;
+          }
+        }
+      } catch (e) {
+        error = ToolviewError.from(e);
+      }
+      if (this.abort.signal.aborted) return;
+      // The stream ended: a subscription has no end of its own, so the server went away.
+      if (!this.reconnect) {
+        if (error) throw error;
+        return;
+      }
+      if (error && (error.code === undefined || !RESUMABLE.has(error.code))) throw error;
+      this.reconnects += 1;
+      await sleep(backoff.next(), this.abort.signal);
+    }
+  }
+}
+
+/** A connection to a toolview server. */
+export class Client {
+  private readonly sessions: RpcClient<typeof SessionService>;
+  private readonly presentation: RpcClient<typeof PresentationService>;
+  readonly publisher: Publisher;
+
+  constructor(transport: Transport, options: { publish?: PublishOptions } = {}) {
+    this.sessions = createClient(SessionService, transport);
+    this.presentation = createClient(PresentationService, transport);
+    this.publisher = new Publisher((request, timeoutMs) => this.sessions.publish(request, { timeoutMs }), options.publish);
+  }
+
+  /** The publishing side of a session. */
+  session(sessionId: string): Session {
+    return new Session((event: ToolEvent) => this.publisher.put(event), sessionId);
+  }
+
+  /** Resolves once every event published so far is acknowledged; rejects with the first
+   * refusal (`Undelivered` when `timeoutMs` passes first). */
+  flush(timeoutMs?: number): Promise<void> {
+    return this.publisher.flush(timeoutMs);
+  }
+
+  /** Flushes and stops publishing; events unacknowledged after `timeoutMs` are given up. */
+  close(timeoutMs = 30_000): Promise<void> {
+    return this.publisher.flush(timeoutMs, true);
+  }
+
+  /** A session's updates for a target (`view` by default), from `start` (`beginning`). */
+  async subscribe(sessionId: string, options: SubscribeOptions = {}): Promise<Subscription> {
+    let start = options.start ?? "beginning";
+    if (start === "live") {
+      // Pinned to the head as it is now, so a reconnection before the first update misses
+      // nothing published meanwhile.
+      const head = await this.head(sessionId);
+      start = head ?? "beginning";
+    }
+    const request = create(SubscribeRequestSchema, {
+      sessionId,
+      target: TARGETS[options.target ?? "view"],
+      capabilities: options.capabilities,
+    });
+    return new Subscription(this.sessions, request, start, options.reconnect ?? true, options.signal);
+  }
+
+  private async head(sessionId: string): Promise<Cursor | undefined> {
+    try {
+      const info = await this.getSession(sessionId);
+      return info.headOffset > 0n ? create(CursorSchema, { offset: info.headOffset, epoch: info.epoch }) : undefined;
+    } catch (e) {
+      if (e instanceof ToolviewError && e.code === Code.NotFound) return undefined;
+      throw e;
+    }
+  }
+
+  /** A session's epoch, head, call count, times, title and cwd. */
+  getSession(sessionId: string): Promise<GetSessionResponse> {
+    return unary(() => this.sessions.getSession({ sessionId }));
+  }
+
+  /** Every session the caller may read, in id order, fetched a page at a time. */
+  async *listSessions(pageSize = 0): AsyncIterable<GetSessionResponse> {
+    let pageToken = "";
+    do {
+      const page = await unary(() => this.sessions.listSessions({ pageSize, pageToken }));
+      yield* page.sessions;
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+  }
+
+  /** The built-in presenters' views for one call (and its result, when given). */
+  present(
+    tool: string,
+    args?: Arguments,
+    result?: Result,
+    options: { isError?: boolean; meta?: Meta } = {},
+  ): Promise<PresentResponse> {
+    const withResult = result !== undefined || options.isError || options.meta !== undefined;
+    return unary(() =>
+      this.presentation.present({
+        toolName: tool,
+        argumentsJson: argumentsJson(args),
+        result: withResult
+          ? { content: contentOf(result), isError: options.isError ?? false, metaJson: metaJson(options.meta) }
+          : undefined,
+      }),
+    );
+  }
+
+  /** Events rendered for a target without a session, one update per event. */
+  async render(
+    events: ToolEvent[],
+    target: TargetName = "view",
+    capabilities?: MessageInitShape<typeof CapabilitiesSchema>,
+    sessionCwd = "",
+  ): Promise<RenderedUpdate[]> {
+    const response = await unary(() =>
+      this.presentation.render({ events, target: TARGETS[target], capabilities, sessionCwd }),
+    );
+    return response.updates;
+  }
+}
+
+export type { Capabilities };

@@ -1,0 +1,71 @@
+// One error class naming the gRPC code, the field the server blamed and its message.
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { ToolEvent } from "./gen/toolview/v1/events_pb.js";
+
+const FIELD = /^([A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])?(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])?)*): /;
+const EVENT_INDEX = /^events\[(\d+)\]/;
+
+/** The gRPC status name of a code (`INVALID_ARGUMENT`, …). */
+export function codeName(code: Code): string {
+  return Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+}
+
+/** A failed call: `code` is the gRPC code (undefined for the client's own errors), `field` the
+ * request field the server named, `details` its message. */
+export class ToolviewError extends Error {
+  readonly field: string | undefined;
+  /** For a refused publish: the events refused (filled in by `flush`/`close`). */
+  failures: { event: ToolEvent; error: ToolviewError }[] = [];
+
+  constructor(
+    readonly details: string,
+    readonly code: Code | undefined,
+  ) {
+    super(`${code === undefined ? "toolview" : codeName(code)}: ${details}`);
+    this.name = "ToolviewError";
+    this.field = FIELD.exec(details)?.[1];
+  }
+
+  /** For a publish: the index in the request of the event the server refused. */
+  get eventIndex(): number | undefined {
+    const m = EVENT_INDEX.exec(this.field ?? "");
+    return m ? Number(m[1]) : undefined;
+  }
+
+  static from(error: unknown): ToolviewError {
+    if (error instanceof ToolviewError) return error;
+    const e = ConnectError.from(error);
+    return new ToolviewError(e.rawMessage, e.code);
+  }
+}
+
+/** The buffer stayed full for the whole `blockTimeoutMs`; the event was not taken. */
+export class BufferFull extends ToolviewError {
+  constructor(details: string) {
+    super(details, undefined);
+    this.name = "BufferFull";
+  }
+}
+
+/** `close`/`flush` ran out of time with `pending` events unacknowledged. */
+export class Undelivered extends ToolviewError {
+  constructor(
+    details: string,
+    readonly pending: number,
+  ) {
+    super(details, undefined);
+    this.name = "Undelivered";
+  }
+}
+
+/** Codes after which the same publish may succeed (event ids make the retry safe). The client
+ * never cancels a call it still wants, so a `CANCELED` is the connection's: connect-node
+ * reports a server that went away mid-call as "http/2 stream closed with error code CANCEL". */
+export const TRANSIENT: ReadonlySet<Code> = new Set([
+  Code.Unavailable,
+  Code.Aborted,
+  Code.DeadlineExceeded,
+  Code.Canceled,
+]);
+/** Codes after which a subscription resumes from its cursor. */
+export const RESUMABLE: ReadonlySet<Code> = new Set([...TRANSIENT, Code.ResourceExhausted]);

@@ -1,0 +1,191 @@
+// The events a harness publishes, with derived ids (see ids.ts), and the objects that publish
+// them: Session, Call, Message, Turn.
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import {
+  MessageRole,
+  StopReason,
+  type ToolEvent,
+  ToolEventSchema,
+  TokenUsageSchema,
+} from "./gen/toolview/v1/events_pb.js";
+import type { ContentBlock, ToolCallView, ToolResultView } from "./gen/toolview/v1/views_pb.js";
+import { ContentBlockSchema } from "./gen/toolview/v1/views_pb.js";
+import { eventId, newId, safeId } from "./ids.js";
+
+/** A call's arguments: a JSON-able value, or the raw argument text. */
+export type Arguments = unknown;
+/** A call's result: text, or content blocks. */
+export type Result = string | ContentBlock[] | undefined;
+/** Presentation meta: a JSON-able value, or JSON text. */
+export type Meta = unknown;
+/** Who a message is from. */
+export type Role = "user" | "assistant" | "reasoning";
+/** Why a turn ended. */
+export type Stop = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
+/** A turn's token counts; absent means not known. */
+export type Usage = MessageInitShape<typeof TokenUsageSchema>;
+
+const ROLES: Record<Role, MessageRole> = {
+  user: MessageRole.USER,
+  assistant: MessageRole.ASSISTANT,
+  reasoning: MessageRole.REASONING,
+};
+const STOPS: Record<Stop, StopReason> = {
+  end_turn: StopReason.END_TURN,
+  max_tokens: StopReason.MAX_TOKENS,
+  max_turn_requests: StopReason.MAX_TURN_REQUESTS,
+  refusal: StopReason.REFUSAL,
+  cancelled: StopReason.CANCELLED,
+};
+
+/** A text content block. */
+export function textBlock(text: string): ContentBlock {
+  return create(ContentBlockSchema, { block: { case: "text", value: { text } } });
+}
+
+// Display input never fails: what JSON cannot say (a cycle, a BigInt) is shown as its String().
+function json(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v)) ?? "";
+  } catch {
+    return String(value);
+  }
+}
+
+export function argumentsJson(args: Arguments): string {
+  return json(args);
+}
+
+export function metaJson(meta: Meta): string {
+  return json(meta);
+}
+
+export function contentOf(result: Result): ContentBlock[] {
+  if (result === undefined) return [];
+  return typeof result === "string" ? [textBlock(result)] : result;
+}
+
+type Put = (event: ToolEvent) => Promise<void>;
+
+function event(sessionId: string, id: string, init: MessageInitShape<typeof ToolEventSchema>["event"]): ToolEvent {
+  return create(ToolEventSchema, { sessionId, eventId: id, event: init });
+}
+
+/** A started tool call: its live output, then its end. */
+export class Call {
+  private chunks = 0;
+  finished = false;
+  constructor(
+    private readonly put: Put,
+    private readonly sessionId: string,
+    readonly callId: string,
+  ) {}
+
+  /** A chunk of live output. */
+  output(data: string): Promise<void> {
+    this.chunks += 1;
+    const id = eventId("call", this.callId, this.chunks);
+    return this.put(event(this.sessionId, id, { case: "callOutput", value: { callId: this.callId, data } }));
+  }
+
+  /** The call's end: its result, whether it failed, presentation meta, or a custom view. */
+  finish(result?: Result, options: { isError?: boolean; meta?: Meta; view?: ToolResultView } = {}): Promise<void> {
+    this.finished = true;
+    const value = {
+      callId: this.callId,
+      content: contentOf(result),
+      isError: options.isError ?? false,
+      metaJson: metaJson(options.meta),
+      view: options.view,
+    };
+    return this.put(event(this.sessionId, eventId("call", this.callId, "end"), { case: "callFinished", value }));
+  }
+}
+
+/** A started message: more text, then its end. */
+export class Message {
+  private deltas = 0;
+  constructor(
+    private readonly put: Put,
+    private readonly sessionId: string,
+    readonly messageId: string,
+  ) {}
+
+  append(text: string): Promise<void> {
+    this.deltas += 1;
+    const id = eventId("msg", this.messageId, this.deltas);
+    return this.put(event(this.sessionId, id, { case: "messageDelta", value: { messageId: this.messageId, text } }));
+  }
+
+  finish(): Promise<void> {
+    const id = eventId("msg", this.messageId, "end");
+    return this.put(event(this.sessionId, id, { case: "messageFinished", value: { messageId: this.messageId } }));
+  }
+}
+
+/** A started turn. */
+export class Turn {
+  finished = false;
+  constructor(
+    private readonly put: Put,
+    private readonly sessionId: string,
+    readonly turnId: string,
+  ) {}
+
+  finish(stop: Stop | undefined = "end_turn", usage?: Usage): Promise<void> {
+    this.finished = true;
+    const value = { turnId: this.turnId, stopReason: stop ? STOPS[stop] : StopReason.UNSPECIFIED, usage };
+    return this.put(event(this.sessionId, eventId("turn", this.turnId, "end"), { case: "turnFinished", value }));
+  }
+}
+
+/** One session's publishing side. Ids left out are drawn at random; every event id is derived
+ * from its subject, so a retry is a duplicate. */
+export class Session {
+  constructor(
+    private readonly put: Put,
+    readonly sessionId: string,
+  ) {}
+
+  /** The session began in `cwd` (absolute): paths under it are shown relative. */
+  start(cwd = ""): Promise<void> {
+    return this.put(event(this.sessionId, eventId("session"), { case: "sessionStarted", value: { cwd } }));
+  }
+
+  /** A tool call started: its name (matched against the built-in presenters) and arguments. */
+  async startCall(tool: string, args?: Arguments, options: { callId?: string; view?: ToolCallView } = {}): Promise<Call> {
+    const callId = options.callId ? safeId(options.callId) : newId("call");
+    const value = { callId, toolName: tool, argumentsJson: argumentsJson(args), view: options.view };
+    await this.put(event(this.sessionId, eventId("call", callId), { case: "callStarted", value }));
+    return new Call(this.put, this.sessionId, callId);
+  }
+
+  /** A message (`user`, `assistant` or `reasoning`) began with `text`. */
+  async startMessage(role: Role, text = "", options: { messageId?: string } = {}): Promise<Message> {
+    const messageId = options.messageId ? safeId(options.messageId) : newId("msg");
+    const value = { messageId, role: ROLES[role], text };
+    await this.put(event(this.sessionId, eventId("msg", messageId), { case: "messageStarted", value }));
+    return new Message(this.put, this.sessionId, messageId);
+  }
+
+  /** A whole message; resolves to its id. */
+  async message(role: Role, text: string, options: { messageId?: string } = {}): Promise<string> {
+    const message = await this.startMessage(role, text, options);
+    await message.finish();
+    return message.messageId;
+  }
+
+  /** A turn began. */
+  async startTurn(turnId?: string): Promise<Turn> {
+    const id = turnId ? safeId(turnId) : newId("turn");
+    await this.put(event(this.sessionId, eventId("turn", id), { case: "turnStarted", value: { turnId: id } }));
+    return new Turn(this.put, this.sessionId, id);
+  }
+
+  /** A raw event (its `sessionId` is set to this session's). */
+  publish(raw: ToolEvent): Promise<void> {
+    return this.put({ ...raw, sessionId: this.sessionId });
+  }
+}

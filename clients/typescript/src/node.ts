@@ -1,0 +1,39 @@
+// The Node.js transport: gRPC over HTTP/2 (connect-node), TLS with a CA, a bearer token.
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import type { Interceptor, Transport } from "@connectrpc/connect";
+import { Client } from "./client.js";
+import type { PublishOptions } from "./publisher.js";
+
+export interface NodeOptions {
+  /** A bearer token, or a function giving the current one (asked for every call). */
+  token?: string | (() => string | Promise<string>);
+  /** The server's CA (PEM): connects with TLS. */
+  ca?: string | Buffer;
+  /** TLS with the system's roots. */
+  tls?: boolean;
+  publish?: PublishOptions;
+}
+
+/** A bearer-token interceptor. */
+export function bearer(token: NonNullable<NodeOptions["token"]>): Interceptor {
+  return (next) => async (request) => {
+    const value = typeof token === "function" ? await token() : token;
+    if (value) request.header.set("authorization", `Bearer ${value}`);
+    return next(request);
+  };
+}
+
+/** A gRPC transport to `server` (`host:port`). */
+export function grpcTransport(server: string, options: NodeOptions = {}): Transport {
+  const secure = options.tls || options.ca !== undefined;
+  return createGrpcTransport({
+    baseUrl: `${secure ? "https" : "http"}://${server}`,
+    interceptors: options.token ? [bearer(options.token)] : [],
+    nodeOptions: options.ca !== undefined ? { ca: options.ca } : {},
+  });
+}
+
+/** A client of `server` (`host:port`) over gRPC. */
+export function connect(server: string, options: NodeOptions = {}): Client {
+  return new Client(grpcTransport(server, options), { publish: options.publish });
+}

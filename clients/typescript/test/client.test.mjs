@@ -1,0 +1,208 @@
+// The client against a real server: a turn published and read back, typed refusals, the
+// bounded buffer with the server away, a live start, the unary calls, and the CommonJS build.
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { after, before, test } from "node:test";
+import { create } from "@bufbuild/protobuf";
+import {
+  BufferFull,
+  CursorSchema,
+  ToolCallViewSchema,
+  ToolResultViewSchema,
+  ToolCallOutputSchema,
+  ToolEventSchema,
+  ToolviewError,
+  Undelivered,
+  eventId,
+  isReset,
+  safeId,
+} from "@toolview/client";
+import { connect } from "@toolview/client/node";
+import { connect as connectWeb } from "@toolview/client/web";
+import { Code } from "@connectrpc/connect";
+import { Server } from "./server.mjs";
+
+let server;
+before(async () => (server = await new Server().start()));
+after(() => server.stop());
+
+/** The first `n` items of a subscription, which is then closed. */
+async function take(subscription, n) {
+  const items = [];
+  for await (const item of subscription) {
+    items.push(item);
+    if (items.length === n) break;
+  }
+  return items;
+}
+
+async function publishTurn(client, sessionId) {
+  const session = client.session(sessionId);
+  await session.start("/work/proj");
+  const turn = await session.startTurn("turn-1");
+  await session.message("user", "Run the tests.", { messageId: "user-1" });
+  const thought = await session.startMessage("reasoning", "They use ", { messageId: "think-1" });
+  await thought.append("vitest.");
+  await thought.finish();
+  const call = await session.startCall("bash", { command: "npm test" }, { callId: "call_1" });
+  await call.output("> vitest run\n");
+  await call.finish("> vitest run\nTests  1 failed\n[exit code: 2]", { isError: true });
+  await session.message("assistant", "One test fails.");
+  await turn.finish("end_turn", { inputTokens: 100n, outputTokens: 20n });
+}
+
+test("a turn reads back in every form", async () => {
+  const client = connect(server.address);
+  await publishTurn(client, "demo");
+  await client.flush();
+  const info = await client.getSession("demo");
+  assert.deepEqual([info.headOffset, info.calls, info.title, info.cwd], [13n, 1n, "Run the tests.", "/work/proj"]);
+
+  const markdown = (await take(await client.subscribe("demo", { target: "markdown" }), 13)).map((u) => u.body.value);
+  const text = markdown.join("\n");
+  assert.ok(text.includes("**User:**\n\nRun the tests.") && text.includes("Status: Failed"), text);
+  assert.ok(!text.includes("vitest."), "reasoning is shown only with the capability");
+
+  const acp = (await take(await client.subscribe("demo", { target: "acp", capabilities: { reasoning: true } }), 13))
+    .flatMap((u) => u.body.value.json)
+    .map((j) => JSON.parse(j));
+  const kinds = acp.filter((m) => m.method === "session/update").map((m) => m.params.update.sessionUpdate);
+  assert.ok(kinds.includes("agent_thought_chunk") && kinds.includes("tool_call"), kinds.join());
+
+  const listed = [];
+  for await (const s of client.listSessions(1)) listed.push(s.sessionId);
+  assert.deepEqual(listed, ["demo"]);
+  await client.close();
+});
+
+test("a live subscription starts after the head", async () => {
+  const client = connect(server.address);
+  await publishTurn(client, "live");
+  await client.flush();
+  const subscription = await client.subscribe("live", { start: "live" });
+  await client.session("live").message("user", "And now?");
+  await client.flush();
+  const [first] = await take(subscription, 1);
+  assert.ok(!isReset(first));
+  assert.equal(first.cursor.offset, 14n);
+  await client.close();
+});
+
+test("refusals are typed and name the field", async () => {
+  const client = connect(server.address);
+  const session = client.session("bad");
+  const call = await session.startCall("bash", { command: "true" }, { callId: "c1" });
+  await call.finish("ok");
+  // Output after the call's end breaks the lifecycle rule.
+  const stray = create(ToolEventSchema, {
+    eventId: "stray-1",
+    event: { case: "callOutput", value: create(ToolCallOutputSchema, { callId: "c1", data: "x" }) },
+  });
+  await session.publish(stray);
+  await session.message("user", "still here");
+  const refused = await client.flush().then(() => undefined, (e) => e);
+  assert.ok(refused instanceof ToolviewError, String(refused));
+  assert.equal(refused.code, Code.FailedPrecondition);
+  assert.ok(refused.eventIndex !== undefined && refused.details.includes("already finished"), refused.message);
+  assert.deepEqual(refused.failures.map((f) => f.event.eventId), ["stray-1"]);
+  // Only the refused event was dropped.
+  assert.equal((await client.getSession("bad")).headOffset, 4n);
+
+  await session.publish(create(ToolEventSchema, { eventId: "bad id", event: { case: "sessionStarted", value: {} } }));
+  const invalid = await client.flush().then(() => undefined, (e) => e);
+  assert.equal(invalid.code, Code.InvalidArgument);
+  assert.equal(invalid.field, "events[0].event_id");
+  const missing = await client.getSession("never").then(() => undefined, (e) => e);
+  assert.equal(missing.code, Code.NotFound);
+  await client.close();
+});
+
+test("the buffer is bounded while the server is away", async () => {
+  const away = await new Server().start();
+  await away.kill();
+  const client = connect(away.address, { publish: { maxBufferedEvents: 5, blockTimeoutMs: 200 } });
+  const session = client.session("away");
+  for (let i = 0; i < 5; i++) await session.startCall("bash", {}, { callId: `c${i}` });
+  await assert.rejects(session.startCall("bash", {}, { callId: "c5" }), BufferFull);
+  // The server comes back on the same port: the buffered events go through.
+  await away.start();
+  await client.flush(30_000);
+  assert.equal((await client.getSession("away")).headOffset, 5n);
+  assert.ok(client.publisher.retries > 0);
+  await client.close();
+  await away.kill();
+  const gone = connect(away.address, { publish: { initialBackoffMs: 10 } });
+  await gone.session("away").startCall("bash");
+  const undelivered = await gone.close(300).then(() => undefined, (e) => e);
+  assert.ok(undelivered instanceof Undelivered && undelivered.pending === 1, String(undelivered));
+  await away.stop();
+});
+
+test("present and render need no session", async () => {
+  const client = connect(server.address);
+  const presented = await client.present("read", { file_path: "/work/app.ts" });
+  assert.equal(presented.call.card.case, "generic");
+  assert.equal(presented.call.card.value.title, "Read /work/app.ts");
+  const event = create(ToolEventSchema, {
+    sessionId: "x",
+    eventId: "1",
+    event: { case: "callStarted", value: { callId: "c1", toolName: "bash", argumentsJson: '{"command": "ls"}' } },
+  });
+  const [update] = await client.render([event], "markdown");
+  assert.ok(update.body.value.startsWith("**Tool Call: bash**\nStatus: In Progress"), update.body.value);
+});
+
+test("ids are derived, and follow the server's rule", () => {
+  assert.equal(eventId("call", "toolu_01", 3), "call:toolu_01:3");
+  assert.match(eventId("call", "x".repeat(128), "end"), /^[A-Za-z0-9._:-]{1,128}$/);
+  for (const raw of ["a b/c", "ü", "x".repeat(200), "call_abc"]) assert.match(safeId(raw), /^[A-Za-z0-9._:-]{1,128}$/);
+  assert.notEqual(safeId("a b"), safeId("a/b"));
+  assert.equal(safeId("a b"), safeId("a b"));
+});
+
+test("the CommonJS build loads with require", () => {
+  const require = createRequire(import.meta.url);
+  const cjs = require("@toolview/client");
+  const node = require("@toolview/client/node");
+  assert.equal(typeof cjs.Client, "function");
+  assert.equal(typeof node.connect, "function");
+  assert.equal(cjs.eventId("turn", "t1"), "turn:t1");
+});
+
+test("a lost cursor yields a reset, then the session again", async () => {
+  const client = connect(server.address);
+  await client.session("reset").message("user", "hello");
+  await client.flush();
+  const stale = create(CursorSchema, { offset: 1n, epoch: "an-epoch-that-is-gone" });
+  const items = await take(await client.subscribe("reset", { start: stale }), 3);
+  assert.ok(isReset(items[0]));
+  assert.equal(items[0].headOffset, 2n);
+  assert.deepEqual(items.slice(1).map((u) => u.cursor.offset), [1n, 2n]);
+  await client.close();
+});
+
+test("custom views replace the presenters", async () => {
+  const client = connect(server.address);
+  const view = create(ToolCallViewSchema, { card: { case: "generic", value: { title: "Deploy web-1" } } });
+  const call = await client.session("custom").startCall("deploy", { host: "web-1" }, { callId: "d1", view });
+  await call.finish("ok", {
+    view: create(ToolResultViewSchema, { card: { case: "generic", value: { title: "Deployed web-1" } } }),
+  });
+  await client.flush();
+  const [, finished] = await take(await client.subscribe("custom"), 2);
+  const card = finished.body.value.update.value;
+  assert.equal(card.call.card.value.title, "Deploy web-1");
+  assert.equal(card.result.card.value.title, "Deployed web-1");
+  await client.close();
+});
+
+test("the browser transport (gRPC-Web) publishes and subscribes", async () => {
+  // Node has fetch, which is all connect-web needs: the same code runs in a browser.
+  const client = connectWeb(`http://${server.address}`);
+  const call = await client.session("web").startCall("bash", { command: "ls" }, { callId: "w1" });
+  await call.finish("README.md");
+  await client.flush();
+  const updates = await take(await client.subscribe("web", { target: "markdown" }), 2);
+  assert.ok(updates[1].body.value.includes("Status: Completed"), updates[1].body.value);
+  await client.close();
+});

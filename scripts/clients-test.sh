@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The client packages as a user gets them: each is built (`python -m build`, `npm pack`),
+# installed into a clean venv / directory, and its tests run there against a real server (the
+# debug binary, built here with the features `cargo test` uses, so nothing is rebuilt). First
+# the generated code is checked against proto/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== generated client code is current (scripts/generate-clients.sh --check)"
+scripts/generate-clients.sh --check
+
+cargo build --locked -p toolview --bin toolview --features toolview/failpoints,toolview/jetstream
+export TOOLVIEW_BIN=$PWD/target/debug/toolview
+work=$PWD/target/clients
+rm -rf "$work"
+mkdir -p "$work"
+
+echo "== clients/python: python -m build, then pip install into a clean venv, then pytest"
+python3 -m venv "$work/build-venv"
+"$work/build-venv/bin/pip" install --quiet --disable-pip-version-check build
+"$work/build-venv/bin/python" -m build --wheel --outdir "$work/dist" clients/python >/dev/null
+wheel=$(ls "$work"/dist/toolview-*.whl)
+python3 -m venv "$work/venv"
+# The adapters' frameworks and pytest are the package's own extras, pinned here to the versions
+# the tests were written against.
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check "$wheel[claude,openai-agents,test]" \
+  claude-agent-sdk==0.2.189 openai-agents==0.24.0 pytest==9.2.0
+(cd "$work" && "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$OLDPWD/clients/python/tests")
+
+echo "== clients/typescript: npm pack, then npm install into a clean directory, then node --test"
+npm ci --prefix clients/typescript --no-audit --no-fund --loglevel=error
+tarball=$(cd clients/typescript && npm pack --silent --pack-destination "$work")
+mkdir -p "$work/npm"
+echo '{ "private": true, "type": "module" }' > "$work/npm/package.json"
+# With the frameworks the adapters' tests drive. --omit=optional leaves out the Claude Agent
+# SDK's native Claude Code binaries (about 400 MB; the test stands in for Claude Code), so the
+# OpenAI Agents SDK's one optional dependency is named outright.
+npm install --prefix "$work/npm" --omit=optional --no-audit --no-fund --loglevel=error "$work/$tarball" \
+  @openai/agents-core@0.20.0 @modelcontextprotocol/client@2.4.0 zod@4.6.7 @anthropic-ai/claude-agent-sdk@0.3.336
+cp -r clients/typescript/test "$work/npm/test"
+(cd "$work/npm" && node --test test/*.test.mjs)
