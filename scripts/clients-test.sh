@@ -24,7 +24,9 @@ python3 -m venv "$work/venv"
 # The adapters' frameworks and pytest are the package's own extras, pinned here to the versions
 # the tests were written against.
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check "$wheel[claude,openai-agents,test]" \
-  claude-agent-sdk==0.2.189 openai-agents==0.24.0 pytest==9.2.0
+  claude-agent-sdk==0.2.189 openai-agents==0.24.0 pytest==9.2.0 mypy==2.4.1
+# The package is typed (py.typed, .pyi for the generated messages): mypy checks it as installed.
+"$work/venv/bin/python" -m mypy --ignore-missing-imports --no-incremental -p toolview
 (cd "$work" && "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$OLDPWD/clients/python/tests")
 
 echo "== clients/typescript: npm pack, then npm install into a clean directory, then node --test"
