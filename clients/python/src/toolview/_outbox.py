@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Deque, List, Optional, Tuple
 
-from .errors import ToolviewError
+from .errors import BufferFull, ToolviewError
 from .v1 import events_pb2
 
 
@@ -103,6 +103,13 @@ class Outbox:
         return (
             len(self._queue) < self.options.max_buffered_events
             and self._bytes + size <= self.options.max_buffered_bytes
+        )
+
+    def full(self) -> BufferFull:
+        """The error for an event that found no room in time."""
+        return BufferFull(
+            f"{len(self._queue)} events ({self._bytes} bytes) await the server; the buffer holds "
+            f"{self.options.max_buffered_events} events or {self.options.max_buffered_bytes} bytes"
         )
 
     def put(self, event: events_pb2.ToolEvent, size: int) -> int:

@@ -10,7 +10,7 @@ from typing import Callable, List, Optional, Tuple
 import grpc
 
 from ._outbox import Backoff, Failure, Outbox, PublishOptions
-from .errors import TRANSIENT, BufferFull, PublisherClosed, ToolviewError, Undelivered, Unknown, from_rpc_error
+from .errors import TRANSIENT, PublisherClosed, ToolviewError, Undelivered, Unknown, from_rpc_error
 from .v1 import events_pb2, session_service_pb2
 
 log = logging.getLogger("toolview")
@@ -80,11 +80,7 @@ class Publisher:
             while not self._closed and not self._outbox.has_room(size):
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
-                    raise BufferFull(
-                        f"{len(self._outbox)} events ({self._outbox.buffered_bytes} bytes) await the server; "
-                        f"the buffer holds {self._options.max_buffered_events} events or "
-                        f"{self._options.max_buffered_bytes} bytes"
-                    )
+                    raise self._outbox.full()
                 self._cond.wait(remaining)
             if self._closed:
                 raise PublisherClosed("the client is closed")

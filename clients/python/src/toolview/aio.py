@@ -11,12 +11,12 @@ from typing import Any, AsyncIterator, Iterable, List, Optional, Sequence, Tuple
 import grpc
 import grpc.aio
 
-from . import _connect, _events
+from . import _connect, _events, _requests
 from ._events import Arguments, Meta, Result, Usage
 from ._outbox import Backoff, Outbox, PublishOptions
 from ._publisher import OnError, raise_failures, settle
 from ._resume import Item, Resume, Start, target_of
-from .errors import RESUMABLE, BufferFull, NotFound, PublisherClosed, Undelivered, from_rpc_error
+from .errors import RESUMABLE, NotFound, PublisherClosed, Undelivered, from_rpc_error
 from .v1 import (
     events_pb2,
     presentation_service_pb2,
@@ -66,9 +66,7 @@ class AsyncPublisher:
                     self._options.block_timeout,
                 )
             except asyncio.TimeoutError:
-                raise BufferFull(
-                    f"{len(self._outbox)} events ({self._outbox.buffered_bytes} bytes) await the server"
-                ) from None
+                raise self._outbox.full() from None
             if self._closed:
                 raise PublisherClosed("the client is closed")
             if not len(self._outbox):
@@ -357,7 +355,7 @@ class AsyncClient:
         if start == "live":
             try:
                 info = await self.get_session(session_id)
-                head = rendering_pb2.Cursor(offset=info.head_offset, epoch=info.epoch) if info.head_offset else None
+                head = _requests.head(info)
             except NotFound:
                 head = None
             resume.pin_live_start(head)
@@ -381,13 +379,7 @@ class AsyncClient:
     async def present(
         self, tool: str, args: Arguments = None, result: Result = None, *, is_error: bool = False, meta: Meta = None
     ) -> presentation_service_pb2.PresentResponse:
-        request = presentation_service_pb2.PresentRequest(tool_name=tool, arguments_json=_events.arguments_json(args))
-        if result is not None or is_error or meta is not None:
-            request.result.CopyFrom(
-                presentation_service_pb2.PresentResult(
-                    content=_events.content(result), is_error=is_error, meta_json=_events.meta_json(meta)
-                )
-            )
+        request = _requests.present(tool, args, result, is_error, meta)
         return await _unary(self._presentation.Present, request, self._metadata())
 
     async def render(
@@ -398,8 +390,6 @@ class AsyncClient:
         *,
         session_cwd: str = "",
     ) -> List[rendering_pb2.RenderedUpdate]:
-        request = presentation_service_pb2.RenderRequest(
-            session_cwd=session_cwd, target=target_of(target), capabilities=capabilities, events=list(events)
-        )
+        request = _requests.render(events, target, capabilities, session_cwd)
         response = await _unary(self._presentation.Render, request, self._metadata())
         return list(response.updates)

@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import grpc
 
-from . import _connect, _events
+from . import _connect, _events, _requests
 from ._events import Arguments, Meta, Result, Usage
 from ._outbox import Backoff, PublishOptions
 from ._publisher import OnError, Publisher
@@ -292,7 +292,7 @@ class Client:
             info = self.get_session(session_id)
         except NotFound:
             return None
-        return rendering_pb2.Cursor(offset=info.head_offset, epoch=info.epoch) if info.head_offset else None
+        return _requests.head(info)
 
     def get_session(self, session_id: str) -> session_service_pb2.GetSessionResponse:
         """A session's epoch, head, call count, times, title and cwd (``NotFound`` if none)."""
@@ -316,13 +316,7 @@ class Client:
         self, tool: str, args: Arguments = None, result: Result = None, *, is_error: bool = False, meta: Meta = None
     ) -> presentation_service_pb2.PresentResponse:
         """The built-in presenters' views for one call (and its result, when given)."""
-        request = presentation_service_pb2.PresentRequest(tool_name=tool, arguments_json=_events.arguments_json(args))
-        if result is not None or is_error or meta is not None:
-            request.result.CopyFrom(
-                presentation_service_pb2.PresentResult(
-                    content=_events.content(result), is_error=is_error, meta_json=_events.meta_json(meta)
-                )
-            )
+        request = _requests.present(tool, args, result, is_error, meta)
         return _unary(self._presentation.Present, request, self._metadata())  # type: ignore[return-value]
 
     def render(
@@ -334,9 +328,7 @@ class Client:
         session_cwd: str = "",
     ) -> List[rendering_pb2.RenderedUpdate]:
         """Events rendered for a target without a session, one update per event."""
-        request = presentation_service_pb2.RenderRequest(
-            session_cwd=session_cwd, target=target_of(target), capabilities=capabilities, events=list(events)
-        )
+        request = _requests.render(events, target, capabilities, session_cwd)
         response: presentation_service_pb2.RenderResponse = _unary(
             self._presentation.Render, request, self._metadata()
         )  # type: ignore[assignment]

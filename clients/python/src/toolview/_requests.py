@@ -1,0 +1,37 @@
+"""The unary calls' requests and the live start's head, shared by the sync and asyncio clients."""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional, Union
+
+from . import _events
+from ._events import Arguments, Meta, Result
+from ._resume import target_of
+from .v1 import events_pb2, presentation_service_pb2, rendering_pb2, session_service_pb2
+
+
+def present(tool: str, args: Arguments, result: Result, is_error: bool, meta: Meta) -> presentation_service_pb2.PresentRequest:
+    request = presentation_service_pb2.PresentRequest(tool_name=tool, arguments_json=_events.arguments_json(args))
+    if result is not None or is_error or meta is not None:
+        request.result.CopyFrom(
+            presentation_service_pb2.PresentResult(
+                content=_events.content(result), is_error=is_error, meta_json=_events.meta_json(meta)
+            )
+        )
+    return request
+
+
+def render(
+    events: Iterable[events_pb2.ToolEvent],
+    target: Union[str, int],
+    capabilities: Optional[rendering_pb2.Capabilities],
+    session_cwd: str,
+) -> presentation_service_pb2.RenderRequest:
+    return presentation_service_pb2.RenderRequest(
+        session_cwd=session_cwd, target=target_of(target), capabilities=capabilities, events=list(events)
+    )
+
+
+def head(info: session_service_pb2.GetSessionResponse) -> Optional[rendering_pb2.Cursor]:
+    """Where a live-only subscription starts: after the session's head (none when empty)."""
+    return rendering_pb2.Cursor(offset=info.head_offset, epoch=info.epoch) if info.head_offset else None
