@@ -55,3 +55,41 @@ def test_a_server_restart_loses_and_repeats_nothing(server: Server) -> None:
     with Client(server.address) as client:
         info = client.get_session("restart")
     assert info.head_offset == EVENTS and info.calls == CALLS
+
+
+def test_the_asyncio_client_rides_out_a_restart(server: Server) -> None:
+    """The asyncio twins of the rules above: a subscription resumes after its cursor, and
+    events published while the server is down are delivered once it is back."""
+    import asyncio
+
+    from toolview.aio import AsyncClient
+
+    async def run() -> None:
+        async with AsyncClient(server.address) as client:
+            session = client.session("aio-restart")
+            for i in range(10):
+                await session.message("user", f"before {i}", message_id=f"b{i}")
+            await client.flush()
+            subscription = await client.subscribe("aio-restart", "view")
+            offsets = []
+            async for item in subscription:
+                offsets.append(item.cursor.offset)
+                if len(offsets) == 20:
+                    break
+            # 10 messages × (start, end) = 20 updates so far; now the server goes away.
+            server.kill()
+            for i in range(10):
+                await session.message("user", f"during {i}", message_id=f"d{i}")
+            await asyncio.sleep(0.5)
+            server.start()
+            await client.flush(timeout=30)
+            async for item in subscription:
+                offsets.append(item.cursor.offset)
+                if len(offsets) == 40:
+                    break
+            subscription.close()
+            assert offsets == list(range(1, 41))
+            assert subscription.reconnects >= 1 and client.publisher.retries >= 1
+            assert (await client.get_session("aio-restart")).head_offset == 40
+
+    asyncio.run(run())
