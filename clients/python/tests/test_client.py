@@ -176,3 +176,18 @@ def test_custom_views_replace_the_presenters(server: Server) -> None:
         [_, finished] = take(client.subscribe("custom", "view"), 2)
     assert finished.view.card.call == call_view
     assert finished.view.card.result.generic.title == "Deployed web-1"
+
+
+def test_threads_writing_one_calls_output_lose_no_chunk(server: Server) -> None:
+    import threading
+
+    with Client(server.address) as client:
+        call = client.session("threads").start_call("bash", {"command": "make -j8"}, call_id="make")
+        threads = [threading.Thread(target=lambda t=t: [call.output(f"{t}:{i}\n") for i in range(100)]) for t in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        client.flush()
+        assert client.get_session("threads").head_offset == 1 + 800
+        assert client.publisher.duplicates == 0

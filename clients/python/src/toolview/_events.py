@@ -3,6 +3,7 @@ and asyncio clients wrap these in their own publishing objects."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union, cast
@@ -115,7 +116,8 @@ class CallEvents:
     def __init__(self, session_id: str, call_id: Optional[str]) -> None:
         self.session_id = session_id
         self.call_id = safe_id(call_id) if call_id else new_id("call")
-        self.chunks = 0
+        # next() on a count is atomic: threads writing one call's output never share an id.
+        self._chunks = itertools.count(1)
 
     def started(self, tool: str, args: Arguments, view: Optional[views_pb2.ToolCallView]) -> events_pb2.ToolEvent:
         started = events_pb2.ToolCallStarted(call_id=self.call_id, tool_name=tool, arguments_json=arguments_json(args))
@@ -126,10 +128,9 @@ class CallEvents:
         )
 
     def output(self, data: str) -> events_pb2.ToolEvent:
-        self.chunks += 1
         return events_pb2.ToolEvent(
             session_id=self.session_id,
-            event_id=event_id("call", self.call_id, self.chunks),
+            event_id=event_id("call", self.call_id, next(self._chunks)),
             call_output=events_pb2.ToolCallOutput(call_id=self.call_id, data=data),
         )
 
@@ -152,7 +153,7 @@ class MessageEvents:
     def __init__(self, session_id: str, message_id: Optional[str]) -> None:
         self.session_id = session_id
         self.message_id = safe_id(message_id) if message_id else new_id("msg")
-        self.deltas = 0
+        self._deltas = itertools.count(1)
 
     def started(self, role: Union[str, int], text: str) -> events_pb2.ToolEvent:
         return events_pb2.ToolEvent(
@@ -162,10 +163,9 @@ class MessageEvents:
         )
 
     def delta(self, text: str) -> events_pb2.ToolEvent:
-        self.deltas += 1
         return events_pb2.ToolEvent(
             session_id=self.session_id,
-            event_id=event_id("msg", self.message_id, self.deltas),
+            event_id=event_id("msg", self.message_id, next(self._deltas)),
             message_delta=events_pb2.MessageDelta(message_id=self.message_id, text=text),
         )
 
