@@ -93,6 +93,7 @@ export class Subscription implements AsyncIterable<Item> {
     private readonly request: SubscribeRequest,
     start: Start,
     private readonly reconnect: boolean,
+    private readonly refreshableToken: boolean,
     signal?: AbortSignal,
   ) {
     this.start = start;
@@ -121,8 +122,10 @@ export class Subscription implements AsyncIterable<Item> {
     const backoff = new Backoff(50, 2_000);
     while (!this.abort.signal.aborted) {
       let error: ToolviewError | undefined;
+      let progressed = false;
       try {
         for await (const response of this.sessions.subscribe(this.nextRequest(), { signal: this.abort.signal })) {
+          progressed = true;
           const item = response.item;
           if (item.case === "update") {
             this.cursor = item.value.cursor;
@@ -144,7 +147,10 @@ export class Subscription implements AsyncIterable<Item> {
         if (error) throw error;
         return;
       }
-      if (error && (error.code === undefined || !RESUMABLE.has(error.code))) throw error;
+      // The token expired under a live stream (the server ends it then): a token function gives
+      // a fresh one. One refused before anything arrived is not tried again.
+      const freshToken = error?.code === Code.Unauthenticated && this.refreshableToken && progressed;
+      if (error && !freshToken && (error.code === undefined || !RESUMABLE.has(error.code))) throw error;
       this.reconnects += 1;
       await sleep(backoff.next(), this.abort.signal);
     }
@@ -157,7 +163,12 @@ export class Client {
   private readonly presentation: RpcClient<typeof PresentationService>;
   readonly publisher: Publisher;
 
-  constructor(transport: Transport, options: { publish?: PublishOptions } = {}) {
+  private readonly refreshableToken: boolean;
+
+  /** `refreshableToken`: the transport asks a function for its token on every call, so a
+   * subscription whose token expired resumes with a fresh one (`connect` sets it). */
+  constructor(transport: Transport, options: { publish?: PublishOptions; refreshableToken?: boolean } = {}) {
+    this.refreshableToken = options.refreshableToken ?? false;
     this.sessions = createClient(SessionService, transport);
     this.presentation = createClient(PresentationService, transport);
     this.publisher = new Publisher((request, timeoutMs) => this.sessions.publish(request, { timeoutMs }), options.publish);
@@ -193,7 +204,14 @@ export class Client {
       target: TARGETS[options.target ?? "view"],
       capabilities: options.capabilities,
     });
-    return new Subscription(this.sessions, request, start, options.reconnect ?? true, options.signal);
+    return new Subscription(
+      this.sessions,
+      request,
+      start,
+      options.reconnect ?? true,
+      this.refreshableToken,
+      options.signal,
+    );
   }
 
   private async head(sessionId: string): Promise<Cursor | undefined> {

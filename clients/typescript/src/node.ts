@@ -35,5 +35,8 @@ export function grpcTransport(server: string, options: NodeOptions = {}): Transp
 
 /** A client of `server` (`host:port`) over gRPC. */
 export function connect(server: string, options: NodeOptions = {}): Client {
-  return new Client(grpcTransport(server, options), { publish: options.publish });
+  return new Client(grpcTransport(server, options), {
+    publish: options.publish,
+    refreshableToken: typeof options.token === "function",
+  });
 }

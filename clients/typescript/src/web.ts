@@ -24,5 +24,8 @@ export function connect(
   baseUrl: string,
   options: { token?: string | (() => string | Promise<string>); publish?: PublishOptions } = {},
 ): Client {
-  return new Client(grpcWebTransport(baseUrl, options.token), { publish: options.publish });
+  return new Client(grpcWebTransport(baseUrl, options.token), {
+    publish: options.publish,
+    refreshableToken: typeof options.token === "function",
+  });
 }

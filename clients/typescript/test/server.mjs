@@ -16,13 +16,16 @@ export function binary() {
 }
 
 export class Server {
-  constructor() {
+  /** `extra`: more `serve` flags; a function of the data directory gets it. */
+  constructor(extra = []) {
     this.dataDir = mkdtempSync(join(tmpdir(), "toolview-ts-"));
     this.address = "127.0.0.1:0";
+    this.extra = typeof extra === "function" ? extra(this.dataDir) : extra;
   }
 
   async start() {
-    this.process = spawn(binary(), ["serve", "--listen", this.address, "--data-dir", this.dataDir], {
+    const args = ["serve", "--listen", this.address, "--data-dir", join(this.dataDir, "db"), ...this.extra];
+    this.process = spawn(binary(), args, {
       stdio: ["ignore", "pipe", "ignore"],
     });
     const lines = createInterface({ input: this.process.stdout });

@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Union, cast
 
+import grpc
+
+from .errors import RESUMABLE, ToolviewError
 from .v1 import rendering_pb2, session_service_pb2
 
 #: Where a subscription starts: ``"beginning"``, ``"live"`` or after a cursor.
@@ -48,8 +51,12 @@ class Resume:
     start: Start
     #: The last update's cursor: where a reconnection resumes.
     cursor: Optional[rendering_pb2.Cursor] = None
+    #: Whether the current connection has had any item (heartbeats included).
+    progressed: bool = False
 
     def request(self) -> session_service_pb2.SubscribeRequest:
+        """The request for a new connection."""
+        self.progressed = False
         req = session_service_pb2.SubscribeRequest(session_id=self.session_id, target=self.target)
         if self.capabilities is not None:
             req.capabilities.CopyFrom(self.capabilities)
@@ -74,6 +81,7 @@ class Resume:
 
     def accept(self, response: session_service_pb2.SubscribeResponse) -> Optional[Item]:
         """What to pass on for one stream item (heartbeats: nothing)."""
+        self.progressed = True
         kind = response.WhichOneof("item")
         if kind == "update":
             self.cursor = response.update.cursor
@@ -85,3 +93,11 @@ class Resume:
             self.start = "beginning"
             return response.reset
         return None
+
+    def resumable(self, error: Optional[ToolviewError], refreshable_token: bool) -> bool:
+        """Whether a connection that ended with ``error`` (``None``: it just ended) is resumed."""
+        if error is None or error.code in RESUMABLE:
+            return True
+        # The token expired under a live stream (the server ends it then): a token function
+        # gives a fresh one. One refused before anything arrived is not tried again.
+        return error.code == grpc.StatusCode.UNAUTHENTICATED and refreshable_token and self.progressed

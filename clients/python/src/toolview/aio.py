@@ -16,7 +16,7 @@ from ._events import Arguments, Meta, Result, Usage
 from ._outbox import Backoff, Outbox, PublishOptions
 from ._publisher import OnError, raise_failures, settle
 from ._resume import Item, Resume, Start, target_of
-from .errors import RESUMABLE, NotFound, PublisherClosed, Undelivered, from_rpc_error
+from .errors import NotFound, PublisherClosed, Undelivered, from_rpc_error
 from .v1 import (
     events_pb2,
     presentation_service_pb2,
@@ -284,9 +284,9 @@ class AsyncSubscription:
             self._stream = None
             if self._closed:
                 break
-            if error is not None and (not self._reconnect or error.code not in RESUMABLE):
-                raise error
-            if not self._reconnect:
+            if not self._reconnect or not self._resume.resumable(error, self._client._refreshable):
+                if error is not None:
+                    raise error
                 break
             self.reconnects += 1
             await asyncio.sleep(self._backoff.next())
@@ -320,6 +320,7 @@ class AsyncClient:
     ) -> None:
         self._channel = _connect.aio_channel(server, tls, ca, channel_options)
         self._metadata = _connect.metadata(token)
+        self._refreshable = callable(token)
         self._sessions = session_service_pb2_grpc.SessionServiceStub(self._channel)
         self._presentation = presentation_service_pb2_grpc.PresentationServiceStub(self._channel)
         self.publisher = AsyncPublisher(self._sessions.Publish, self._metadata, publish, on_error)
