@@ -9,7 +9,7 @@ from toolview._events import CallEvents, MessageEvents, TurnEvents
 from toolview._ids import ID_RULE, event_id, safe_id
 from toolview._outbox import Backoff, Outbox
 from toolview._resume import Resume
-from toolview.errors import FailedPrecondition, InvalidArgument, ToolviewError
+from toolview.errors import FailedPrecondition, InvalidArgument, ToolviewError, Undelivered
 from toolview.v1 import session_service_pb2
 
 
@@ -138,3 +138,38 @@ def test_a_live_start_is_pinned_to_the_head_it_saw() -> None:
     assert fresh.request().WhichOneof("start") == "from_beginning"
     with pytest.raises(ValueError):
         Resume("s", 1, None, "tomorrow").request()
+
+
+class _Unavailable(grpc.RpcError):
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self) -> str:
+        return "connection refused"
+
+
+def test_retries_keep_their_backoff_while_events_keep_coming() -> None:
+    """Every publish wakes the sender; a server that is away must still be retried at the
+    backoff's pace, not once per published event."""
+    import time
+
+    from toolview._publisher import Publisher
+
+    attempts = []
+
+    def call(request, timeout, metadata):  # type: ignore[no-untyped-def]
+        attempts.append(time.monotonic())
+        raise _Unavailable()
+
+    options = PublishOptions(initial_backoff=0.2, max_backoff=0.2, linger=0)
+    publisher = Publisher(call, lambda: [], options, None)
+    start = time.monotonic()
+    for i in range(60):
+        publisher.put(CallEvents("s", f"c{i}").output("x"))
+        time.sleep(0.01)
+    elapsed = time.monotonic() - start
+    # Pauses of 0.1-0.2 s: at most one attempt per 0.1 s, plus the first.
+    assert len(attempts) <= elapsed / 0.1 + 2, (len(attempts), elapsed)
+    assert publisher.retries == len(attempts)
+    with pytest.raises(Undelivered):
+        publisher.flush(0.05, closing=True)

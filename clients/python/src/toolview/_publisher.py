@@ -128,7 +128,12 @@ class Publisher:
                     backoff.reset()
                 else:
                     self.retries += 1
-                    self._cond.wait(backoff.next())
+                    # The whole pause, though every publish and flush notifies the condition
+                    # meanwhile (waking early would retry at the rate events arrive); only
+                    # abandoning (close timed out) cuts it short.
+                    resume_at = time.monotonic() + backoff.next()
+                    while not self._abandoned and (left := resume_at - time.monotonic()) > 0:
+                        self._cond.wait(left)
                 self._cond.notify_all()
             for failure in failures:
                 self._on_error(failure)  # type: ignore[misc]
