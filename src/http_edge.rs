@@ -176,6 +176,19 @@ impl Feed {
     }
 }
 
+/// Appends one Server-Sent Events block: an optional `id:` line, then `data: <json>` and the
+/// blank line that ends the event (both HTTP targets send one JSON document per event).
+pub fn sse_event(out: &mut String, json: &str, id: Option<&str>) {
+    if let Some(id) = id {
+        out.push_str("id: ");
+        out.push_str(id);
+        out.push('\n');
+    }
+    out.push_str("data: ");
+    out.push_str(json);
+    out.push_str("\n\n");
+}
+
 /// Checks the request's `Authorization` header (a bearer token, when the server asks for one).
 pub fn authenticate(auth: &Authenticator, headers: &HeaderMap) -> Result<Access, Error> {
     let authorization = match headers.get(header::AUTHORIZATION) {

@@ -14,7 +14,7 @@ use super::RunOptions;
 use super::messages::Messages;
 use crate::domain::Cursor;
 use crate::error::Error;
-use crate::http_edge::{Feed, FeedOptions, Next};
+use crate::http_edge::{Feed, FeedOptions, Next, sse_event};
 use crate::render::{Body, RunFrame, Target};
 use crate::session::{SessionError, Sessions, SubscribeItem};
 
@@ -86,18 +86,6 @@ pub async fn open(
     )))
 }
 
-/// `data: <event>` lines of one SSE event block.
-fn event(out: &mut String, json: &str, id: Option<&str>) {
-    if let Some(id) = id {
-        out.push_str("id: ");
-        out.push_str(id);
-        out.push('\n');
-    }
-    out.push_str("data: ");
-    out.push_str(json);
-    out.push_str("\n\n");
-}
-
 impl Run {
     /// The next chunk of the response; `None` once the run is over.
     async fn step(&mut self) -> Option<String> {
@@ -106,7 +94,7 @@ impl Run {
             Phase::Done => return None,
             Phase::Start => {
                 self.phase = Phase::Streaming;
-                event(&mut out, &self.frame.started(), None);
+                sse_event(&mut out, &self.frame.started(), None);
                 if self.collecting.as_ref().is_some_and(|c| c.head == 0) {
                     self.snapshot(&mut out, None);
                 }
@@ -153,7 +141,7 @@ impl Run {
         match next {
             Next::Expired => {
                 let message = "the token expired; resume with a new one after the last cursor";
-                event(&mut out, &RunFrame::error(message, "UNAUTHENTICATED"), None);
+                sse_event(&mut out, &RunFrame::error(message, "UNAUTHENTICATED"), None);
                 self.phase = Phase::Done;
             }
             Next::Item(Some(Ok(SubscribeItem::Update { delivered, cursor }))) => {
@@ -163,13 +151,13 @@ impl Run {
                     Body::AgUi(events) if !events.is_empty() => {
                         let framed = self.frame.update(events, Some(cursor));
                         for e in &framed.before {
-                            event(&mut out, e, None);
+                            sse_event(&mut out, e, None);
                         }
                         let (last, rest) = events.split_last().expect("not empty");
                         for e in rest {
-                            event(&mut out, e, None);
+                            sse_event(&mut out, e, None);
                         }
-                        event(&mut out, framed.last.as_deref().unwrap_or(last), Some(&id));
+                        sse_event(&mut out, framed.last.as_deref().unwrap_or(last), Some(&id));
                     }
                     // An update with no events still moves the cursor.
                     _ => {
@@ -189,13 +177,13 @@ impl Run {
             }
             Next::Item(Some(Ok(SubscribeItem::Reset { epoch, head }))) => {
                 for e in self.frame.reset(epoch.as_str(), head) {
-                    event(&mut out, &e, None);
+                    sse_event(&mut out, &e, None);
                 }
             }
             Next::Item(Some(Err(e))) => {
                 let status = tonic::Status::from(Error::from(e));
                 let code = crate::grpc::code_name(status.code());
-                event(&mut out, &RunFrame::error(status.message(), code), None);
+                sse_event(&mut out, &RunFrame::error(status.message(), code), None);
                 self.phase = Phase::Done;
             }
             // The subscription ended cleanly (the server is shutting down).
@@ -213,7 +201,7 @@ impl Run {
         let id = cursor
             .as_ref()
             .map(|c| format!("{}:{}", c.epoch.as_str(), c.offset));
-        event(out, &c.messages.snapshot(), id.as_deref());
+        sse_event(out, &c.messages.snapshot(), id.as_deref());
         if let Some(cursor) = cursor {
             self.frame.delivered(cursor);
         }
@@ -221,7 +209,7 @@ impl Run {
 
     fn finish(&mut self, out: &mut String) {
         if let Some(end) = self.frame.end() {
-            event(out, &end, None);
+            sse_event(out, &end, None);
         }
         self.phase = Phase::Done;
     }

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::StreamOptions;
 use crate::error::Error;
-use crate::http_edge::{Feed, FeedOptions, Next};
+use crate::http_edge::{Feed, FeedOptions, Next, sse_event};
 use crate::render::{Body, Target, ai_sdk_frame as frame};
 use crate::session::{Sessions, SubscribeItem};
 
@@ -68,12 +68,6 @@ pub async fn open(
     )))
 }
 
-fn data(out: &mut String, json: &str) {
-    out.push_str("data: ");
-    out.push_str(json);
-    out.push_str("\n\n");
-}
-
 impl Chunks {
     /// The next piece of the response; `None` once the stream is over.
     async fn step(&mut self) -> Option<String> {
@@ -82,10 +76,10 @@ impl Chunks {
             Phase::Done => return None,
             Phase::Start => {
                 self.phase = Phase::Streaming;
-                data(&mut out, &frame::start(&self.session));
+                sse_event(&mut out, &frame::start(&self.session), None);
                 if self.prompted {
                     let notice = json!({"type": "data-toolview-notice", "data": {"text": PROMPT_NOTICE}, "transient": true});
-                    data(&mut out, &notice.to_string());
+                    sse_event(&mut out, &notice.to_string(), None);
                 }
                 if self.feed.until == Some(0) {
                     self.finish(&mut out, None);
@@ -101,7 +95,7 @@ impl Chunks {
             Next::Item(Some(Ok(SubscribeItem::Update { delivered, cursor }))) => {
                 if let Body::AiSdk(chunks) = &delivered.rendered.body {
                     for c in chunks {
-                        data(&mut out, c);
+                        sse_event(&mut out, c, None);
                     }
                 }
                 // Where the stream is, for whoever reads the raw stream (SSE clients skip it).
@@ -122,7 +116,7 @@ impl Chunks {
             }
             Next::Item(Some(Ok(SubscribeItem::Reset { epoch, head }))) => {
                 for c in frame::reset(&self.session, epoch.as_str(), head) {
-                    data(&mut out, &c);
+                    sse_event(&mut out, &c, None);
                 }
             }
             Next::Item(Some(Err(e))) => {
@@ -138,10 +132,10 @@ impl Chunks {
     /// `finish` (after an `error` when the stream failed), then `[DONE]`.
     fn finish(&mut self, out: &mut String, error: Option<&str>) {
         if let Some(message) = error {
-            data(out, &frame::error(message));
+            sse_event(out, &frame::error(message), None);
         }
-        data(out, &frame::finish());
-        data(out, "[DONE]");
+        sse_event(out, &frame::finish(), None);
+        sse_event(out, "[DONE]", None);
         self.phase = Phase::Done;
     }
 }
