@@ -101,6 +101,13 @@ pub struct Fanout {
     pub client_cpu: Duration,
 }
 
+impl Fanout {
+    /// The server's CPU time per delivery, in µs.
+    pub fn server_cpu_per_delivery(&self) -> f64 {
+        self.server_cpu.as_secs_f64() * 1e6 / self.delivered.ops.max(1) as f64
+    }
+}
+
 /// Reads a process's CPU time; called when a measured interval starts and ends.
 pub type CpuProbe<'a> = &'a (dyn Fn() -> Duration + Sync);
 
