@@ -12,7 +12,7 @@
 //! page of it for `ListSessions`, delete, a write generation and a writability watch) and its
 //! backends: `memory.rs`, `embedded/` (a journal in front of redb: `mod.rs` reads — the overlay
 //! first, then redb on the blocking pool, point lookups inline — and the journal applied on open;
-//! `writer.rs` one writer thread, group commit into the journal, refusal of stale appends and
+//! `writer.rs` group commit into the journal (by a lone publisher or the writer thread), refusal of stale appends and
 //! recovery from failed writes; `journal.rs` the record format and preallocated segments;
 //! `overlay.rs` journaled groups not yet in redb, for reads; `apply.rs` the applier thread moving
 //! groups into redb many per commit, deletes, recovery of the database; `format.rs` tables and

@@ -1,6 +1,6 @@
 //! The embedded store: crash-safe session logs in a redb database in the data directory.
 //!
-//! Appends go through one writer thread (`writer.rs`: group commit into an append-only
+//! Appends go through one writer (`writer.rs`: group commit into an append-only
 //! journal, `journal.rs`, one `fdatasync` per group; recovery from failed writes). Journaled
 //! groups are readable at once from an in-memory overlay (`overlay.rs`) and are moved into redb
 //! by an applier thread (`apply.rs`) many groups per commit; on open, the journal's unapplied
@@ -22,21 +22,18 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 use redb::{Database, ReadableDatabase, ReadableTable};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::watch;
 
 use super::{Durable, Known, Record, RecordCodec, SessionAppend, SessionMeta, Store, StoreError};
 use crate::domain::{EventId, SessionId, Subject};
 use format::{CALLS, EVENTS, IDS, SESSIONS, decode_event, decode_meta, phase_of};
-use writer::{Request, Shared, Work, writer_loop};
-
-/// Requests queued for the writer at most; publishers wait beyond (back-pressure).
-const QUEUE: usize = 4096;
+use writer::{Shared, Work, Writer};
 
 /// Session logs in a redb file.
 pub struct EmbeddedStore {
     shared: Arc<Shared>,
-    writer: Mutex<Option<mpsc::Sender<Request>>>,
-    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    writer: Arc<Writer>,
+    applier: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 /// A redb error as a store error: damaged pages are data loss, anything else a storage
@@ -156,32 +153,17 @@ impl EmbeddedStore {
             cache_bytes,
             codec,
         });
-        let (tx, rx) = mpsc::channel::<Request>(QUEUE);
-        let writer_shared = shared.clone();
-        let thread = std::thread::Builder::new()
-            .name("toolview-writer".into())
-            .spawn(move || run_writers(&writer_shared, journal, &journal_dir, rx))
+        let (to_applier, from_writer) = std::sync::mpsc::channel();
+        let applier_shared = shared.clone();
+        let applier = std::thread::Builder::new()
+            .name("toolview-applier".into())
+            .spawn(move || apply::applier_loop(&applier_shared, from_writer))
             .map_err(|e| StoreError::Storage(e.to_string()))?;
         Ok(EmbeddedStore {
+            writer: Writer::start(shared.clone(), journal, to_applier)?,
             shared,
-            writer: Mutex::new(Some(tx)),
-            thread: Mutex::new(Some(thread)),
+            applier: Mutex::new(Some(applier)),
         })
-    }
-
-    /// Queues work for the writer (waiting for queue space); the receiver tells when it is
-    /// committed.
-    async fn submit(
-        &self,
-        work: Work,
-    ) -> Result<oneshot::Receiver<Result<(), StoreError>>, StoreError> {
-        let sender = self.writer.lock().clone().ok_or(StoreError::Closed)?;
-        let (done, wait) = oneshot::channel();
-        sender
-            .send(Request { work, done })
-            .await
-            .map_err(|_| StoreError::Closed)?;
-        Ok(wait)
     }
 
     /// Runs a read on the blocking pool. A panic inside the database while reading (a damaged
@@ -224,35 +206,10 @@ impl EmbeddedStore {
     }
 }
 
-/// The writer, and the applier it feeds, until the store closes; then the journal is deleted
-/// if everything in it reached the database.
-fn run_writers(
-    shared: &Arc<Shared>,
-    journal: journal::Journal,
-    dir: &Path,
-    rx: mpsc::Receiver<Request>,
-) {
-    let (to_applier, from_writer) = std::sync::mpsc::channel();
-    let applier_shared = shared.clone();
-    let applier = std::thread::Builder::new()
-        .name("toolview-applier".into())
-        .spawn(move || apply::applier_loop(&applier_shared, from_writer));
-    let applier = match applier {
-        Ok(thread) => thread,
-        Err(e) => {
-            tracing::error!(error = %e, "could not start the store's applier");
-            return;
-        }
-    };
-    writer_loop(shared, journal, rx, to_applier);
-    if applier.join().is_err() {
-        tracing::error!("the store's applier panicked; the journal is applied on the next open");
-        return;
-    }
-    if shared.overlay.read().is_empty()
-        && let Err(e) = journal::clear(dir)
-    {
-        tracing::warn!(error = %e, "could not delete the applied journal");
+impl Drop for EmbeddedStore {
+    /// A store dropped without [`Store::close`] still lets go of its database.
+    fn drop(&mut self) {
+        self.writer.stop();
     }
 }
 
@@ -292,10 +249,8 @@ impl Store for EmbeddedStore {
     }
 
     async fn append(&self, batch: Vec<SessionAppend>) -> Result<Durable, StoreError> {
-        let wait = self.submit(Work::Append(batch)).await?;
-        Ok(Box::pin(async move {
-            wait.await.unwrap_or(Err(StoreError::Closed))
-        }))
+        let wait = self.writer.submit(Work::Append(batch)).await?;
+        Ok(Box::pin(self.writer.clone().committed(wait)))
     }
 
     async fn meta(&self, session: &SessionId) -> Result<Option<SessionMeta>, StoreError> {
@@ -442,17 +397,31 @@ impl Store for EmbeddedStore {
     }
 
     async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError> {
-        let wait = self.submit(Work::Delete(sessions)).await?;
-        wait.await.unwrap_or(Err(StoreError::Closed))
+        let wait = self.writer.submit(Work::Delete(sessions)).await?;
+        self.writer.clone().committed(wait).await
     }
 
     async fn close(&self) {
-        // Dropping the sender lets the writer drain what is queued and exit.
-        self.writer.lock().take();
-        let thread = self.thread.lock().take();
-        if let Some(t) = thread {
-            let _ = tokio::task::spawn_blocking(move || t.join()).await;
-        }
+        // What is queued is committed; then the applier, told so, applies the rest and ends,
+        // and a journal that reached the database can go.
+        let (writer, shared) = (self.writer.clone(), self.shared.clone());
+        let applier = self.applier.lock().take();
+        let _ = tokio::task::spawn_blocking(move || {
+            writer.close();
+            let Some(applier) = applier else { return };
+            if applier.join().is_err() {
+                tracing::error!(
+                    "the store's applier panicked; the journal is applied on the next open"
+                );
+                return;
+            }
+            if shared.overlay.read().is_empty()
+                && let Err(e) = journal::clear(&shared.journal_dir)
+            {
+                tracing::warn!(error = %e, "could not delete the applied journal");
+            }
+        })
+        .await;
     }
 
     fn generation(&self) -> u64 {
