@@ -18,16 +18,22 @@ pub async fn replay_row(
     progress(&format!("replay: publishing {n} events"));
     load::fill(&server.url, "replay", n, config.payload, 1_000).await?;
     progress("replay: one new subscriber from the beginning");
+    let server_cpu = || server.cpu_time();
+    let cpu = measure::CpuSpan::start(&server_cpu);
     let (took, updates) = load::replay(&server.url, "replay", n).await?;
+    let (server_cpu, client_cpu) = cpu.stop();
+    let per_event = |cpu: Duration| cpu.as_secs_f64() * 1e6 / updates.max(1) as f64;
     let mut row = Row::new(
         format!(
             "replay of a {} event session to a new subscriber (embedded, ACP, terminal on)",
             thousands(n as f64)
         ),
         format!(
-            "{:.2} s ({} ev/s)",
+            "{:.2} s ({} ev/s; CPU per event: server {:.1} µs, client {:.1} µs)",
             took.as_secs_f64(),
-            thousands(measure::rate(updates, took))
+            thousands(measure::rate(updates, took)),
+            per_event(server_cpu),
+            per_event(client_cpu),
         ),
     );
     // The ceiling is the fold + render rate of one core, measured in this run.
