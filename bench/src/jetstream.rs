@@ -133,7 +133,10 @@ async fn publish_rows(
             let ceiling = rpc.map_or(bare.rate(), |r| r.min(bare.rate()));
             let of = ours.rate() / ceiling.max(1.0);
             row.goal = "≥ 70% of min(bare RPC, bare JetStream)";
-            row.verdict = mark(of >= 0.70, format!("{:.0}% of it; {}", of * 100.0, row.verdict));
+            row.verdict = mark(
+                of >= 0.70,
+                format!("{:.0}% of it; {}", of * 100.0, row.verdict),
+            );
         }
         if batch == 1 && n == most {
             single = Some(ours.rate());
