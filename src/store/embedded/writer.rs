@@ -53,7 +53,7 @@ pub enum Work {
 struct Request {
     work: Work,
     done: oneshot::Sender<Result<(), StoreError>>,
-    /// Its place in the queue, given back when a leader takes it.
+    /// Its place in the queue, given back once it is answered.
     _room: OwnedSemaphorePermit,
 }
 
@@ -192,7 +192,13 @@ impl Writer {
     /// publishers; `block_in_place` handed the worker's core to another thread per call, and
     /// the threads it left behind cost 22 MiB of RSS in `tests/memory.rs`.
     fn lead(&self) {
-        if self.queue.lock().len() != 1 {
+        // A delete waits for the applier's redb commit, and an append past the overlay's bound
+        // waits for the applier to catch up: neither may block a runtime worker.
+        let lone_append = match self.queue.lock().as_slice() {
+            [only] => matches!(only.work, Work::Append(_)),
+            _ => false,
+        };
+        if !lone_append || self.shared.overlay.read().bytes > MAX_UNAPPLIED {
             return self.wake();
         }
         let Some(mut journal) = self.journal.try_lock() else {
