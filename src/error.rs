@@ -1,7 +1,10 @@
-//! The closed error taxonomy of the service. Each variant maps to exactly one gRPC status code,
-//! in `grpc::status` (the only place that knows about codes).
+//! The closed error taxonomy of the service, and the one table that gives each kind of error its
+//! gRPC status code and its HTTP status ([`Error::code`], [`Error::http_status`]): `grpc::status`
+//! builds a `tonic::Status` from it, the HTTP edge its refusals.
 
 use std::fmt::Display;
+
+pub use tonic::Code;
 
 /// Everything an RPC can fail with.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,14 +45,82 @@ pub enum Error {
     /// A bug; the detail is logged, not sent.
     #[error("internal: {0}")]
     Internal(String),
-    /// The server cannot do this in its configuration (listing sessions on a shared store).
-    #[error("unimplemented: {0}")]
-    Unimplemented(String),
 }
 
 impl Error {
     /// An invalid request; `e`'s `Display` is the field path and the problem.
     pub fn invalid(e: impl Display) -> Self {
         Error::InvalidArgument(e.to_string())
+    }
+
+    /// The one table: each kind of error's gRPC status code and HTTP status. The HTTP status
+    /// follows the code as grpc-gateway maps it, except where HTTP has a word of its own for the
+    /// case: a body over the size limit is `413`, a lifecycle violation `409` (it conflicts with
+    /// what the session holds).
+    fn classify(&self) -> (Code, u16) {
+        match self {
+            Error::InvalidArgument(_) => (Code::InvalidArgument, 400),
+            Error::Lifecycle(_) => (Code::FailedPrecondition, 409),
+            Error::NotFound(_) => (Code::NotFound, 404),
+            Error::Lagging(_) => (Code::ResourceExhausted, 429),
+            Error::TooLarge(_) => (Code::ResourceExhausted, 413),
+            Error::Aborted(_) => (Code::Aborted, 409),
+            Error::Unavailable(_) => (Code::Unavailable, 503),
+            Error::DataLoss(_) => (Code::DataLoss, 500),
+            Error::Unauthenticated(_) => (Code::Unauthenticated, 401),
+            Error::PermissionDenied(_) => (Code::PermissionDenied, 403),
+            Error::Internal(_) => (Code::Internal, 500),
+        }
+    }
+
+    /// The gRPC status code.
+    pub fn code(&self) -> Code {
+        self.classify().0
+    }
+
+    /// The HTTP status of the same refusal.
+    pub fn http_status(&self) -> u16 {
+        self.classify().1
+    }
+
+    /// What a client is told: the message, except an internal error's detail (logged, not sent).
+    pub fn public_message(&self) -> &str {
+        match self {
+            Error::Internal(_) => "internal error",
+            Error::InvalidArgument(m)
+            | Error::Lifecycle(m)
+            | Error::NotFound(m)
+            | Error::Lagging(m)
+            | Error::TooLarge(m)
+            | Error::Aborted(m)
+            | Error::Unavailable(m)
+            | Error::DataLoss(m)
+            | Error::Unauthenticated(m)
+            | Error::PermissionDenied(m) => m,
+        }
+    }
+}
+
+/// The canonical name of a gRPC status code (`INVALID_ARGUMENT`): what HTTP refusals and AG-UI
+/// errors carry as `code`.
+pub fn code_name(code: Code) -> &'static str {
+    match code {
+        Code::Ok => "OK",
+        Code::Cancelled => "CANCELLED",
+        Code::Unknown => "UNKNOWN",
+        Code::InvalidArgument => "INVALID_ARGUMENT",
+        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+        Code::NotFound => "NOT_FOUND",
+        Code::AlreadyExists => "ALREADY_EXISTS",
+        Code::PermissionDenied => "PERMISSION_DENIED",
+        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+        Code::FailedPrecondition => "FAILED_PRECONDITION",
+        Code::Aborted => "ABORTED",
+        Code::OutOfRange => "OUT_OF_RANGE",
+        Code::Unimplemented => "UNIMPLEMENTED",
+        Code::Internal => "INTERNAL",
+        Code::Unavailable => "UNAVAILABLE",
+        Code::DataLoss => "DATA_LOSS",
+        Code::Unauthenticated => "UNAUTHENTICATED",
     }
 }

@@ -487,6 +487,12 @@ async fn only_allowed_host_names_reach_the_viewer() {
     ] {
         let resp = get(host.to_owned()).await;
         assert!(resp.starts_with("http/1.1 403"), "{host}: {resp}");
+        // Refused like every other HTTP refusal: JSON with the gRPC code name.
+        assert!(
+            resp.contains("content-type: application/json")
+                && resp.contains(r#""code":"permission_denied""#),
+            "{host}: {resp}"
+        );
     }
     let port = addr.rsplit(':').next().unwrap();
     for host in [

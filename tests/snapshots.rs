@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 use support::{event, finished, started};
 use toolview::domain::{CallId, CallOutput, EventBody, SessionStarted, ToolEvent};
-use toolview::render::{Body, Capabilities, Target, render_all};
+use toolview::render::{Body, Capabilities, Target, json_text, render_all};
 
 const CWD: &str = "/work/proj";
 
@@ -341,9 +341,15 @@ fn show(body: &Body) -> String {
             })
             .collect::<Vec<_>>()
             .join("\n"),
-        Body::AgUi(events) | Body::AiSdk(events) => events
+        // What goes on the wire: each event's JSON text.
+        Body::AgUi(events) => events
             .iter()
-            .map(|e| pretty(e))
+            .map(|e| pretty(&json_text(e)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Body::AiSdk(chunks) => chunks
+            .iter()
+            .map(|c| pretty(&json_text(c)))
             .collect::<Vec<_>>()
             .join("\n"),
         Body::Markdown(s) => s.clone(),

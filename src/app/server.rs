@@ -142,12 +142,14 @@ impl Server {
             .layer(observe)
             .layer(tonic_web::GrpcWebLayer::new());
         let hosts = super::web::AllowedHosts::new(config.listen, &config.allowed_hosts);
-        let agui = crate::agui::routes(sessions.clone(), auth.clone(), config.max_message_size);
-        let ai_sdk = crate::aisdk::routes(sessions.clone(), auth.clone(), config.max_message_size);
+        let http = crate::http::routes(sessions.clone(), auth.clone(), config.max_message_size);
         let app = super::web::routes()
-            .merge(agui)
-            .merge(ai_sdk)
+            .merge(http)
             .merge(grpc)
+            // The router's own refusals as JSON, like every other (after the merge: it replaces
+            // the gRPC routes' fallback, which still answers gRPC requests).
+            .fallback(crate::http::unrouted)
+            .method_not_allowed_fallback(crate::http::wrong_method)
             .layer(super::web::cors(&config.cors_origins))
             .layer(axum::middleware::from_fn_with_state(
                 hosts,

@@ -119,12 +119,10 @@ pub async fn check_host(
         return next.run(request).await;
     }
     tracing::warn!(%host, "refused a request for a host that is not allowed (see --allowed-host)");
-    (
-        http::StatusCode::FORBIDDEN,
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        "this host name is not allowed; the server's operator can add it with --allowed-host\n",
-    )
-        .into_response()
+    crate::http::refusal(crate::error::Error::PermissionDenied(
+        "this host name is not allowed; the server's operator can add it with --allowed-host"
+            .into(),
+    ))
 }
 
 /// CORS for gRPC-Web from the configured origins (the viewer itself is same-origin and needs

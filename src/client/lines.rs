@@ -10,7 +10,7 @@ use super::remote::connect;
 use crate::domain::Lifecycle;
 use crate::grpc::convert::events_from_pb;
 use crate::grpc::pb;
-use crate::render::{self, Capabilities, RunFrame, Target};
+use crate::render::{self, Body, Capabilities, StreamEvent, StreamFrame, Target};
 
 /// Reads `ToolEvent` JSON lines (blank lines skipped), naming the line of a bad one.
 pub fn read_events(
@@ -52,31 +52,48 @@ pub fn print_update(update: &pb::RenderedUpdate, out: &mut impl Write) -> std::i
     }
 }
 
-/// Prints one update, AG-UI events framed in runs when `run` is set ([`RunFrame::update`]).
+/// Prints one update framed by `frame` (AG-UI runs, one AI SDK message: the events decoded
+/// from their JSON, framed, and encoded again); the other targets' updates, and events this
+/// client does not know (a newer server's), as they came.
 pub fn print_framed(
     update: &pb::RenderedUpdate,
-    run: Option<&mut RunFrame>,
+    frame: &mut StreamFrame,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
-    use pb::rendered_update::Body;
-    let (Some(run), Some(Body::AgUi(m))) = (run, &update.body) else {
-        return print_update(update, out);
-    };
     let cursor = update
         .cursor
         .clone()
         .and_then(|c| crate::domain::Cursor::try_from(c).ok());
-    let framed = run.update(&m.json, cursor);
-    for event in &framed.before {
-        writeln!(out, "{event}")?;
-    }
-    if let Some((last, rest)) = m.json.split_last() {
-        for event in rest {
-            writeln!(out, "{event}")?;
+    match decoded(update) {
+        Some(body) => print_events(frame.update(&body, cursor), out),
+        None => {
+            if let Some(cursor) = cursor {
+                frame.delivered(cursor);
+            }
+            print_update(update, out)
         }
-        writeln!(out, "{}", framed.last.as_deref().unwrap_or(last))?;
     }
-    Ok(())
+}
+
+/// Prints a framed stream's events, one JSON text a line.
+pub fn print_events(events: Vec<StreamEvent<'_>>, out: &mut impl Write) -> std::io::Result<()> {
+    events
+        .iter()
+        .try_for_each(|e| writeln!(out, "{}", e.text()))
+}
+
+/// The typed events of an AG-UI or AI SDK update; `None` for the other targets and for an
+/// event that does not decode.
+fn decoded(update: &pb::RenderedUpdate) -> Option<Body> {
+    use pb::rendered_update::Body as B;
+    fn all<T: serde::de::DeserializeOwned>(texts: &[String]) -> Option<Vec<T>> {
+        texts.iter().map(|t| serde_json::from_str(t).ok()).collect()
+    }
+    match &update.body {
+        Some(B::AgUi(m)) => all(&m.json).map(Body::AgUi),
+        Some(B::AiSdk(m)) => all(&m.json).map(Body::AiSdk),
+        Some(B::View(_) | B::Acp(_) | B::Markdown(_) | B::Ansi(_)) | None => None,
+    }
 }
 
 /// `toolview publish`: sends the events as one batch and prints one ack per line.
@@ -107,27 +124,20 @@ pub fn render_offline(
 ) -> anyhow::Result<()> {
     let events = events_from_pb(read_events(input, None)?).map_err(|e| anyhow::anyhow!("{e}"))?;
     Lifecycle::default().admit_batch(events.iter().map(|e| &e.body))?;
-    // AG-UI output is framed as a run, so AG-UI clients accept it.
-    let mut run = (target == Target::AgUi).then(|| {
-        let thread = events.first().map_or("offline", |e| e.session_id.as_str());
-        RunFrame::new(thread, format!("{thread}@render"), None)
-    });
-    if let Some(run) = &mut run {
-        writeln!(out, "{}", run.started())?;
-    }
-    // The AI SDK's stream is one message: `start` before the updates, `finish` after them.
+    // AG-UI output is framed as a run, the AI SDK's as one message, so their clients accept it.
     let thread = events.first().map_or("offline", |e| e.session_id.as_str());
-    if target == Target::AiSdk {
-        writeln!(out, "{}", render::ai_sdk_frame::start(thread))?;
-    }
+    let mut frame = StreamFrame::new(target, thread, format!("{thread}@render"), None);
+    print_events(frame.open(), out)?;
     for rendered in render::render_all("", &events, target, &caps) {
-        print_framed(&pb::RenderedUpdate::from(rendered), run.as_mut(), out)?;
+        match &rendered.body {
+            Body::AgUi(_) | Body::AiSdk(_) => {
+                print_events(frame.update(&rendered.body, None), out)?
+            }
+            Body::View(_) | Body::Acp(_) | Body::Markdown(_) | Body::Ansi(_) => {
+                print_update(&pb::RenderedUpdate::from(rendered), out)?;
+            }
+        }
     }
-    if let Some(end) = run.as_mut().and_then(RunFrame::end) {
-        writeln!(out, "{end}")?;
-    }
-    if target == Target::AiSdk {
-        writeln!(out, "{}", render::ai_sdk_frame::finish())?;
-    }
+    print_events(frame.end(), out)?;
     Ok(())
 }

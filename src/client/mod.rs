@@ -7,7 +7,7 @@
 //! `health`), `follow.rs` (`Follower`: follows a session after its last `Cursor` with the one retry
 //! policy — transient codes only, backoff 250 ms doubling to 10 s with jitter, a `Reset` restarts
 //! from the beginning — and says so as `Followed` items), `tail.rs` (`toolview tail` on a
-//! `Follower`: a waiting notice, AG-UI output framed by `render::RunFrame`; ANSI and Markdown drawn
+//! `Follower`: a waiting notice, AG-UI and AI SDK output framed by `render::StreamFrame`; ANSI and Markdown drawn
 //! by `screen.rs` from VIEW updates with appends, with the server's own card renderers: a terminal's
 //! running cards redrawn in place, a pipe's live lines, a transcript; each card once), `lines.rs` (`publish`
 //! and offline `render` of JSON lines), `json.rs` (the protobuf JSON mapping of events via

@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 
 use tonic::Code;
 
+use super::lines::print_events;
 use super::screen::{Mode, Screen, Size, Style};
 use super::{Followed, Follower, Remote, connect, print_framed};
 use crate::grpc::code_name;
 use crate::grpc::pb::{self, subscribe_request::Start};
-use crate::render::{Capabilities, RunFrame, Target, ViewUpdate, ai_sdk_frame};
+use crate::render::{Capabilities, StreamFrame, Target, ViewUpdate};
 
 /// The longest a terminal's running cards wait for a redraw while updates keep coming: at most
 /// 20 redraws a second, each at most a screenful, however fast the output.
@@ -91,38 +92,21 @@ pub async fn tail(
         let size = terminal.unwrap_or(|| Size { rows: 24, cols: 80 });
         return cards(view, screen, size, until, out).await;
     }
-    // AG-UI output is framed as runs, so AG-UI clients accept it (`render::RunFrame`).
-    let mut run = (target == Target::AgUi).then(|| {
-        let from = if replay { "beginning" } else { "live" };
-        RunFrame::new(session, format!("{session}@{from}"), None)
-    });
-    if let Some(run) = &mut run {
-        writeln!(out, "{}", run.started())?;
-    }
-    // The AI SDK's stream is one message: `start` first, `finish` at the end.
-    let ai_sdk = target == Target::AiSdk;
-    if ai_sdk {
-        writeln!(out, "{}", ai_sdk_frame::start(session))?;
-    }
+    // AG-UI output is framed as runs, the AI SDK's as one message (`render::StreamFrame`), so
+    // their clients accept it.
+    let from = if replay { "beginning" } else { "live" };
+    let mut frame = StreamFrame::new(target, session, format!("{session}@{from}"), None);
+    print_events(frame.open(), out)?;
     let mut follower = Follower::new(server.clone(), session, target, caps, start, follow);
     loop {
         let reached = match follower.next().await {
             Ok(Followed::Update(u)) => {
-                print_framed(&u, run.as_mut(), out)?;
+                print_framed(&u, &mut frame, out)?;
                 u.cursor.as_ref().map_or(0, |c| c.offset)
             }
             Ok(Followed::Reset { epoch, head }) => {
                 eprintln!("[reset: epoch {epoch}, head {head}]");
-                if let Some(run) = run.as_mut() {
-                    for event in run.reset(&epoch, head) {
-                        writeln!(out, "{event}")?;
-                    }
-                }
-                if ai_sdk {
-                    for chunk in ai_sdk_frame::reset(session, &epoch, head) {
-                        writeln!(out, "{chunk}")?;
-                    }
-                }
+                print_events(frame.reset(&epoch, head), out)?;
                 0
             }
             // Sent only to an idle stream: everything up to its head was shown.
@@ -133,15 +117,8 @@ pub async fn tail(
                 continue;
             }
             Err(status) => {
-                if run.is_some() {
-                    let error = RunFrame::error(status.message(), code_name(status.code()));
-                    writeln!(out, "{error}")?;
-                    out.flush()?;
-                }
-                if ai_sdk {
-                    writeln!(out, "{}", ai_sdk_frame::error(status.message()))?;
-                    out.flush()?;
-                }
+                print_events(frame.error(status.message(), code_name(status.code())), out)?;
+                out.flush()?;
                 anyhow::bail!("{}: {}", status.code(), status.message());
             }
         };
@@ -150,14 +127,8 @@ pub async fn tail(
             break;
         }
     }
-    if let Some(end) = run.as_mut().and_then(RunFrame::end) {
-        writeln!(out, "{end}")?;
-        out.flush()?;
-    }
-    if ai_sdk {
-        writeln!(out, "{}", ai_sdk_frame::finish())?;
-        out.flush()?;
-    }
+    print_events(frame.end(), out)?;
+    out.flush()?;
     Ok(())
 }
 

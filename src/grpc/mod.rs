@@ -21,10 +21,11 @@ mod status;
 mod storage;
 pub mod wire;
 
+pub use crate::error::code_name;
 pub use presentation::PresentationApi;
 pub use services::{Health, Limits, Services, method_paths, services};
 pub use session::SessionApi;
-pub use status::{code_name, transport_status};
+pub use status::transport_status;
 pub use storage::StorageCodec;
 
 /// The generated code, in modules that mirror the proto packages (generated code refers across

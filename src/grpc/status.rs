@@ -1,28 +1,24 @@
-//! The one place the error taxonomy becomes gRPC status codes.
+//! The error taxonomy as gRPC statuses (its codes are `Error::code`'s one table), and the
+//! statuses tonic itself answers made to follow the API.
 
 use crate::error::Error;
 
 impl From<Error> for tonic::Status {
     fn from(e: Error) -> Self {
-        match e {
-            Error::InvalidArgument(msg) => tonic::Status::invalid_argument(msg),
-            Error::Lifecycle(msg) => tonic::Status::failed_precondition(msg),
-            Error::NotFound(msg) => tonic::Status::not_found(msg),
-            Error::Lagging(msg) | Error::TooLarge(msg) => tonic::Status::resource_exhausted(msg),
-            Error::Unauthenticated(msg) => tonic::Status::unauthenticated(msg),
-            Error::PermissionDenied(msg) => tonic::Status::permission_denied(msg),
-            Error::Unavailable(msg) => tonic::Status::unavailable(msg),
-            Error::Aborted(msg) => tonic::Status::aborted(msg),
-            Error::DataLoss(msg) => {
-                tracing::error!(%msg, "stored data unreadable");
-                tonic::Status::data_loss(msg)
-            }
-            Error::Unimplemented(msg) => tonic::Status::unimplemented(msg),
-            Error::Internal(detail) => {
-                tracing::error!(%detail, "internal error");
-                tonic::Status::internal("internal error")
-            }
+        match &e {
+            Error::DataLoss(msg) => tracing::error!(%msg, "stored data unreadable"),
+            Error::Internal(detail) => tracing::error!(%detail, "internal error"),
+            Error::InvalidArgument(_)
+            | Error::Lifecycle(_)
+            | Error::NotFound(_)
+            | Error::Lagging(_)
+            | Error::TooLarge(_)
+            | Error::Aborted(_)
+            | Error::Unavailable(_)
+            | Error::Unauthenticated(_)
+            | Error::PermissionDenied(_) => {}
         }
+        tonic::Status::new(e.code(), e.public_message())
     }
 }
 
@@ -64,27 +60,4 @@ pub fn transport_status<B>(mut response: http::Response<B>) -> http::Response<B>
         headers.insert("grpc-status", HeaderValue::from_static(code));
     }
     response
-}
-
-/// The canonical name of a gRPC status code.
-pub fn code_name(code: tonic::Code) -> &'static str {
-    match code {
-        tonic::Code::Ok => "OK",
-        tonic::Code::Cancelled => "CANCELLED",
-        tonic::Code::Unknown => "UNKNOWN",
-        tonic::Code::InvalidArgument => "INVALID_ARGUMENT",
-        tonic::Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
-        tonic::Code::NotFound => "NOT_FOUND",
-        tonic::Code::AlreadyExists => "ALREADY_EXISTS",
-        tonic::Code::PermissionDenied => "PERMISSION_DENIED",
-        tonic::Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
-        tonic::Code::FailedPrecondition => "FAILED_PRECONDITION",
-        tonic::Code::Aborted => "ABORTED",
-        tonic::Code::OutOfRange => "OUT_OF_RANGE",
-        tonic::Code::Unimplemented => "UNIMPLEMENTED",
-        tonic::Code::Internal => "INTERNAL",
-        tonic::Code::Unavailable => "UNAVAILABLE",
-        tonic::Code::DataLoss => "DATA_LOSS",
-        tonic::Code::Unauthenticated => "UNAUTHENTICATED",
-    }
 }

@@ -10,20 +10,24 @@
 //! target-independent preparation: relativized titles, resolved terminal cwd, capped blocks;
 //! capability degradation), `cap.rs` (the output cap: head and tail of long text, streamed output
 //! cut at the crossing chunk), `text_form.rs` (`CONSOLE`, `UNIFIED`, the search and web forms,
-//! flattened content, in a `TextStyle`); `agui.rs` also holds `RunFrame` (AG-UI run framing for the
-//! endpoint and the CLI: a run per turn), `transcript.rs` (messages and turn lines as Markdown and
-//! ANSI, for those targets and `tail`), `paths.rs` (lexical paths), one file per target:
-//! `view.rs`, `acp.rs` (built with `agent-client-protocol-schema`), `agui.rs`, `markdown.rs`,
-//! `ansi.rs`, `ai_sdk.rs` (the AI SDK's UI message stream chunks, and their `frame`).
+//! flattened content, in a `TextStyle`), `frame.rs` (`StreamFrame`: what the AG-UI and AI SDK
+//! transports send around the updates — AG-UI runs, one AI SDK message — for the HTTP endpoints,
+//! `tail` and the offline `render`), `transcript.rs` (messages and turn lines as Markdown and
+//! ANSI, for those targets and `tail`), `paths.rs` (lexical paths), `json_len.rs` (JSON text
+//! and its length), one module per target: `view.rs`, `acp.rs` (built with
+//! `agent-client-protocol-schema`), `agui/` (typed `AgUiEvent`s), `markdown.rs`, `ansi.rs`,
+//! `ai_sdk/` (typed `UiChunk`s of the AI SDK's UI message stream).
 //! `render_all` renders with no limit (offline and tests).
 
 mod acp;
-mod agui;
-mod ai_sdk;
+pub mod agui;
+pub mod ai_sdk;
 mod ansi;
 mod cap;
 pub mod card;
 pub mod fold;
+mod frame;
+mod json_len;
 mod markdown;
 mod markdown_text;
 pub mod paths;
@@ -34,13 +38,15 @@ mod transcript;
 mod view;
 mod visible;
 
-pub use agui::run::RunFrame;
-pub use ai_sdk::frame as ai_sdk_frame;
+pub use agui::AgUiEvent;
+pub use ai_sdk::UiChunk;
 pub use ansi::card as ansi_card;
 pub use card::Capabilities;
 pub use fold::{
     CallState, CallStatus, Change, Fold, InFlight, MessageChange, MessageState, Step, Turn,
 };
+pub use frame::{StreamEvent, StreamFrame};
+pub use json_len::json_text;
 pub use markdown::card as markdown_card;
 pub use renderer::Renderer;
 pub use streamed::{Chunk, Streamed};
@@ -88,14 +94,14 @@ pub enum Body {
     View(ViewUpdate),
     /// Complete JSON-RPC notifications, one JSON text each.
     Acp(Vec<String>),
-    /// AG-UI events, one JSON text each.
-    AgUi(Vec<String>),
+    /// AG-UI events.
+    AgUi(Vec<AgUiEvent>),
     /// A Markdown fragment.
     Markdown(String),
     /// ANSI text.
     Ansi(String),
-    /// AI SDK UI message stream chunks, one JSON text each.
-    AiSdk(Vec<String>),
+    /// AI SDK UI message stream chunks.
+    AiSdk(Vec<UiChunk>),
 }
 
 /// One event's rendering: every event yields exactly one.
@@ -110,11 +116,14 @@ pub struct Rendered {
 }
 
 impl Rendered {
-    /// Roughly how many bytes the update holds (for memory budgets).
+    /// Roughly how many bytes the update holds (for memory budgets); the JSON targets' events
+    /// count as their JSON text, counted without writing it.
     pub fn approx_bytes(&self) -> usize {
         let body = match &self.body {
             Body::View(v) => v.approx_bytes(),
-            Body::Acp(m) | Body::AgUi(m) | Body::AiSdk(m) => m.iter().map(String::len).sum(),
+            Body::Acp(m) => m.iter().map(String::len).sum(),
+            Body::AgUi(events) => events.iter().map(json_len::json_len).sum(),
+            Body::AiSdk(chunks) => chunks.iter().map(json_len::json_len).sum(),
             Body::Markdown(s) | Body::Ansi(s) => s.len(),
         };
         body + self.call_id.as_ref().map_or(0, String::len)

@@ -194,10 +194,7 @@ impl ViewUpdate {
     /// message), the cards counted as their JSON is written. The live output is counted by its
     /// length, not scanned: a snapshot's size costs O(card), not O(output).
     pub fn approx_bytes(&self) -> usize {
-        fn json_len(v: &impl Serialize) -> usize {
-            let mut counter = ByteCounter(0);
-            serde_json::to_writer(&mut counter, v).map_or(0, |()| counter.0)
-        }
+        use super::json_len::json_len;
         match self {
             ViewUpdate::Card(c) => {
                 c.call_id.len()
@@ -215,19 +212,5 @@ impl ViewUpdate {
             | ViewUpdate::MessageAppended { message_id, text } => message_id.len() + text.len(),
             ViewUpdate::Turn { turn_id, .. } => turn_id.len() + 64,
         }
-    }
-}
-
-/// An `io::Write` that only counts.
-struct ByteCounter(usize);
-
-impl std::io::Write for ByteCounter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }

@@ -189,9 +189,6 @@ pub enum SessionError {
         /// The limit (`--subscriber-lag-limit`).
         limit: u64,
     },
-    /// The store cannot list sessions.
-    #[error("listing sessions is not supported by the {0} store")]
-    CannotList(&'static str),
 }
 
 /// The durable head of a session, as subscribers see it: derived from its metadata.
@@ -410,11 +407,7 @@ impl Sessions {
         keep: impl Fn(&SessionId) -> bool,
     ) -> Result<(Vec<(SessionId, SessionInfo)>, Option<SessionId>), SessionError> {
         let scan = scan.max(page).max(1);
-        let batch = self
-            .store
-            .list(after, scan)
-            .await?
-            .ok_or(SessionError::CannotList(self.store.name()))?;
+        let batch = self.store.list(after, scan).await?;
         let more = batch.len() == scan;
         let mut out = Vec::new();
         let mut last = None;
@@ -592,7 +585,6 @@ impl From<SessionError> for crate::error::Error {
         match e {
             SessionError::Lifecycle(_) => Error::Lifecycle(e.to_string()),
             SessionError::NotFound(_) => Error::NotFound(e.to_string()),
-            SessionError::CannotList(_) => Error::Unimplemented(e.to_string()),
             SessionError::Lagging { .. } => Error::Lagging(e.to_string()),
             SessionError::ShuttingDown
             | SessionError::Store(StoreError::Storage(_) | StoreError::Closed) => {

@@ -54,6 +54,13 @@ impl Store for PanickingReads {
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
         self.0.sessions().await
     }
+    async fn list(
+        &self,
+        after: Option<SessionId>,
+        limit: usize,
+    ) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
+        self.0.list(after, limit).await
+    }
     async fn delete(&self, session: Vec<SessionId>) -> Result<(), StoreError> {
         self.0.delete(session).await
     }

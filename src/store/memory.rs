@@ -117,16 +117,15 @@ impl Store for MemoryStore {
         &self,
         after: Option<SessionId>,
         limit: usize,
-    ) -> Result<Option<Vec<(SessionId, SessionMeta)>>, StoreError> {
+    ) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
         use std::ops::Bound;
         let logs = self.logs.lock();
         let from = after.map_or(Bound::Unbounded, Bound::Excluded);
-        Ok(Some(
-            logs.range((from, Bound::Unbounded))
-                .filter_map(|(id, log)| log.meta.clone().map(|m| (id.clone(), m)))
-                .take(limit)
-                .collect(),
-        ))
+        Ok(logs
+            .range((from, Bound::Unbounded))
+            .filter_map(|(id, log)| log.meta.clone().map(|m| (id.clone(), m)))
+            .take(limit)
+            .collect())
     }
 
     async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError> {

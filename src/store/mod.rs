@@ -235,16 +235,12 @@ pub trait Store: Send + Sync + 'static {
 
     /// A page of the session list: at most `limit` sessions with a log, in id order, after
     /// `after` (from the first when `None`). The embedded and memory stores' cost is the
-    /// page's; JetStream's reads the stream's subjects too. `None` for a store that cannot
-    /// list.
+    /// page's; JetStream's reads the stream's subjects too.
     async fn list(
         &self,
         after: Option<SessionId>,
         limit: usize,
-    ) -> Result<Option<Vec<(SessionId, SessionMeta)>>, StoreError> {
-        let _ = (after, limit);
-        Ok(None)
-    }
+    ) -> Result<Vec<(SessionId, SessionMeta)>, StoreError>;
 
     /// Deletes sessions' logs, in one commit (ordered with the appends).
     async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError>;

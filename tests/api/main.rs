@@ -12,6 +12,7 @@ mod cli;
 mod conversation;
 mod grpc_present;
 mod grpc_render;
+mod http_refusals;
 mod journal;
 mod late_joiners;
 mod list_sessions;

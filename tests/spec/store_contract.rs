@@ -368,13 +368,7 @@ async fn lists_a_page_at_a_time(b: &dyn Backend) {
     let page = |after: Option<&str>, limit| {
         let store = store.clone();
         let after = after.map(sid);
-        async move {
-            store
-                .list(after, limit)
-                .await
-                .unwrap()
-                .expect("every backend lists sessions")
-        }
+        async move { store.list(after, limit).await.unwrap() }
     };
     let first = page(None, 2).await;
     let ids: Vec<&str> = first.iter().map(|(s, _)| s.as_str()).collect();

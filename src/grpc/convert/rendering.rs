@@ -9,6 +9,7 @@ use crate::domain::{self as d, Cursor, Epoch, EpochError};
 use crate::grpc::pb;
 use crate::render::{
     Body, CallStatus, Capabilities, CardSnapshot, MessageStatus, Rendered, Target, ViewUpdate,
+    json_text,
 };
 
 /// An unset or unknown target.
@@ -308,10 +309,16 @@ pub fn rendered_update(r: Rendered, cursor: Option<Cursor>) -> pb::RenderedUpdat
         let body = match r.body {
             Body::View(v) => B::View(v.into()),
             Body::Acp(json) => B::Acp(pb::JsonMessages { json }),
-            Body::AgUi(json) => B::AgUi(pb::JsonMessages { json }),
+            // The JSON targets' events are encoded here, once per update (a lane's subscribers
+            // share the encoded message).
+            Body::AgUi(events) => B::AgUi(pb::JsonMessages {
+                json: events.iter().map(json_text).collect(),
+            }),
             Body::Markdown(s) => B::Markdown(s),
             Body::Ansi(s) => B::Ansi(s),
-            Body::AiSdk(json) => B::AiSdk(pb::JsonMessages { json }),
+            Body::AiSdk(chunks) => B::AiSdk(pb::JsonMessages {
+                json: chunks.iter().map(json_text).collect(),
+            }),
         };
         pb::RenderedUpdate {
             cursor: cursor.map(Into::into),

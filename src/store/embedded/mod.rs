@@ -367,7 +367,7 @@ impl Store for EmbeddedStore {
         &self,
         after: Option<SessionId>,
         limit: usize,
-    ) -> Result<Option<Vec<(SessionId, SessionMeta)>>, StoreError> {
+    ) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
         let pending = self.shared.overlay.read().metas();
         self.blocking("the session list".into(), move |db, codec| {
             use std::ops::Bound;
@@ -391,7 +391,7 @@ impl Store for EmbeddedStore {
             // overlay's sessions.
             let after = after.as_ref().map(|a| a.as_str());
             out.extend(overlaid(pending).filter(|(id, _)| after.is_none_or(|a| id.as_str() > a)));
-            Ok(Some(out.into_iter().take(limit).collect()))
+            Ok(out.into_iter().take(limit).collect())
         })
         .await
     }

@@ -353,8 +353,8 @@ impl Store for JetStreamStore {
         &self,
         after: Option<SessionId>,
         limit: usize,
-    ) -> Result<Option<Vec<(SessionId, SessionMeta)>>, StoreError> {
-        self.inner.list(after, limit).await.map(Some)
+    ) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
+        self.inner.list(after, limit).await
     }
 
     async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError> {

@@ -84,7 +84,7 @@ class SessionServiceServicer:
 
     def ListSessions(self, request, context):
         """Lists the sessions the caller may read or subscribe to, in session id order, a page at a
-        time. UNIMPLEMENTED with the JetStream store.
+        time (on every store).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -473,7 +473,7 @@ export const SessionService: GenService<{
   },
   /**
    * Lists the sessions the caller may read or subscribe to, in session id order, a page at a
-   * time. UNIMPLEMENTED with the JetStream store.
+   * time (on every store).
    *
    * @generated from rpc toolview.v1.SessionService.ListSessions
    */

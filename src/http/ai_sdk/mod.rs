@@ -6,25 +6,32 @@
 //! the session replayed (the SDK's `resumeStreamIsReplay`), or `204` when the session has no
 //! events. Same port, tokens, grants, Host allowlist and CORS as the other HTTP routes.
 //!
-//! Where things are: `options.rs` (the request: POST body, resume path and query; errors name
-//! the field), `stream.rs` (a subscription as a UI message stream: `start`, the updates' chunks,
-//! `finish`, `[DONE]`). See `docs/ai-sdk.md`.
+//! The stream (`http::sse`, framed by `render::StreamFrame`: `start`, the updates' chunks each
+//! followed by a comment with its cursor, `finish`, `[DONE]`). Where things are: `options.rs`
+//! (the request: POST body, resume path and query; errors name the field). See `docs/ai-sdk.md`.
 
 mod options;
-mod stream;
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
-use axum::extract::rejection::BytesRejection;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::http::header::HeaderName;
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
+use super::sse::{self, CursorMark, SseBody, SseOptions};
+use super::{Feed, FeedOptions, authenticate, refusal};
 use crate::auth::{Authenticator, Right};
-use crate::http_edge::{authenticate, refusal};
+use crate::error::Error;
+use crate::render::ai_sdk::{NoticeData, UiChunk};
+use crate::render::{StreamEvent, StreamFrame, Target};
 use crate::session::{SessionError, Sessions};
 pub use options::StreamOptions;
+
+/// What a prompt sent to a watched session is told: it goes nowhere.
+const PROMPT_NOTICE: &str = "toolview shows what the harness does: this prompt was not sent to it";
 
 /// The endpoint's path (`useChat`'s `api`).
 pub const PATH: &str = "/ai-sdk";
@@ -55,7 +62,7 @@ async fn post(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let body = match crate::http_edge::body(body, endpoint.max_body) {
+    let body = match super::body(body, endpoint.max_body) {
         Ok(body) => body,
         Err(e) => return refusal(e),
     };
@@ -63,21 +70,22 @@ async fn post(
         let access = authenticate(&endpoint.auth, &headers)?;
         let options = StreamOptions::from_post(&body)?;
         access.require(Right::Subscribe, &options.session)?;
-        stream::open(endpoint.sessions.clone(), options, access.valid_until()).await
+        open(&endpoint.sessions, options, access.valid_until()).await
     };
     match opened.await {
-        Ok(stream) => sse(stream),
+        Ok(stream) => response(stream),
         Err(e) => refusal(e),
     }
 }
 
 async fn resume(
     State(endpoint): State<Endpoint>,
-    Path(rest): Path<String>,
+    rest: Result<Path<String>, PathRejection>,
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
     let opened = async {
+        let Path(rest) = rest.map_err(|e| Error::invalid(format!("path: {}", e.body_text())))?;
         let access = authenticate(&endpoint.auth, &headers)?;
         let options = StreamOptions::from_resume(&rest, uri.query())?;
         access.require(Right::Subscribe, &options.session)?;
@@ -87,31 +95,62 @@ async fn resume(
             Err(e) => return Err(e.into()),
             Ok(_) => {}
         }
-        stream::open(endpoint.sessions.clone(), options, access.valid_until())
+        open(&endpoint.sessions, options, access.valid_until())
             .await
             .map(Some)
     };
     match opened.await {
-        Ok(Some(stream)) => sse(stream),
+        Ok(Some(stream)) => response(stream),
         Ok(None) => StatusCode::NO_CONTENT.into_response(),
         Err(e) => refusal(e),
     }
 }
 
-/// A UI message stream response, with the SDK's headers.
-fn sse(stream: stream::ChunkStream) -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, "text/event-stream"),
-            (header::CACHE_CONTROL, "no-cache"),
-            (
-                header::HeaderName::from_static("x-vercel-ai-ui-message-stream"),
-                "v1",
-            ),
-            // Proxies that buffer responses (nginx) would hold the live stream back.
-            (header::HeaderName::from_static("x-accel-buffering"), "no"),
-        ],
-        Body::from_stream(stream),
+/// Subscribes as `options` ask and frames the subscription as one UI message stream.
+async fn open(
+    sessions: &Arc<Sessions>,
+    options: StreamOptions,
+    valid_until: Option<std::time::SystemTime>,
+) -> Result<SseBody, Error> {
+    let feed = Feed::open(
+        sessions,
+        FeedOptions {
+            session: &options.session,
+            start: &options.start,
+            follow: options.follow,
+            target: Target::AiSdk,
+            caps: options.caps,
+            valid_until,
+        },
     )
-        .into_response()
+    .await?;
+    let frame = StreamFrame::new(Target::AiSdk, options.session.as_str(), String::new(), None);
+    let notice = UiChunk::DataToolviewNotice {
+        data: NoticeData {
+            text: PROMPT_NOTICE.into(),
+        },
+        transient: true,
+    };
+    let options = SseOptions {
+        mark: CursorMark::Comment,
+        after_open: options
+            .prompted
+            .then(|| StreamEvent::AiSdk(std::borrow::Cow::Owned(notice)))
+            .into_iter()
+            .collect(),
+        trailer: Some("[DONE]"),
+        snapshot: None,
+    };
+    Ok(sse::stream(feed, frame, options))
+}
+
+/// A UI message stream response, with the SDK's header.
+fn response(stream: SseBody) -> Response {
+    sse::response(
+        stream,
+        &[(
+            HeaderName::from_static("x-vercel-ai-ui-message-stream"),
+            "v1",
+        )],
+    )
 }

@@ -8,6 +8,9 @@
 
 use serde_json::{Value, json};
 
+use crate::render::AgUiEvent;
+use crate::render::agui::{PatchKind, TextRole};
+
 /// Messages a snapshot holds at most by default (`forwardedProps.toolview.snapshotMessages`
 /// lowers or raises it, up to [`MAX_SNAPSHOT_MESSAGES`]): a long session's recent history.
 pub const DEFAULT_SNAPSHOT_MESSAGES: usize = 1_000;
@@ -16,7 +19,8 @@ pub const MAX_SNAPSHOT_MESSAGES: usize = 10_000;
 /// Bytes of JSON a snapshot holds at most, whatever the count: the same reason.
 pub const MAX_SNAPSHOT_BYTES: usize = 16 << 20;
 
-/// The messages folded so far.
+/// The messages folded so far: each an `agent.messages` entry (JSON, as the client holds it)
+/// and its size.
 #[derive(Debug)]
 pub struct Messages {
     messages: Vec<(Value, usize)>,
@@ -34,12 +38,10 @@ impl Messages {
         }
     }
 
-    /// Folds one update's events (JSON texts; one that does not parse is skipped).
-    pub fn apply_all(&mut self, events: &[String]) {
-        for e in events {
-            if let Ok(event) = serde_json::from_str::<Value>(e) {
-                self.apply(&event);
-            }
+    /// Folds one update's events.
+    pub fn apply_all(&mut self, events: &[AgUiEvent]) {
+        for event in events {
+            self.apply(event);
         }
         self.trim();
     }
@@ -51,9 +53,10 @@ impl Messages {
     }
 
     /// `MESSAGES_SNAPSHOT` of what was folded.
-    pub fn snapshot(&self) -> String {
-        let messages: Vec<&Value> = self.messages.iter().map(|(m, _)| m).collect();
-        json!({"type": "MESSAGES_SNAPSHOT", "messages": messages}).to_string()
+    pub fn into_snapshot(self) -> AgUiEvent {
+        AgUiEvent::MessagesSnapshot {
+            messages: self.messages.into_iter().map(|(m, _)| m).collect(),
+        }
     }
 
     // Both search from the newest message: deltas, outputs and results are nearly always about
@@ -79,66 +82,68 @@ impl Messages {
         }
     }
 
-    /// Appends `delta` to a string field of message `id` (its size counted again lazily).
+    /// Appends `delta` to a string field of message `id`.
     fn append(&mut self, id: &str, field: &str, delta: &str) {
         if let Some(i) = self.find(id)
             && let Some(Value::String(text)) = self.messages[i].0.get_mut(field)
         {
             text.push_str(delta);
-            self.messages[i].1 += delta.len();
-            self.bytes += delta.len();
+            self.grow(i, delta.len());
         }
     }
 
-    fn apply(&mut self, e: &Value) {
-        let s = |k: &str| e[k].as_str().unwrap_or_default();
-        match s("type") {
-            "TEXT_MESSAGE_START" | "REASONING_MESSAGE_START"
-                if self.find(s("messageId")).is_none() =>
-            {
-                let role = if s("type").starts_with("REASONING") {
-                    "reasoning"
-                } else {
-                    e["role"].as_str().unwrap_or("assistant")
+    fn grow(&mut self, i: usize, by: usize) {
+        self.messages[i].1 += by;
+        self.bytes += by;
+    }
+
+    fn start_message(&mut self, id: &str, role: &str) {
+        if self.find(id).is_none() {
+            self.push(None, json!({"id": id, "role": role, "content": ""}));
+        }
+    }
+
+    fn apply(&mut self, event: &AgUiEvent) {
+        match event {
+            AgUiEvent::TextMessageStart { message_id, role } => {
+                let role = match role {
+                    TextRole::User => "user",
+                    TextRole::Assistant => "assistant",
                 };
+                self.start_message(message_id, role);
+            }
+            AgUiEvent::ReasoningMessageStart { message_id, .. } => {
+                self.start_message(message_id, "reasoning");
+            }
+            AgUiEvent::TextMessageContent { message_id, delta }
+            | AgUiEvent::ReasoningMessageContent { message_id, delta } => {
+                self.append(message_id, "content", delta);
+            }
+            AgUiEvent::ToolCallStart {
+                tool_call_id,
+                tool_call_name,
+            } if self.holding_call(tool_call_id).is_none() => {
+                let call = json!({"id": tool_call_id, "type": "function",
+                    "function": {"name": tool_call_name, "arguments": ""}});
                 self.push(
                     None,
-                    json!({"id": s("messageId"), "role": role, "content": ""}),
+                    json!({"id": tool_call_id, "role": "assistant", "toolCalls": [call]}),
                 );
             }
-            "TEXT_MESSAGE_CONTENT" | "REASONING_MESSAGE_CONTENT" => {
-                self.append(s("messageId"), "content", s("delta"));
-            }
-            "TOOL_CALL_START" if self.holding_call(s("toolCallId")).is_none() => {
-                let call = json!({"id": s("toolCallId"), "type": "function",
-                    "function": {"name": s("toolCallName"), "arguments": ""}});
-                self.push(
-                    None,
-                    json!({"id": s("toolCallId"), "role": "assistant", "toolCalls": [call]}),
-                );
-            }
-            "TOOL_CALL_ARGS" => {
-                if let Some(i) = self.holding_call(s("toolCallId")) {
-                    let delta = s("delta");
-                    for c in self.messages[i].0["toolCalls"]
-                        .as_array_mut()
-                        .into_iter()
-                        .flatten()
-                    {
-                        if c["id"] == s("toolCallId")
-                            && let Some(Value::String(args)) = c["function"].get_mut("arguments")
-                        {
-                            args.push_str(delta);
-                        }
-                    }
-                    self.messages[i].1 += delta.len();
-                    self.bytes += delta.len();
-                }
-            }
-            "TOOL_CALL_RESULT" => {
-                let result = json!({"id": s("messageId"), "role": "tool",
-                    "toolCallId": s("toolCallId"), "content": s("content")});
-                let at = self.holding_call(s("toolCallId")).map(|i| {
+            AgUiEvent::ToolCallArgs {
+                tool_call_id,
+                delta,
+            } => self.append_arguments(tool_call_id, delta),
+            AgUiEvent::ToolCallResult {
+                message_id,
+                tool_call_id,
+                content,
+                ..
+            } => {
+                let result = json!({"id": message_id, "role": "tool",
+                    "toolCallId": tool_call_id, "content": content});
+                // Right after its call, after the results before it.
+                let at = self.holding_call(tool_call_id).map(|i| {
                     let mut at = i + 1;
                     while self
                         .messages
@@ -151,12 +156,17 @@ impl Messages {
                 });
                 self.push(at, result);
             }
-            "ACTIVITY_SNAPSHOT" => {
-                let message = json!({"id": s("messageId"), "role": "activity",
-                    "activityType": s("activityType"), "content": e["content"]});
-                match self.find(s("messageId")) {
+            AgUiEvent::ActivitySnapshot {
+                message_id,
+                activity_type,
+                content,
+                replace,
+            } => {
+                let message = json!({"id": message_id, "role": "activity",
+                    "activityType": activity_type, "content": content});
+                match self.find(message_id) {
                     None => self.push(None, message),
-                    Some(i) if e["replace"] != false => {
+                    Some(i) if *replace => {
                         let size = message.to_string().len();
                         self.bytes = self.bytes + size - self.messages[i].1.min(self.bytes);
                         self.messages[i] = (message, size);
@@ -164,43 +174,58 @@ impl Messages {
                     Some(_) => {}
                 }
             }
-            "ACTIVITY_DELTA" => {
-                // toolview's patches append to an array of the card (`add` at `/…/-`) or
-                // replace a field: those two ops only.
-                // Sizes grow by what is added (an append costs its chunk, not the card).
-                if let Some(i) = self.find(s("messageId")) {
-                    for op in e["patch"].as_array().into_iter().flatten() {
-                        let path = op["path"].as_str().unwrap_or_default();
-                        let value = &op["value"];
-                        let grown = value.to_string().len();
-                        let content = &mut self.messages[i].0["content"];
-                        let target = match (op["op"].as_str(), path.strip_suffix("/-")) {
-                            (Some("add"), Some(array)) => match content.pointer_mut(array) {
-                                Some(Value::Array(items)) => {
-                                    items.push(value.clone());
-                                    true
-                                }
-                                _ => false,
-                            },
-                            (Some("replace"), _) => match content.pointer_mut(path) {
-                                Some(target) => {
-                                    *target = value.clone();
-                                    true
-                                }
-                                None => false,
-                            },
-                            _ => false,
-                        };
-                        if target {
-                            self.messages[i].1 += grown;
-                            self.bytes += grown;
-                        }
+            AgUiEvent::ActivityDelta {
+                message_id, patch, ..
+            } => {
+                // toolview's patches append to an array of the card (`add` at `/…/-`): a chunk
+                // costs its own size, not the card's.
+                let Some(i) = self.find(message_id) else {
+                    return;
+                };
+                for op in patch {
+                    let PatchKind::Add = op.op;
+                    let Some(array) = op.path.strip_suffix("/-") else {
+                        continue;
+                    };
+                    if let Some(Value::Array(items)) =
+                        self.messages[i].0["content"].pointer_mut(array)
+                    {
+                        items.push(op.value.clone());
+                        self.grow(i, op.value.to_string().len());
                     }
                 }
             }
-            // Run, step, custom and end events change no message.
-            _ => {}
+            // A second start of a call already held changes nothing; run, step, custom, end and
+            // snapshot events change no message.
+            AgUiEvent::ToolCallStart { .. }
+            | AgUiEvent::RunStarted { .. }
+            | AgUiEvent::RunFinished { .. }
+            | AgUiEvent::RunError { .. }
+            | AgUiEvent::TextMessageEnd { .. }
+            | AgUiEvent::ReasoningMessageEnd { .. }
+            | AgUiEvent::ToolCallEnd { .. }
+            | AgUiEvent::Custom(_)
+            | AgUiEvent::MessagesSnapshot { .. } => {}
         }
+    }
+
+    /// Appends argument text to the call `id`'s `function.arguments`.
+    fn append_arguments(&mut self, id: &str, delta: &str) {
+        let Some(i) = self.holding_call(id) else {
+            return;
+        };
+        for call in self.messages[i].0["toolCalls"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+        {
+            if call["id"] == id
+                && let Some(Value::String(args)) = call["function"].get_mut("arguments")
+            {
+                args.push_str(delta);
+            }
+        }
+        self.grow(i, delta.len());
     }
 
     /// Drops the oldest messages past the count or byte budget.
@@ -224,8 +249,10 @@ impl Messages {
 mod tests {
     use super::*;
 
-    fn events(list: &[Value]) -> Vec<String> {
-        list.iter().map(Value::to_string).collect()
+    fn events(list: &[Value]) -> Vec<AgUiEvent> {
+        list.iter()
+            .map(|e| serde_json::from_value(e.clone()).unwrap())
+            .collect()
     }
 
     #[test]
@@ -236,13 +263,18 @@ mod tests {
             json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "u", "delta": "hi"}),
             json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "bash"}),
             json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "{}"}),
-            json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "a", "activityType": "t", "content": {"streamed": "", "chunks": []}}),
+            json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "a", "activityType": "t", "content": {"streamed": "", "chunks": []}, "replace": true}),
             json!({"type": "ACTIVITY_DELTA", "messageId": "a", "activityType": "t", "patch": [{"op": "add", "path": "/chunks/-", "value": "x"}]}),
-            json!({"type": "TOOL_CALL_RESULT", "messageId": "r", "toolCallId": "c", "content": "ok"}),
+            json!({"type": "TOOL_CALL_RESULT", "messageId": "r", "toolCallId": "c", "content": "ok", "role": "tool"}),
             json!({"type": "TEXT_MESSAGE_START", "messageId": "u", "role": "user"}),
             json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "u", "delta": "!"}),
         ]));
-        let snap: Value = serde_json::from_str(&m.snapshot()).unwrap();
+        let mut tail = Messages {
+            messages: m.messages.clone(),
+            bytes: m.bytes,
+            limit: 2,
+        };
+        let snap = serde_json::to_value(m.into_snapshot()).unwrap();
         let ids: Vec<&str> = snap["messages"]
             .as_array()
             .unwrap()
@@ -256,11 +288,6 @@ mod tests {
             "{}"
         );
         assert_eq!(snap["messages"][3]["content"]["chunks"], json!(["x"]));
-        let mut tail = Messages {
-            messages: m.messages.clone(),
-            bytes: m.bytes,
-            limit: 2,
-        };
         tail.trim();
         assert_eq!(tail.messages.len(), 2);
         assert_eq!(tail.messages[0].0["id"], "r", "tail-first");

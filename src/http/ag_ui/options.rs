@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::domain::{Cursor, Epoch, SessionId};
 use crate::error::Error;
-use crate::http_edge::CapsInput;
+use crate::http::CapsInput;
 use crate::render::Capabilities;
 use crate::session::Start;
 

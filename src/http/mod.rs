@@ -1,8 +1,14 @@
-//! What the HTTP endpoints (AG-UI's, the AI SDK's) share at the edge: the caller's
-//! `Authorization` header checked like a gRPC call's, the request body within the message size,
-//! the capabilities a request declares, a subscription read as a stream (`Feed`: where a stream
-//! that does not follow ends, the token's expiry), and refusals as an HTTP status with
-//! `{"error", "code"}` (the gRPC code name the same refusal gets over gRPC).
+//! The HTTP edge, beside `grpc`: the AG-UI endpoint (`ag_ui/`), the AI SDK endpoint
+//! (`ai_sdk/`), and what they share: the caller's `Authorization` header checked like a gRPC
+//! call's, the request body within the message size, the capabilities a request declares, a
+//! subscription read as a stream (`Feed`: where a stream that does not follow ends, the token's
+//! expiry), the subscription as Server-Sent Events (`sse.rs`), and every refusal — the
+//! endpoints', and the router's own unknown path, wrong method and bad path — as JSON
+//! `{"error", "code"}` with the HTTP status and gRPC code name of `Error`'s one table.
+
+pub mod ag_ui;
+pub mod ai_sdk;
+mod sse;
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -18,7 +24,7 @@ use tokio_stream::StreamExt;
 
 use crate::auth::{Access, Authenticator};
 use crate::domain::{Cursor, SessionId};
-use crate::error::Error;
+use crate::error::{Code, Error, code_name};
 use crate::render::{Capabilities, Target};
 use crate::session::{SessionError, Sessions, Start, SubscribeItem, Subscription};
 
@@ -176,19 +182,6 @@ impl Feed {
     }
 }
 
-/// Appends one Server-Sent Events block: an optional `id:` line, then `data: <json>` and the
-/// blank line that ends the event (both HTTP targets send one JSON document per event).
-pub fn sse_event(out: &mut String, json: &str, id: Option<&str>) {
-    if let Some(id) = id {
-        out.push_str("id: ");
-        out.push_str(id);
-        out.push('\n');
-    }
-    out.push_str("data: ");
-    out.push_str(json);
-    out.push_str("\n\n");
-}
-
 /// Checks the request's `Authorization` header (a bearer token, when the server asks for one).
 pub fn authenticate(auth: &Authenticator, headers: &HeaderMap) -> Result<Access, Error> {
     let authorization = match headers.get(header::AUTHORIZATION) {
@@ -200,25 +193,15 @@ pub fn authenticate(auth: &Authenticator, headers: &HeaderMap) -> Result<Access,
     auth.authenticate(authorization)
 }
 
-/// A refused request: an HTTP status and `{"error", "code"}` (the gRPC code name the same
-/// refusal gets over gRPC).
+/// A refused request: the error's HTTP status and `{"error", "code"}` (the gRPC code name the
+/// same refusal gets over gRPC).
 pub fn refusal(e: Error) -> Response {
-    let status = match &e {
-        Error::InvalidArgument(_) => StatusCode::BAD_REQUEST,
-        Error::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
-        Error::PermissionDenied(_) => StatusCode::FORBIDDEN,
-        Error::TooLarge(_) | Error::Lagging(_) => StatusCode::PAYLOAD_TOO_LARGE,
-        Error::NotFound(_) => StatusCode::NOT_FOUND,
-        Error::Lifecycle(_) | Error::Aborted(_) => StatusCode::CONFLICT,
-        Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-        Error::Unimplemented(_) => StatusCode::NOT_IMPLEMENTED,
-        Error::DataLoss(_) | Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    let status_code = tonic::Status::from(e);
-    let body = json!({
-        "error": status_code.message(),
-        "code": crate::grpc::code_name(status_code.code()),
-    });
+    let status = StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    json_refusal(status, e.code(), e.public_message())
+}
+
+fn json_refusal(status: StatusCode, code: Code, message: &str) -> Response {
+    let body = json!({"error": message, "code": code_name(code)});
     let mut response = (
         status,
         [(header::CONTENT_TYPE, "application/json")],
@@ -232,4 +215,40 @@ pub fn refusal(e: Error) -> Response {
         );
     }
     response
+}
+
+/// The HTTP routes of the API port: both endpoints, with request bodies of at most `max_body`
+/// bytes (`413` past it).
+pub fn routes(sessions: Arc<Sessions>, auth: Arc<Authenticator>, max_body: usize) -> axum::Router {
+    ag_ui::routes(sessions.clone(), auth.clone(), max_body)
+        .merge(ai_sdk::routes(sessions, auth, max_body))
+}
+
+/// What the router answers for a path it does not serve: a gRPC request (`application/grpc…`)
+/// gets gRPC's `UNIMPLEMENTED`, as tonic answers an unknown method; anything else a JSON `404`.
+pub async fn unrouted(request: axum::extract::Request) -> Response {
+    let grpc = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"application/grpc"));
+    if grpc {
+        return tonic::Status::unimplemented("").into_http();
+    }
+    refusal(Error::NotFound(format!(
+        "no such path: {} (the API port serves gRPC, {}, {} and the viewer at /)",
+        request.uri().path(),
+        ag_ui::PATH,
+        ai_sdk::PATH
+    )))
+}
+
+/// What the router answers for a method a path does not take: a JSON `405`.
+pub async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    // What gRPC answers for a method a service does not have.
+    let message = format!("{}: this path does not take {method}", uri.path());
+    json_refusal(
+        StatusCode::METHOD_NOT_ALLOWED,
+        Code::Unimplemented,
+        &message,
+    )
 }

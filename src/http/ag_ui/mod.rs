@@ -1,0 +1,122 @@
+//! The AG-UI endpoint: `POST /ag-ui`, which an unmodified AG-UI `HttpAgent` uses as its `url`.
+//! It takes a `RunAgentInput` (`threadId` names the session) and answers with the session's
+//! AG-UI rendering as Server-Sent Events (`http::sse`), replay then live, framed as AG-UI runs
+//! (`render::StreamFrame`, the framing `toolview tail` uses too; the rules are in
+//! `docs/ag-ui.md`), each update's last event with `id: <epoch>:<offset>`. Same port, same tokens
+//! and grants as the gRPC API (`subscribe` on the session).
+//!
+//! Where things are: `options.rs` (a `RunAgentInput`: the session is `threadId`, toolview's
+//! options in `forwardedProps.toolview`, `Last-Event-ID`; errors name the field), `messages.rs`
+//! (`MESSAGES_SNAPSHOT` for a history join: the replay folded as the client folds it).
+
+mod messages;
+mod options;
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+
+use super::sse::{self, CursorMark, Snapshot, SseBody, SseOptions};
+use super::{Feed, FeedOptions, refusal};
+use crate::auth::{Authenticator, Right};
+use crate::error::Error;
+use crate::render::{StreamFrame, Target};
+use crate::session::{SessionError, Sessions};
+pub use messages::Messages;
+pub use options::RunOptions;
+
+/// The endpoint's path.
+pub const PATH: &str = "/ag-ui";
+
+#[derive(Clone)]
+struct Endpoint {
+    sessions: Arc<Sessions>,
+    auth: Arc<Authenticator>,
+    /// The body limit, named in the refusal past it.
+    max_body: usize,
+}
+
+/// `POST /ag-ui`, with request bodies of at most `max_body` bytes (`413` past it: an
+/// `HttpAgent` sends every message it holds, so this is the message size limit).
+pub fn routes(sessions: Arc<Sessions>, auth: Arc<Authenticator>, max_body: usize) -> axum::Router {
+    axum::Router::new()
+        .route(PATH, axum::routing::post(run))
+        .layer(DefaultBodyLimit::max(max_body))
+        .with_state(Endpoint {
+            sessions,
+            auth,
+            max_body,
+        })
+}
+
+/// The body comes as a `Result`: a refused one (over the limit, or broken off) is answered
+/// like every other refusal, as JSON, not with axum's plain-text rejection.
+async fn run(
+    State(endpoint): State<Endpoint>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match super::body(body, endpoint.max_body) {
+        Ok(body) => body,
+        Err(e) => return refusal(e),
+    };
+    match start(&endpoint, &headers, &body).await {
+        Ok(stream) => sse::response(stream, &[]),
+        Err(e) => refusal(e),
+    }
+}
+
+/// Checks the request and the caller's grant, then opens the run's stream.
+async fn start(endpoint: &Endpoint, headers: &HeaderMap, body: &[u8]) -> Result<SseBody, Error> {
+    let access = super::authenticate(&endpoint.auth, headers)?;
+    let last_event_id = match headers.get("last-event-id") {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .map_err(|_| Error::invalid("Last-Event-ID: not ASCII text"))?,
+        ),
+    };
+    let options = RunOptions::parse(body, last_event_id)?;
+    access.require(Right::Subscribe, &options.session)?;
+    let sessions = &endpoint.sessions;
+    let feed = Feed::open(
+        sessions,
+        FeedOptions {
+            session: &options.session,
+            start: &options.start,
+            follow: options.follow,
+            target: Target::AgUi,
+            caps: options.caps,
+            valid_until: access.valid_until(),
+        },
+    )
+    .await?;
+    let snapshot = match options.snapshot {
+        None => None,
+        Some(limit) => Some(Snapshot {
+            messages: Messages::new(limit),
+            head: match sessions.info(&options.session).await {
+                Ok(info) => info.meta.head_offset,
+                Err(SessionError::NotFound(_)) => 0,
+                Err(e) => return Err(e.into()),
+            },
+        }),
+    };
+    let frame = StreamFrame::new(
+        Target::AgUi,
+        options.session.as_str(),
+        options.run_id(),
+        feed.at_head.clone(),
+    );
+    let options = SseOptions {
+        mark: CursorMark::EventId,
+        after_open: Vec::new(),
+        trailer: None,
+        snapshot,
+    };
+    Ok(sse::stream(feed, frame, options))
+}

@@ -1,0 +1,248 @@
+//! Target AG-UI: tool-call lifecycle events, plus `CUSTOM` events carrying the (degraded) cards
+//! and, for `agent.messages`, each call's VIEW card as an activity message (`ACTIVITY_SNAPSHOT`
+//! with `activityType: "toolview.card"`; live output appended to its `chunks` by `ACTIVITY_DELTA`,
+//! so a chunk costs its own size, not the output's);
+//! messages as text and reasoning messages; a turn as a run. The events are typed
+//! ([`AgUiEvent`], `event.rs`); the edges encode them.
+//!
+//! Every update is balanced: a message's `*_START` and `*_END` come in the same update (a delta
+//! is `START`, `CONTENT`, `END` on the message's id, which the client appends to the one message),
+//! so a stream cut at any update — a resume, a late join, the end of a run — is one
+//! `verifyEvents` accepts. A turn's start is a `RUN_STARTED` and its end a `RUN_FINISHED` on the
+//! turn's id; `render::frame` frames the updates around them.
+
+mod event;
+
+pub use event::{
+    AgUiEvent, Custom, EnvelopePhase, Outcome, PatchKind, PatchOp, ReasoningRole, ResetValue,
+    RunResult, TerminalOutput, TextRole, ToolRole, ToolViewEnvelope, Usage, WireCursor,
+};
+
+use serde_json::Value;
+
+use super::Context;
+use super::cap::{cap_blocks, capped_chunk, capped_streamed, capped_text};
+use super::card::{Capabilities, degrade_call, degrade_result, prepared_call, prepared_result};
+use super::fold::{CallState, Change, MessageChange, MessageState, Turn};
+use super::text_form::flatten;
+use crate::domain::{ContentBlock, MessageRole, StopReason};
+
+/// The activity type of toolview's cards in `agent.messages` (content: the VIEW card).
+pub const CARD_ACTIVITY: &str = "toolview.card";
+
+pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
+    let cap = caps.max_output_bytes;
+    let mut events = match change {
+        Change::Session => Vec::new(),
+        Change::Started(state) => started(state, ctx, caps),
+        Change::Snapshot(state) => {
+            // Its start, its output so far, and its result if it finished.
+            let mut events = started(state, ctx, caps);
+            if !state.streamed.is_empty() {
+                events.push(output_event(state, &capped_streamed(state, None, cap)));
+            }
+            if state.finished.is_some() {
+                events.extend(finished(state, ctx, caps));
+            }
+            events
+        }
+        Change::Output(state, chunk) => {
+            let data = capped_chunk(chunk, cap);
+            if data.is_empty() && !chunk.text.is_empty() {
+                // Past the cap: nothing more is sent.
+                Vec::new()
+            } else if state.call_view.is_none() && chunk.start == 0 {
+                // An orphan's first output: its activity message starts here.
+                vec![
+                    output_event(state, data),
+                    activity(state, change, ctx, caps),
+                ]
+            } else {
+                vec![
+                    output_event(state, data),
+                    AgUiEvent::ActivityDelta {
+                        message_id: activity_id(state),
+                        activity_type: CARD_ACTIVITY.into(),
+                        patch: vec![PatchOp {
+                            op: PatchKind::Add,
+                            path: "/chunks/-".into(),
+                            value: Value::String(data.into()),
+                        }],
+                    },
+                ]
+            }
+        }
+        Change::Finished(state) => finished(state, ctx, caps),
+        Change::Turn(turn) => return vec![run_event(turn, ctx)],
+        Change::Message(m, change) => message(m, change, caps),
+    };
+    if let Change::Started(state) | Change::Snapshot(state) | Change::Finished(state) = change {
+        events.push(activity(state, change, ctx, caps));
+    }
+    events
+}
+
+/// A call's activity message id: its own id space beside the text messages'.
+fn activity_id(state: &CallState) -> String {
+    format!("toolview:card:{}", state.call_id)
+}
+
+/// `ACTIVITY_SNAPSHOT`: the call's VIEW card as it is after `change`, replacing the one before,
+/// with an empty `chunks`: live output after it is appended there (a UI shows `streamed`, then
+/// `chunks`), until the next snapshot folds it into `streamed`. A finished card has no `chunks`.
+fn activity(
+    state: &CallState,
+    change: Change<'_>,
+    ctx: &Context<'_>,
+    caps: &Capabilities,
+) -> AgUiEvent {
+    let mut content = super::view::card_json(change, ctx, caps);
+    if state.finished.is_none()
+        && let Some(card) = content.as_object_mut()
+    {
+        card.insert("chunks".into(), Value::Array(Vec::new()));
+    }
+    AgUiEvent::ActivitySnapshot {
+        message_id: activity_id(state),
+        activity_type: CARD_ACTIVITY.into(),
+        content,
+        replace: true,
+    }
+}
+
+/// A message's text as one balanced start/content/end triple: its start's text, a delta
+/// (capped like live output), a late joiner's text so far. Nothing for its finish (each triple
+/// already ended it) or for a delta past the cap.
+fn message(m: &MessageState, change: MessageChange<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
+    let cap = caps.max_output_bytes;
+    let text = match change {
+        MessageChange::Started | MessageChange::Snapshot => capped_text(&m.text, None, cap),
+        MessageChange::Delta(chunk) => match capped_chunk(chunk, cap) {
+            "" => return Vec::new(),
+            text => text.into(),
+        },
+        MessageChange::Finished => return Vec::new(),
+    };
+    let id = || m.message_id.as_str().to_owned();
+    // AG-UI refuses an empty delta.
+    let delta = (!text.is_empty()).then(|| text.into_owned());
+    let text_role = match m.role {
+        MessageRole::User => Some(TextRole::User),
+        MessageRole::Assistant => Some(TextRole::Assistant),
+        MessageRole::Reasoning => None,
+    };
+    let (start, content, end) = match text_role {
+        Some(role) => (
+            AgUiEvent::TextMessageStart {
+                message_id: id(),
+                role,
+            },
+            delta.map(|delta| AgUiEvent::TextMessageContent {
+                message_id: id(),
+                delta,
+            }),
+            AgUiEvent::TextMessageEnd { message_id: id() },
+        ),
+        None => (
+            AgUiEvent::ReasoningMessageStart {
+                message_id: id(),
+                role: ReasoningRole::Reasoning,
+            },
+            delta.map(|delta| AgUiEvent::ReasoningMessageContent {
+                message_id: id(),
+                delta,
+            }),
+            AgUiEvent::ReasoningMessageEnd { message_id: id() },
+        ),
+    };
+    std::iter::once(start).chain(content).chain([end]).collect()
+}
+
+/// A turn's start as `RUN_STARTED` and its end as `RUN_FINISHED` on the turn's id (the thread is
+/// the session), with the stop reason as the result, a cancel as the `cancelled` outcome and the
+/// token usage.
+fn run_event(turn: Turn<'_>, ctx: &Context<'_>) -> AgUiEvent {
+    let thread_id = ctx.session_id.to_owned();
+    let run_id = turn.turn_id.as_str().to_owned();
+    match turn.finished {
+        None => AgUiEvent::RunStarted { thread_id, run_id },
+        Some(f) => AgUiEvent::RunFinished {
+            thread_id,
+            run_id,
+            result: Some(RunResult {
+                stop_reason: Some(f.stop_reason.acp_name().into()),
+                cursor: None,
+            }),
+            outcome: (f.stop_reason == StopReason::Cancelled).then_some(Outcome::Cancelled),
+            usage: f.usage.map(|u| {
+                vec![Usage {
+                    input_tokens: u.input_tokens,
+                    output_tokens: u.output_tokens,
+                    reasoning_tokens: u.reasoning_tokens,
+                    cached_input_tokens: u.cached_input_tokens,
+                }]
+            }),
+        },
+    }
+}
+
+/// A call's start: `TOOL_CALL_START`, its arguments, `TOOL_CALL_END`, and its card.
+fn started(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
+    let id = || state.call_id.as_str().to_owned();
+    let card = prepared_call(state, ctx.cwd, caps.max_output_bytes)
+        .map(|v| degrade_call(v, caps).to_json());
+    vec![
+        AgUiEvent::ToolCallStart {
+            tool_call_id: id(),
+            tool_call_name: state.tool_name.clone(),
+        },
+        AgUiEvent::ToolCallArgs {
+            tool_call_id: id(),
+            delta: state.arguments_json.clone(),
+        },
+        AgUiEvent::ToolCallEnd { tool_call_id: id() },
+        envelope(state, EnvelopePhase::Call, card),
+    ]
+}
+
+/// Live output: the `toolview:terminal:output` custom event.
+fn output_event(state: &CallState, data: &str) -> AgUiEvent {
+    AgUiEvent::Custom(Custom::TerminalOutput(TerminalOutput {
+        call_id: state.call_id.as_str().to_owned(),
+        data: data.to_owned(),
+    }))
+}
+
+/// A call's result: `TOOL_CALL_RESULT` and its card.
+fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
+    let cap = caps.max_output_bytes;
+    let id = state.call_id.as_str();
+    let mut raw: Vec<ContentBlock> = state
+        .finished
+        .as_ref()
+        .map(|f| f.raw_content.clone())
+        .unwrap_or_default();
+    cap_blocks(&mut raw, cap);
+    let card =
+        prepared_result(state, ctx.cwd, cap).map(|v| degrade_result(v, state, caps).to_json());
+    vec![
+        AgUiEvent::ToolCallResult {
+            message_id: format!("toolview:{}:{id}:result", ctx.session_id),
+            tool_call_id: id.to_owned(),
+            content: flatten(&raw),
+            role: ToolRole::Tool,
+        },
+        envelope(state, EnvelopePhase::Result, card),
+    ]
+}
+
+/// `ENVELOPE(phase, card)`: the `dsh:tool:view` custom event, version 1.
+fn envelope(state: &CallState, phase: EnvelopePhase, card: Option<Value>) -> AgUiEvent {
+    AgUiEvent::Custom(Custom::ToolView(ToolViewEnvelope {
+        version: 1,
+        call_id: state.call_id.as_str().to_owned(),
+        tool_name: state.tool_name.clone(),
+        phase,
+        card: card.unwrap_or(Value::Null),
+    }))
+}
