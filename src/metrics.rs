@@ -248,87 +248,109 @@ impl Metrics {
             connections_refused: Counter::default(),
             registry: Registry::default(),
         };
-        let r = &mut registry;
-        r.register("grpc_requests", "Finished gRPC calls", m.rpcs.clone());
+        m.register_calls(&mut registry);
+        m.register_subscriptions(&mut registry);
+        m.register_edge(&mut registry);
+        Metrics { registry, ..m }
+    }
+
+    /// RPCs, publishes and the store.
+    fn register_calls(&self, r: &mut Registry) {
+        r.register("grpc_requests", "Finished gRPC calls", self.rpcs.clone());
         r.register_with_unit(
             "grpc_request_duration",
             "Time of unary gRPC calls",
             Unit::Seconds,
-            m.rpc_seconds.clone(),
+            self.rpc_seconds.clone(),
         );
-        r.register("published_events", "Published events", m.published.clone());
+        r.register(
+            "published_events",
+            "Published events",
+            self.published.clone(),
+        );
         r.register_with_unit(
             "store_append_duration",
             "Time for an append to become durable",
             Unit::Seconds,
-            m.store_append_seconds.clone(),
+            self.store_append_seconds.clone(),
         );
         r.register(
             "store_append_errors",
             "Failed store appends",
-            m.store_append_errors.clone(),
+            self.store_append_errors.clone(),
         );
-        r.register("subscribers", "Open subscriptions", m.subscribers.clone());
+    }
+
+    /// Subscriptions, their updates and rendering.
+    fn register_subscriptions(&self, r: &mut Registry) {
+        r.register(
+            "subscribers",
+            "Open subscriptions",
+            self.subscribers.clone(),
+        );
         r.register(
             "subscribe_starts",
             "Subscriptions started",
-            m.subscribe_starts.clone(),
+            self.subscribe_starts.clone(),
         );
-        r.register("resets", "Resets sent to subscribers", m.resets.clone());
+        r.register("resets", "Resets sent to subscribers", self.resets.clone());
         r.register(
             "subscriber_ends",
             "Subscriptions ended",
-            m.subscriber_ends.clone(),
+            self.subscriber_ends.clone(),
         );
         r.register(
             "updates_sent",
             "Updates handed to subscribers",
-            m.updates_sent.clone(),
+            self.updates_sent.clone(),
         );
         r.register_with_unit(
             "delivery_lag",
             "From a durable publish to its update entering a live subscriber's stream",
             Unit::Seconds,
-            m.delivery_lag_seconds.clone(),
+            self.delivery_lag_seconds.clone(),
         );
         r.register(
             "loaded_sessions",
             "Sessions in memory",
-            m.loaded_sessions.clone(),
+            self.loaded_sessions.clone(),
         );
         r.register_with_unit(
             "lane_cache",
             "Rendered updates cached by lanes",
             Unit::Bytes,
-            m.lane_cache_bytes.clone(),
+            self.lane_cache_bytes.clone(),
         );
         r.register_with_unit(
             "render_duration",
             "Time to fold and render one event for one lane",
             Unit::Seconds,
-            m.render_seconds.clone(),
+            self.render_seconds.clone(),
         );
+    }
+
+    /// Auth, connections and reloads.
+    fn register_edge(&self, r: &mut Registry) {
         r.register(
             "auth_failures",
             "Requests refused by authentication or authorization",
-            m.auth_failures.clone(),
+            self.auth_failures.clone(),
         );
         r.register(
             "connections",
             "Connections open on the API port",
-            m.connections.clone(),
+            self.connections.clone(),
         );
         r.register(
             "connections_refused",
             "Connections closed at once: every --max-connections slot was taken",
-            m.connections_refused.clone(),
+            self.connections_refused.clone(),
         );
         r.register(
             "reloads",
             "Reloads of keys and certificates on SIGHUP, by file and result",
-            m.reloads.clone(),
+            self.reloads.clone(),
         );
-        Metrics { registry, ..m }
     }
 
     /// The OpenMetrics text of every metric ([`CONTENT_TYPE`]).

@@ -110,19 +110,7 @@ pub async fn serve(
         };
         let Ok(permit) = slots.clone().try_acquire_owned() else {
             refused += 1;
-            if let Some(c) = &counted {
-                c.refused.inc();
-            }
-            // Once, then every 1,000th: a flood must not flood the log too.
-            if refused % 1000 == 1 {
-                tracing::warn!(
-                    %peer,
-                    max = limits.max_connections,
-                    refused,
-                    "connection limit reached; closing new connections"
-                );
-            }
-            drop(stream);
+            refuse(stream, peer, refused, &limits, counted.as_ref());
             continue;
         };
         // Without TCP_NODELAY, a small write after another (a stream's first update after its
@@ -152,6 +140,29 @@ pub async fn serve(
     drop(listener);
     let _ = stopping.send(());
     graceful.shutdown().await;
+}
+
+/// Closes a connection over the limit, counted, and logged once, then every 1,000th: a flood
+/// must not flood the log too.
+fn refuse(
+    stream: tokio::net::TcpStream,
+    peer: std::net::SocketAddr,
+    refused: u64,
+    limits: &ConnectionLimits,
+    counted: Option<&Counted>,
+) {
+    if let Some(c) = counted {
+        c.refused.inc();
+    }
+    if refused % 1000 == 1 {
+        tracing::warn!(
+            %peer,
+            max = limits.max_connections,
+            refused,
+            "connection limit reached; closing new connections"
+        );
+    }
+    drop(stream);
 }
 
 fn builder(limits: &ConnectionLimits) -> auto::Builder<TokioExecutor> {

@@ -113,63 +113,11 @@ impl Server {
             },
         )
         .await?;
-
         // Held in a set: an early return aborts them all, and none outlives `serve`.
         let mut background = tokio::task::JoinSet::new();
-        background.spawn(expire_sessions(
-            sessions.clone(),
-            Duration::from_millis(config.expiry_interval_ms.max(1)),
-        ));
-        background.spawn(health_follows_store(
-            sessions.store_writable(),
-            health.clone(),
-        ));
-        // Appends other replicas make reach this one's subscribers (a shared store only).
-        background.spawn(sessions.clone().follow_appends());
-        background.spawn(reload_on_hangup(
-            auth.clone(),
-            tls.clone(),
-            sessions.metrics().clone(),
-        ));
-
-        // gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, with the viewer at
-        // `/`. gRPC-Web is translated for the gRPC routes only: tonic-web refuses other HTTP/1
-        // requests, and the viewer's page is plain HTTP/1.
-        let observe = Observe::new(sessions.metrics().clone(), method_paths());
-        let grpc = routes
-            .into_axum_router()
-            .layer(tower::util::MapResponseLayer::new(transport_status))
-            .layer(observe)
-            .layer(tonic_web::GrpcWebLayer::new());
-        let hosts = super::web::AllowedHosts::new(config.listen, &config.allowed_hosts);
-        let http = crate::http::routes(sessions.clone(), auth.clone(), config.max_message_size);
-        let app = super::web::routes()
-            .merge(http)
-            .merge(grpc)
-            // The router's own refusals as JSON, like every other (after the merge: it replaces
-            // the gRPC routes' fallback, which still answers gRPC requests).
-            .fallback(crate::http::unrouted)
-            .method_not_allowed_fallback(crate::http::wrong_method)
-            .layer(super::web::cors(&config.cors_origins))
-            .layer(axum::middleware::from_fn_with_state(
-                hosts,
-                super::web::check_host,
-            ));
-
-        // On the shutdown signal: stop subscriptions (their streams end) and refuse publishes,
-        // then let the connections drain.
-        let (fired_tx, fired_rx) = tokio::sync::oneshot::channel::<()>();
-        let stopping = {
-            let sessions = sessions.clone();
-            let health = health.clone();
-            async move {
-                shutdown.await;
-                tracing::info!("shutting down");
-                health.set_sessions_serving(false).await;
-                sessions.begin_shutdown();
-                let _ = fired_tx.send(());
-            }
-        };
+        spawn_background(&mut background, &config, &sessions, &auth, &tls, &health);
+        let app = router(routes, &config, &sessions, &auth);
+        let (stopping, fired) = stopping(shutdown, sessions.clone(), health);
 
         tracing::info!(
             addr = %listener.local_addr()?,
@@ -182,43 +130,144 @@ impl Server {
         // The admin listener outlives the drain (probes see NOT_SERVING meanwhile) and stops
         // with the server.
         let (admin_stop, admin_stopped) = tokio::sync::oneshot::channel::<()>();
-        let admin = admin.map(|listener| {
+        if let Some(listener) = admin {
             let app = admin_app(sessions.clone(), admin_routes);
             let stop = async {
                 let _ = admin_stopped.await;
             };
             tracing::info!(addr = %listener.local_addr().map(|a| a.to_string()).unwrap_or_default(), "serving metrics and health");
-            tokio::spawn(listen::serve(listener, app, limits.clone(), None, None, stop))
-        });
+            background.spawn(listen::serve(
+                listener,
+                app,
+                limits.clone(),
+                None,
+                None,
+                stop,
+            ));
+        }
         let counted = listen::Counted {
             open: sessions.metrics().connections.clone(),
             refused: sessions.metrics().connections_refused.clone(),
         };
         let server = listen::serve(listener, app, limits, tls, Some(counted), stopping);
-        let grace = Duration::from_millis(config.shutdown_grace_ms);
-        tokio::select! {
-            () = server => {}
-            _ = async { let _ = fired_rx.await; tokio::time::sleep(grace).await } => {
-                tracing::warn!(?grace, "grace period over; closing with calls still open");
-            }
-        }
+        drain(
+            server,
+            fired,
+            Duration::from_millis(config.shutdown_grace_ms),
+        )
+        .await;
         let _ = admin_stop.send(());
-        if let Some(admin) = admin
-            && let Err(e) = admin.await
-        {
-            tracing::error!(error = %e, "the admin listener failed");
-        }
-        background.abort_all();
-        while let Some(ended) = background.join_next().await {
-            if let Err(e) = ended
-                && e.is_panic()
-            {
-                tracing::error!(error = %e, "a background task panicked");
-            }
-        }
+        end_background(background).await;
         sessions.close().await;
         tracing::info!("stopped");
         Ok(())
+    }
+}
+
+/// The tasks that run beside the server: expiry, health following the store, other replicas'
+/// appends, reloads on SIGHUP.
+fn spawn_background(
+    background: &mut tokio::task::JoinSet<()>,
+    config: &ServeConfig,
+    sessions: &Arc<Sessions>,
+    auth: &Arc<Authenticator>,
+    tls: &Option<Arc<Tls>>,
+    health: &Health,
+) {
+    background.spawn(expire_sessions(
+        sessions.clone(),
+        Duration::from_millis(config.expiry_interval_ms.max(1)),
+    ));
+    background.spawn(health_follows_store(
+        sessions.store_writable(),
+        health.clone(),
+    ));
+    // Appends other replicas make reach this one's subscribers (a shared store only).
+    background.spawn(sessions.clone().follow_appends());
+    background.spawn(reload_on_hangup(
+        auth.clone(),
+        tls.clone(),
+        sessions.metrics().clone(),
+    ));
+}
+
+/// The API port's routes: gRPC (HTTP/2) and gRPC-Web (HTTP/1.1, for browsers) on one port, the
+/// HTTP endpoints, and the viewer at `/`. gRPC-Web is translated for the gRPC routes only:
+/// tonic-web refuses other HTTP/1 requests, and the viewer's page is plain HTTP/1.
+fn router(
+    routes: tonic::service::Routes,
+    config: &ServeConfig,
+    sessions: &Arc<Sessions>,
+    auth: &Arc<Authenticator>,
+) -> axum::Router {
+    let observe = Observe::new(sessions.metrics().clone(), method_paths());
+    let grpc = routes
+        .into_axum_router()
+        .layer(tower::util::MapResponseLayer::new(transport_status))
+        .layer(observe)
+        .layer(tonic_web::GrpcWebLayer::new());
+    let hosts = super::web::AllowedHosts::new(config.listen, &config.allowed_hosts);
+    let http = crate::http::routes(sessions.clone(), auth.clone(), config.max_message_size);
+    super::web::routes()
+        .merge(http)
+        .merge(grpc)
+        // The router's own refusals as JSON, like every other (after the merge: it replaces
+        // the gRPC routes' fallback, and still answers gRPC requests as gRPC).
+        .fallback(crate::http::unrouted)
+        .method_not_allowed_fallback(crate::http::wrong_method)
+        .layer(super::web::cors(&config.cors_origins))
+        .layer(axum::middleware::from_fn_with_state(
+            hosts,
+            super::web::check_host,
+        ))
+}
+
+/// What runs when `shutdown` resolves: subscriptions stop (their streams end) and publishes are
+/// refused, then the connections drain. The receiver fires once that happened.
+fn stopping(
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    sessions: Arc<Sessions>,
+    health: Health,
+) -> (
+    impl Future<Output = ()> + Send + 'static,
+    tokio::sync::oneshot::Receiver<()>,
+) {
+    let (fired_tx, fired_rx) = tokio::sync::oneshot::channel::<()>();
+    let stopping = async move {
+        shutdown.await;
+        tracing::info!("shutting down");
+        health.set_sessions_serving(false).await;
+        sessions.begin_shutdown();
+        let _ = fired_tx.send(());
+    };
+    (stopping, fired_rx)
+}
+
+/// Serves until the connections drained after the shutdown signal, or the grace period after it
+/// ran out.
+async fn drain(
+    server: impl Future<Output = ()>,
+    fired: tokio::sync::oneshot::Receiver<()>,
+    grace: Duration,
+) {
+    tokio::select! {
+        () = server => {}
+        _ = async { let _ = fired.await; tokio::time::sleep(grace).await } => {
+            tracing::warn!(?grace, "grace period over; closing with calls still open");
+        }
+    }
+}
+
+/// Ends the background tasks, reporting one that panicked (the admin listener ends first, told
+/// by its stop signal).
+async fn end_background(mut background: tokio::task::JoinSet<()>) {
+    background.abort_all();
+    while let Some(ended) = background.join_next().await {
+        if let Err(e) = ended
+            && e.is_panic()
+        {
+            tracing::error!(error = %e, "a background task panicked");
+        }
     }
 }
 

@@ -140,60 +140,10 @@ impl Agent {
             return self.fail(&id, INVALID_REQUEST, "no method").await;
         }
         match method.as_str() {
-            "initialize" => {
-                self.terminal = params["clientCapabilities"]["_meta"]["terminal_output"]
-                    .as_bool()
-                    .unwrap_or(false);
-                let info = acp::Implementation::new("toolview", env!("CARGO_PKG_VERSION"))
-                    .title("toolview".to_owned());
-                let sessions = acp::SessionCapabilities::new()
-                    .list(acp::SessionListCapabilities::new())
-                    .resume(acp::SessionResumeCapabilities::new())
-                    .close(acp::SessionCloseCapabilities::new());
-                let capabilities = acp::AgentCapabilities::new()
-                    .load_session(true)
-                    .session_capabilities(sessions);
-                let response =
-                    acp::InitializeResponse::new(agent_client_protocol_schema::ProtocolVersion::V1)
-                        .agent_capabilities(capabilities)
-                        .agent_info(info);
-                self.reply(&id, response).await
-            }
+            "initialize" => self.initialize(&id, params).await,
             "authenticate" => self.reply(&id, json!({})).await,
-            "session/new" => {
-                let Some(session) = self.options.session.clone() else {
-                    let why = "toolview acp shows an existing session: start it with --session \
-                               ID, or load one (session/load)";
-                    return self.fail(&id, INVALID_PARAMS, why).await;
-                };
-                self.reply(&id, acp::NewSessionResponse::new(session.clone()))
-                    .await?;
-                let start = if self.options.live_only {
-                    Start::LiveOnly(pb::StartLiveOnly {})
-                } else {
-                    Start::FromBeginning(pb::StartFromBeginning {})
-                };
-                self.watch(session, start, None);
-                Ok(())
-            }
-            "session/load" => {
-                let Some(session) = params["sessionId"].as_str().map(str::to_owned) else {
-                    return self.fail(&id, INVALID_PARAMS, "sessionId: not set").await;
-                };
-                if let Some(only) = self.options.session.as_ref().filter(|s| **s != session) {
-                    let why = format!("this agent shows session {only} only");
-                    return self.fail(&id, INVALID_PARAMS, &why).await;
-                }
-                // The history first, then the response, then live updates.
-                let head = self.head(&session).await;
-                let (loaded_tx, loaded_rx) = tokio::sync::oneshot::channel();
-                let start = Start::FromBeginning(pb::StartFromBeginning {});
-                self.watch(session, start, Some((head, loaded_tx)));
-                match loaded_rx.await {
-                    Ok(Err(why)) => self.fail(&id, INTERNAL_ERROR, &why).await,
-                    Ok(Ok(())) | Err(_) => self.reply(&id, acp::LoadSessionResponse::new()).await,
-                }
-            }
+            "session/new" => self.new_session(&id).await,
+            "session/load" => self.load(&id, params).await,
             "session/list" => match self.list(params).await {
                 Ok(response) => self.reply(&id, response).await,
                 Err(status) => {
@@ -201,54 +151,118 @@ impl Agent {
                     self.fail(&id, INTERNAL_ERROR, &why).await
                 }
             },
-            "session/resume" => {
-                let Some(session) = params["sessionId"].as_str().map(str::to_owned) else {
-                    return self.fail(&id, INVALID_PARAMS, "sessionId: not set").await;
-                };
-                // Live from the head: the editor has the history.
-                let start = match self.position(&session).await {
-                    Some(cursor) => Start::After(cursor),
-                    None => Start::FromBeginning(pb::StartFromBeginning {}),
-                };
-                self.reply(&id, acp::ResumeSessionResponse::new()).await?;
-                self.watch(session, start, None);
-                Ok(())
-            }
-            "session/close" => {
-                let Some(session) = params["sessionId"].as_str() else {
-                    return self.fail(&id, INVALID_PARAMS, "sessionId: not set").await;
-                };
-                self.streams.retain(|(s, stream)| {
-                    if s == session {
-                        stream.abort();
-                    }
-                    s != session
-                });
-                self.reply(&id, acp::CloseSessionResponse::new()).await
-            }
-            "session/prompt" => {
-                let session = params["sessionId"].as_str().unwrap_or_default();
-                let text = format!(
-                    "toolview shows what the harness of session {session} does; \
-                     prompts here go nowhere."
-                );
-                let chunk =
-                    acp::ContentChunk::new(acp::ContentBlock::Text(acp::TextContent::new(text)));
-                let update = acp::SessionNotification::new(
-                    session.to_owned(),
-                    acp::SessionUpdate::AgentMessageChunk(chunk),
-                );
-                self.send(json!({"jsonrpc": "2.0", "method": "session/update",
-                    "params": update}))
-                    .await?;
-                self.reply(&id, acp::PromptResponse::new(acp::StopReason::EndTurn))
-                    .await
-            }
+            "session/resume" => self.resume(&id, params).await,
+            "session/close" => self.close(&id, params).await,
+            "session/prompt" => self.prompt(&id, params).await,
             _ => {
                 let why = format!("{method}: not supported by toolview");
                 self.fail(&id, METHOD_NOT_FOUND, &why).await
             }
         }
+    }
+
+    /// `initialize`: the client's terminal capability noted; toolview's session features.
+    async fn initialize(&mut self, id: &Value, params: &Value) -> anyhow::Result<()> {
+        self.terminal = params["clientCapabilities"]["_meta"]["terminal_output"]
+            .as_bool()
+            .unwrap_or(false);
+        let info = acp::Implementation::new("toolview", env!("CARGO_PKG_VERSION"))
+            .title("toolview".to_owned());
+        let sessions = acp::SessionCapabilities::new()
+            .list(acp::SessionListCapabilities::new())
+            .resume(acp::SessionResumeCapabilities::new())
+            .close(acp::SessionCloseCapabilities::new());
+        let capabilities = acp::AgentCapabilities::new()
+            .load_session(true)
+            .session_capabilities(sessions);
+        let response =
+            acp::InitializeResponse::new(agent_client_protocol_schema::ProtocolVersion::V1)
+                .agent_capabilities(capabilities)
+                .agent_info(info);
+        self.reply(id, response).await
+    }
+
+    /// `session/new`: the session `--session` names, replayed (or live only).
+    async fn new_session(&mut self, id: &Value) -> anyhow::Result<()> {
+        let Some(session) = self.options.session.clone() else {
+            let why = "toolview acp shows an existing session: start it with --session \
+                       ID, or load one (session/load)";
+            return self.fail(id, INVALID_PARAMS, why).await;
+        };
+        self.reply(id, acp::NewSessionResponse::new(session.clone()))
+            .await?;
+        let start = if self.options.live_only {
+            Start::LiveOnly(pb::StartLiveOnly {})
+        } else {
+            Start::FromBeginning(pb::StartFromBeginning {})
+        };
+        self.watch(session, start, None);
+        Ok(())
+    }
+
+    /// `session/load`: the history first, then the response, then live updates.
+    async fn load(&mut self, id: &Value, params: &Value) -> anyhow::Result<()> {
+        let Some(session) = params["sessionId"].as_str().map(str::to_owned) else {
+            return self.fail(id, INVALID_PARAMS, "sessionId: not set").await;
+        };
+        if let Some(only) = self.options.session.as_ref().filter(|s| **s != session) {
+            let why = format!("this agent shows session {only} only");
+            return self.fail(id, INVALID_PARAMS, &why).await;
+        }
+        let head = self.head(&session).await;
+        let (loaded_tx, loaded_rx) = tokio::sync::oneshot::channel();
+        let start = Start::FromBeginning(pb::StartFromBeginning {});
+        self.watch(session, start, Some((head, loaded_tx)));
+        match loaded_rx.await {
+            Ok(Err(why)) => self.fail(id, INTERNAL_ERROR, &why).await,
+            Ok(Ok(())) | Err(_) => self.reply(id, acp::LoadSessionResponse::new()).await,
+        }
+    }
+
+    /// `session/resume`: live from the head (the editor has the history).
+    async fn resume(&mut self, id: &Value, params: &Value) -> anyhow::Result<()> {
+        let Some(session) = params["sessionId"].as_str().map(str::to_owned) else {
+            return self.fail(id, INVALID_PARAMS, "sessionId: not set").await;
+        };
+        let start = match self.position(&session).await {
+            Some(cursor) => Start::After(cursor),
+            None => Start::FromBeginning(pb::StartFromBeginning {}),
+        };
+        self.reply(id, acp::ResumeSessionResponse::new()).await?;
+        self.watch(session, start, None);
+        Ok(())
+    }
+
+    /// `session/close`: the session's streams end.
+    async fn close(&mut self, id: &Value, params: &Value) -> anyhow::Result<()> {
+        let Some(session) = params["sessionId"].as_str() else {
+            return self.fail(id, INVALID_PARAMS, "sessionId: not set").await;
+        };
+        self.streams.retain(|(s, stream)| {
+            if s == session {
+                stream.abort();
+            }
+            s != session
+        });
+        self.reply(id, acp::CloseSessionResponse::new()).await
+    }
+
+    /// `session/prompt`: answered, with a word that prompts go nowhere.
+    async fn prompt(&mut self, id: &Value, params: &Value) -> anyhow::Result<()> {
+        let session = params["sessionId"].as_str().unwrap_or_default();
+        let text = format!(
+            "toolview shows what the harness of session {session} does; \
+             prompts here go nowhere."
+        );
+        let chunk = acp::ContentChunk::new(acp::ContentBlock::Text(acp::TextContent::new(text)));
+        let update = acp::SessionNotification::new(
+            session.to_owned(),
+            acp::SessionUpdate::AgentMessageChunk(chunk),
+        );
+        self.send(json!({"jsonrpc": "2.0", "method": "session/update", "params": update}))
+            .await?;
+        self.reply(id, acp::PromptResponse::new(acp::StopReason::EndTurn))
+            .await
     }
 
     /// A page of `session/list`: the server's `ListSessions` page at `cursor`, filtered by `cwd`.

@@ -95,9 +95,20 @@ pub async fn tail(
     // AG-UI output is framed as runs, the AI SDK's as one message (`render::StreamFrame`), so
     // their clients accept it.
     let from = if replay { "beginning" } else { "live" };
-    let mut frame = StreamFrame::new(target, session, format!("{session}@{from}"), None);
+    let frame = StreamFrame::new(target, session, format!("{session}@{from}"), None);
+    let follower = Follower::new(server.clone(), session, target, caps, start, follow);
+    updates(follower, frame, until, out).await
+}
+
+/// Follows a target's updates, printed as they come (framed by `frame`), until the head
+/// (`until`) or a failure.
+async fn updates(
+    mut follower: Follower,
+    mut frame: StreamFrame,
+    until: Option<u64>,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
     print_events(frame.open(), out)?;
-    let mut follower = Follower::new(server.clone(), session, target, caps, start, follow);
     loop {
         let reached = match follower.next().await {
             Ok(Followed::Update(u)) => {

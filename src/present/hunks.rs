@@ -115,38 +115,13 @@ fn diff_runs<'a>(old: &[&'a str], new: &[&'a str]) -> Option<Vec<Run>> {
             })
             .collect()
     };
-    let old = intern(old);
-    let new = intern(new);
-    let (old_len, new_len) = (old.len() as isize, new.len() as isize);
-
-    let mut nodes: Vec<Node> = Vec::new();
-    let push = |nodes: &mut Vec<Node>, op: Op, count: usize, prev: Option<u32>| {
-        nodes.push(Node { op, count, prev });
-        Some((nodes.len() - 1) as u32)
+    let mut search = Search {
+        old: intern(old),
+        new: intern(new),
+        nodes: Vec::new(),
+        steps: 0,
     };
-
-    // Search steps taken, against `MAX_STEPS`.
-    let steps = std::cell::Cell::new(0usize);
-    // Follows the diagonal while lines match; returns the new position.
-    let extract_common = |nodes: &mut Vec<Node>, path: &mut Path, diagonal: isize| -> isize {
-        let mut old_pos = path.old_pos;
-        let mut new_pos = old_pos - diagonal;
-        let mut common = 0;
-        while new_pos + 1 < new_len
-            && old_pos + 1 < old_len
-            && old[(old_pos + 1) as usize] == new[(new_pos + 1) as usize]
-        {
-            new_pos += 1;
-            old_pos += 1;
-            common += 1;
-        }
-        steps.set(steps.get() + common + 1);
-        if common > 0 {
-            path.last = push(nodes, Op::Equal, common, path.last);
-        }
-        path.old_pos = old_pos;
-        new_pos
-    };
+    let (old_len, new_len) = (search.old.len() as isize, search.new.len() as isize);
 
     // Diagonals never leave [-max_edit, max_edit].
     let max_edit = (old_len + new_len).min(MAX_EDIT_LENGTH);
@@ -158,9 +133,9 @@ fn diff_runs<'a>(old: &[&'a str], new: &[&'a str]) -> Option<Vec<Run>> {
         old_pos: -1,
         last: None,
     };
-    let new_pos = extract_common(&mut nodes, &mut seed, 0);
+    let new_pos = search.extract_common(&mut seed, 0);
     if seed.old_pos + 1 >= old_len && new_pos + 1 >= new_len {
-        return Some(collect(&nodes, seed.last));
+        return Some(collect(&search.nodes, seed.last));
     }
     best[slot(0)] = Some(seed);
 
@@ -171,28 +146,14 @@ fn diff_runs<'a>(old: &[&'a str], new: &[&'a str]) -> Option<Vec<Run>> {
         while diagonal <= max_diag.min(edit_len) {
             let remove_path = best[slot(diagonal - 1)].take();
             let add_path = best[slot(diagonal + 1)];
-            let can_add = add_path.is_some_and(|p| {
-                let new_pos = p.old_pos - diagonal;
-                0 <= new_pos && new_pos < new_len
-            });
-            let can_remove = remove_path.is_some_and(|p| p.old_pos + 1 < old_len);
-            if !can_add && !can_remove {
+            let Some(mut base) = search.branch(remove_path, add_path, diagonal) else {
                 best[slot(diagonal)] = None;
                 diagonal += 2;
                 continue;
-            }
-            // Branch from the path farthest along the old side; ties go to removal.
-            let mut base = match (remove_path, add_path) {
-                (Some(r), Some(a)) if can_add && (!can_remove || r.old_pos < a.old_pos) => {
-                    add_to_path(&mut nodes, a, Op::Add)
-                }
-                (_, Some(a)) if !can_remove => add_to_path(&mut nodes, a, Op::Add),
-                (Some(r), _) => add_to_path(&mut nodes, r, Op::Remove),
-                (None, _) => unreachable!("can_remove implies a remove path"),
             };
-            let new_pos = extract_common(&mut nodes, &mut base, diagonal);
+            let new_pos = search.extract_common(&mut base, diagonal);
             if base.old_pos + 1 >= old_len && new_pos + 1 >= new_len {
-                return Some(collect(&nodes, base.last));
+                return Some(collect(&search.nodes, base.last));
             }
             best[slot(diagonal)] = Some(base);
             if base.old_pos + 1 >= old_len {
@@ -204,12 +165,71 @@ fn diff_runs<'a>(old: &[&'a str], new: &[&'a str]) -> Option<Vec<Run>> {
             diagonal += 2;
         }
         edit_len += 1;
-        if steps.get() > MAX_STEPS {
+        if search.steps > MAX_STEPS {
             return None;
         }
     }
     // Only reached when the edit script would be longer than `MAX_EDIT_LENGTH`.
     None
+}
+
+/// The state of one search: the interned lines, the runs found so far (linked backwards) and
+/// the steps taken, against `MAX_STEPS`.
+struct Search {
+    old: Vec<u32>,
+    new: Vec<u32>,
+    nodes: Vec<Node>,
+    steps: usize,
+}
+
+impl Search {
+    /// Follows the diagonal while lines match; returns the new position.
+    fn extract_common(&mut self, path: &mut Path, diagonal: isize) -> isize {
+        let (old_len, new_len) = (self.old.len() as isize, self.new.len() as isize);
+        let mut old_pos = path.old_pos;
+        let mut new_pos = old_pos - diagonal;
+        let mut common = 0;
+        while new_pos + 1 < new_len
+            && old_pos + 1 < old_len
+            && self.old[(old_pos + 1) as usize] == self.new[(new_pos + 1) as usize]
+        {
+            new_pos += 1;
+            old_pos += 1;
+            common += 1;
+        }
+        self.steps += common + 1;
+        if common > 0 {
+            self.nodes.push(Node {
+                op: Op::Equal,
+                count: common,
+                prev: path.last,
+            });
+            path.last = Some((self.nodes.len() - 1) as u32);
+        }
+        path.old_pos = old_pos;
+        new_pos
+    }
+
+    /// The path to extend on `diagonal`: from the one farthest along the old side (ties go to
+    /// removal); `None` when neither can be extended.
+    fn branch(&mut self, remove: Option<Path>, add: Option<Path>, diagonal: isize) -> Option<Path> {
+        let (old_len, new_len) = (self.old.len() as isize, self.new.len() as isize);
+        let can_add = add.is_some_and(|p| {
+            let new_pos = p.old_pos - diagonal;
+            0 <= new_pos && new_pos < new_len
+        });
+        let can_remove = remove.is_some_and(|p| p.old_pos + 1 < old_len);
+        match (remove, add) {
+            (Some(r), Some(a)) if can_add && (!can_remove || r.old_pos < a.old_pos) => {
+                Some(add_to_path(&mut self.nodes, a, Op::Add))
+            }
+            (_, Some(a)) if can_add && !can_remove => {
+                Some(add_to_path(&mut self.nodes, a, Op::Add))
+            }
+            (Some(r), _) if can_remove => Some(add_to_path(&mut self.nodes, r, Op::Remove)),
+            (_, _) => None,
+        }
+    }
 }
 
 /// jsdiff's `addToPath`: extend a path by one removal or insertion, merging with a run of the

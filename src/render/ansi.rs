@@ -13,7 +13,7 @@ use super::text_form::{
 };
 use super::transcript::{Form, conversation};
 use super::visible::{visible, visible_keeping_sgr};
-use crate::domain::{FileDiff, TerminalExit, ToolCallView, ToolResultView};
+use crate::domain::{FileDiff, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
 use crate::present::LineOp;
 
 const RESET: &str = "\x1b[0m";
@@ -72,36 +72,7 @@ pub fn card(snap: &Snapshot<'_>, caps: &Capabilities) -> String {
     };
     match (&call, &result) {
         (Some(ToolCallView::Terminal(t)), None | Some(ToolResultView::Terminal(_))) => {
-            lines.push(format!("{BOLD}$ {}{RESET}", visible(&t.title)));
-            if let Some(cwd) = &t.cwd {
-                lines.push(format!("{DIM}{}{RESET}", visible(cwd)));
-            }
-            let (output, exit) = match &result {
-                Some(ToolResultView::Terminal(r)) => {
-                    (r.output.as_deref().unwrap_or(""), r.exit.as_ref())
-                }
-                // Still running (the arm above admits no other result).
-                None
-                | Some(
-                    ToolResultView::Generic(_)
-                    | ToolResultView::Diff(_)
-                    | ToolResultView::Read(_)
-                    | ToolResultView::Search(_)
-                    | ToolResultView::Web(_),
-                ) => (streamed.as_ref(), None),
-            };
-            match result {
-                // Plain live output: nothing to escape, and so no colours to keep either.
-                None if snap.plain => push_streamed(&mut lines, true, output),
-                None | Some(_) => push_output(&mut lines, output, caps.tool_colors),
-            }
-            match exit {
-                Some(TerminalExit::Code(c)) => lines.push(format!("{DIM}[exit {c}]{RESET}")),
-                Some(TerminalExit::Signal(s)) => {
-                    lines.push(format!("{DIM}[signal {}]{RESET}", visible(s)));
-                }
-                None => {}
-            }
+            terminal(&mut lines, snap, t, caps);
         }
         (_, Some(ToolResultView::Diff(d))) => diff(&mut lines, &d.diffs),
         (Some(ToolCallView::Diff(d)), None) => diff(&mut lines, &d.diffs),
@@ -125,6 +96,44 @@ pub fn card(snap: &Snapshot<'_>, caps: &Capabilities) -> String {
         (None, None) => push_streamed(&mut lines, snap.plain, streamed),
     }
     lines.join("\n")
+}
+
+/// A terminal card's lines: the command, its cwd, its output (live or final) and its exit.
+fn terminal(
+    lines: &mut Vec<String>,
+    snap: &Snapshot<'_>,
+    t: &TerminalCallView,
+    caps: &Capabilities,
+) {
+    let (result, streamed) = (&snap.result, &snap.streamed);
+    lines.push(format!("{BOLD}$ {}{RESET}", visible(&t.title)));
+    if let Some(cwd) = &t.cwd {
+        lines.push(format!("{DIM}{}{RESET}", visible(cwd)));
+    }
+    let (output, exit) = match &result {
+        Some(ToolResultView::Terminal(r)) => (r.output.as_deref().unwrap_or(""), r.exit.as_ref()),
+        // Still running (the arm above admits no other result).
+        None
+        | Some(
+            ToolResultView::Generic(_)
+            | ToolResultView::Diff(_)
+            | ToolResultView::Read(_)
+            | ToolResultView::Search(_)
+            | ToolResultView::Web(_),
+        ) => (streamed.as_ref(), None),
+    };
+    match result {
+        // Plain live output: nothing to escape, and so no colours to keep either.
+        None if snap.plain => push_streamed(lines, true, output),
+        None | Some(_) => push_output(lines, output, caps.tool_colors),
+    }
+    match exit {
+        Some(TerminalExit::Code(c)) => lines.push(format!("{DIM}[exit {c}]{RESET}")),
+        Some(TerminalExit::Signal(s)) => {
+            lines.push(format!("{DIM}[signal {}]{RESET}", visible(s)));
+        }
+        None => {}
+    }
 }
 
 /// A terminal's output, dim; with `tool_colors` its own SGR colours stay (each line still ends

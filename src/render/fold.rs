@@ -4,13 +4,14 @@
 //! start folds as an assistant message's).
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use serde_json::Value;
 
 use super::streamed::{Chunk, Streamed};
 use crate::domain::{
-    CallId, ContentBlock, EventBody, MessageId, MessageRole, Plan, ToolCallView, ToolEvent,
-    ToolResultView, TurnFinished, TurnId,
+    CallFinished, CallId, CallOutput, CallStarted, ContentBlock, EventBody, MessageId, MessageRole,
+    MessageStarted, Plan, ToolCallView, ToolEvent, ToolResultView, TurnFinished, TurnId,
 };
 use crate::present::{
     StartedCall, ToolResult, parse_arguments, parse_meta, plan, resolve_call, resolve_result,
@@ -147,6 +148,20 @@ pub enum Change<'a> {
     Message(&'a MessageState, MessageChange<'a>),
 }
 
+impl MessageState {
+    /// A message whose start is missing: an empty assistant message.
+    fn orphan(message_id: MessageId, retain: usize, order: u64) -> Self {
+        MessageState {
+            message_id,
+            role: MessageRole::Assistant,
+            text: Streamed::new(retain),
+            finished: false,
+            started: false,
+            order,
+        }
+    }
+}
+
 impl Change<'_> {
     /// Whether the change is about a reasoning message (shown only with `reasoning`).
     pub fn is_reasoning(&self) -> bool {
@@ -180,10 +195,17 @@ pub struct Step<'a> {
 /// call's live output is kept only within the fold's retention (see [`Streamed`]).
 #[derive(Debug, Clone)]
 pub struct Fold {
+    cwd: Option<String>,
+    /// Apart from the cwd, so a change can borrow what it is about beside the cwd.
+    live: Live,
+}
+
+/// What a fold holds besides the cwd: the calls, messages and turn in flight.
+#[derive(Debug, Clone)]
+struct Live {
     /// Bytes of live output kept at each end of a call's output: at least the largest output
     /// cap the fold is rendered with (`usize::MAX` for none).
     retain: usize,
-    cwd: Option<String>,
     calls: HashMap<CallId, CallState>,
     last_finished: Option<CallState>,
     /// Messages in flight; a finished one moves to `last_message` like a finished call.
@@ -191,7 +213,7 @@ pub struct Fold {
     last_message: Option<MessageState>,
     /// The turn begun and not yet ended (turns do not nest: a new one replaces it).
     turn: Option<TurnId>,
-    /// The next call's `order`.
+    /// The last `order` given.
     next_order: u64,
 }
 
@@ -205,14 +227,16 @@ impl Fold {
     /// for any output cap up to `retain`.
     pub fn with_retention(cwd: &str, retain: usize) -> Self {
         Fold {
-            retain,
             cwd: (!cwd.is_empty()).then(|| cwd.to_owned()),
-            calls: HashMap::new(),
-            last_finished: None,
-            messages: HashMap::new(),
-            last_message: None,
-            turn: None,
-            next_order: 0,
+            live: Live {
+                retain,
+                calls: HashMap::new(),
+                last_finished: None,
+                messages: HashMap::new(),
+                last_message: None,
+                turn: None,
+                next_order: 0,
+            },
         }
     }
 
@@ -224,12 +248,13 @@ impl Fold {
     /// The calls and messages in flight (started, not finished), in the order the fold first
     /// saw them.
     pub fn in_flight(&self) -> Vec<InFlight<'_>> {
-        let mut items: Vec<(u64, InFlight<'_>)> = self
+        let live = &self.live;
+        let mut items: Vec<(u64, InFlight<'_>)> = live
             .calls
             .values()
             .map(|c| (c.order, InFlight::Call(c)))
             .chain(
-                self.messages
+                live.messages
                     .values()
                     .map(|m| (m.order, InFlight::Message(m))),
             )
@@ -240,185 +265,166 @@ impl Fold {
 
     /// The turn begun and not ended, if any.
     pub fn open_turn(&self) -> Option<&TurnId> {
-        self.turn.as_ref()
-    }
-
-    fn next_order(&mut self) -> u64 {
-        self.next_order += 1;
-        self.next_order
+        self.live.turn.as_ref()
     }
 
     /// Applies one event; returns what changed and the session cwd after it (a
     /// `SessionStarted` sets the cwd for its own update).
     pub fn apply<'a>(&'a mut self, event: &'a ToolEvent) -> Step<'a> {
-        let chunk = self.mutate(event);
-        let this = &*self;
-        let message = |id: &MessageId| {
-            this.messages
-                .get(id)
-                .expect("the event's message was just folded")
-        };
-        let call = |id: &CallId| {
-            this.calls
-                .get(id)
-                .expect("the event's call was just folded")
-        };
         let change = match &event.body {
-            EventBody::SessionStarted(_) => Change::Session,
-            EventBody::CallStarted(s) => Change::Started(call(&s.call_id)),
-            EventBody::CallOutput(o) => Change::Output(
-                call(&o.call_id),
-                chunk.expect("an output event yields its chunk"),
-            ),
-            EventBody::CallFinished(_) => {
-                Change::Finished(this.last_finished.as_ref().expect("just finished"))
+            EventBody::SessionStarted(s) => {
+                self.cwd = (!s.cwd.is_empty()).then(|| s.cwd.clone());
+                Change::Session
             }
-            EventBody::TurnStarted(t) => Change::Turn(Turn {
-                turn_id: &t.turn_id,
-                finished: None,
-            }),
-            EventBody::TurnFinished(t) => Change::Turn(Turn {
-                turn_id: &t.turn_id,
-                finished: Some(t),
-            }),
-            EventBody::MessageStarted(m) => {
-                Change::Message(message(&m.message_id), MessageChange::Started)
+            EventBody::CallStarted(s) => self.live.call_started(s),
+            EventBody::CallOutput(o) => self.live.call_output(o),
+            EventBody::CallFinished(f) => self.live.call_finished(f),
+            EventBody::TurnStarted(t) => {
+                self.live.turn = Some(t.turn_id.clone());
+                Change::Turn(Turn {
+                    turn_id: &t.turn_id,
+                    finished: None,
+                })
             }
-            EventBody::MessageDelta(m) => Change::Message(
-                message(&m.message_id),
-                MessageChange::Delta(chunk.expect("a delta yields its chunk")),
-            ),
-            EventBody::MessageFinished(_) => Change::Message(
-                this.last_message.as_ref().expect("just finished"),
-                MessageChange::Finished,
-            ),
+            EventBody::TurnFinished(t) => {
+                if self.live.turn.as_ref() == Some(&t.turn_id) {
+                    self.live.turn = None;
+                }
+                Change::Turn(Turn {
+                    turn_id: &t.turn_id,
+                    finished: Some(t),
+                })
+            }
+            EventBody::MessageStarted(m) => self.live.message_started(m),
+            EventBody::MessageDelta(m) => {
+                let state = self.live.message(&m.message_id);
+                let chunk = state.text.push(&m.text);
+                Change::Message(state, MessageChange::Delta(chunk))
+            }
+            EventBody::MessageFinished(m) => {
+                let mut state = self.live.take_message(&m.message_id);
+                state.finished = true;
+                let state = self.live.last_message.insert(state);
+                Change::Message(state, MessageChange::Finished)
+            }
         };
         Step {
             change,
-            cwd: this.cwd(),
+            cwd: self.cwd.as_deref(),
         }
     }
+}
 
-    /// Folds the event in; returns the chunk of an output event.
-    fn mutate<'a>(&mut self, event: &'a ToolEvent) -> Option<Chunk<'a>> {
-        match &event.body {
-            EventBody::SessionStarted(s) => {
-                self.cwd = (!s.cwd.is_empty()).then(|| s.cwd.clone());
-                None
+impl Live {
+    fn next_order(&mut self) -> u64 {
+        self.next_order += 1;
+        self.next_order
+    }
+
+    fn call_started<'a>(&'a mut self, s: &'a CallStarted) -> Change<'a> {
+        let order = self.next_order();
+        let args = parse_arguments(&s.arguments_json);
+        let view = resolve_call(&s.tool_name, &args, s.view.clone());
+        // A repeated start (rejected by Publish) starts the card anew.
+        let state = CallState {
+            call_id: s.call_id.clone(),
+            tool_name: s.tool_name.clone(),
+            arguments_json: s.arguments_json.clone(),
+            plan: plan(&s.tool_name, &args),
+            args,
+            call_view: Some(view),
+            streamed: Streamed::new(self.retain),
+            finished: None,
+            status: CallStatus::InProgress,
+            order,
+        };
+        let state = match self.calls.entry(s.call_id.clone()) {
+            Entry::Occupied(mut e) => {
+                e.insert(state);
+                e.into_mut()
             }
-            EventBody::CallStarted(s) => {
-                let order = self.next_order();
-                let args = parse_arguments(&s.arguments_json);
-                let view = resolve_call(&s.tool_name, &args, s.view.clone());
-                // A repeated start (rejected by Publish) starts the card anew.
-                let state = CallState {
-                    call_id: s.call_id.clone(),
-                    tool_name: s.tool_name.clone(),
-                    arguments_json: s.arguments_json.clone(),
-                    plan: plan(&s.tool_name, &args),
-                    args,
-                    call_view: Some(view),
-                    streamed: Streamed::new(self.retain),
-                    finished: None,
-                    status: CallStatus::InProgress,
-                    order,
-                };
-                self.calls.insert(s.call_id.clone(), state);
-                None
+            Entry::Vacant(e) => e.insert(state),
+        };
+        Change::Started(state)
+    }
+
+    fn call_output<'a>(&'a mut self, o: &'a CallOutput) -> Change<'a> {
+        let (retain, next_order) = (self.retain, &mut self.next_order);
+        let state = self.calls.entry(o.call_id.clone()).or_insert_with(|| {
+            *next_order += 1;
+            CallState::orphan(o.call_id.clone(), retain, *next_order)
+        });
+        let chunk = state.streamed.push(&o.data);
+        Change::Output(state, chunk)
+    }
+
+    fn call_finished<'a>(&'a mut self, f: &'a CallFinished) -> Change<'a> {
+        let mut state = match self.calls.remove(&f.call_id) {
+            Some(state) => state,
+            None => CallState::orphan(f.call_id.clone(), self.retain, self.next_order()),
+        };
+        let meta = parse_meta(&f.meta_json);
+        let result = ToolResult {
+            content: &f.content,
+            is_error: f.is_error,
+            meta: meta.as_ref(),
+        };
+        let started = state.call_view.as_ref().map(|view| StartedCall {
+            tool_name: &state.tool_name,
+            args: &state.args,
+            view,
+        });
+        let view = resolve_result(started, result, f.view.clone());
+        state.finished = Some(Finished {
+            view,
+            raw_content: f.content.clone(),
+            is_error: f.is_error,
+        });
+        state.status = if f.is_error {
+            CallStatus::Failed
+        } else {
+            CallStatus::Completed
+        };
+        Change::Finished(self.last_finished.insert(state))
+    }
+
+    fn message_started<'a>(&'a mut self, m: &'a MessageStarted) -> Change<'a> {
+        let order = self.next_order();
+        // A repeated start (rejected by Publish) starts the message anew.
+        let mut text = Streamed::new(self.retain);
+        text.push(&m.text);
+        let state = MessageState {
+            message_id: m.message_id.clone(),
+            role: m.role,
+            text,
+            finished: false,
+            started: true,
+            order,
+        };
+        let state = match self.messages.entry(m.message_id.clone()) {
+            Entry::Occupied(mut e) => {
+                e.insert(state);
+                e.into_mut()
             }
-            EventBody::CallOutput(o) => {
-                if !self.calls.contains_key(&o.call_id) {
-                    let orphan =
-                        CallState::orphan(o.call_id.clone(), self.retain, self.next_order());
-                    self.calls.insert(o.call_id.clone(), orphan);
-                }
-                let state = self.calls.get_mut(&o.call_id).expect("inserted above");
-                Some(state.streamed.push(&o.data))
-            }
-            EventBody::CallFinished(f) => {
-                let mut state = match self.calls.remove(&f.call_id) {
-                    Some(state) => state,
-                    None => CallState::orphan(f.call_id.clone(), self.retain, self.next_order()),
-                };
-                let meta = parse_meta(&f.meta_json);
-                let result = ToolResult {
-                    content: &f.content,
-                    is_error: f.is_error,
-                    meta: meta.as_ref(),
-                };
-                let started = state.call_view.as_ref().map(|view| StartedCall {
-                    tool_name: &state.tool_name,
-                    args: &state.args,
-                    view,
-                });
-                let view = resolve_result(started, result, f.view.clone());
-                state.finished = Some(Finished {
-                    view,
-                    raw_content: f.content.clone(),
-                    is_error: f.is_error,
-                });
-                state.status = if f.is_error {
-                    CallStatus::Failed
-                } else {
-                    CallStatus::Completed
-                };
-                self.last_finished = Some(state);
-                None
-            }
-            EventBody::TurnStarted(t) => {
-                self.turn = Some(t.turn_id.clone());
-                None
-            }
-            EventBody::TurnFinished(t) => {
-                if self.turn.as_ref() == Some(&t.turn_id) {
-                    self.turn = None;
-                }
-                None
-            }
-            EventBody::MessageStarted(m) => {
-                let order = self.next_order();
-                // A repeated start (rejected by Publish) starts the message anew.
-                let mut text = Streamed::new(self.retain);
-                text.push(&m.text);
-                let state = MessageState {
-                    message_id: m.message_id.clone(),
-                    role: m.role,
-                    text,
-                    finished: false,
-                    started: true,
-                    order,
-                };
-                self.messages.insert(m.message_id.clone(), state);
-                None
-            }
-            EventBody::MessageDelta(m) => {
-                let state = self.message(&m.message_id);
-                Some(state.text.push(&m.text))
-            }
-            EventBody::MessageFinished(m) => {
-                self.message(&m.message_id);
-                let mut state = self.messages.remove(&m.message_id).expect("made above");
-                state.finished = true;
-                self.last_message = Some(state);
-                None
-            }
-        }
+            Entry::Vacant(e) => e.insert(state),
+        };
+        Change::Message(state, MessageChange::Started)
     }
 
     /// A message in flight, made as an empty assistant message when its start is missing.
     fn message(&mut self, id: &MessageId) -> &mut MessageState {
-        if !self.messages.contains_key(id) {
-            let order = self.next_order();
-            let orphan = MessageState {
-                message_id: id.clone(),
-                role: MessageRole::Assistant,
-                text: Streamed::new(self.retain),
-                finished: false,
-                started: false,
-                order,
-            };
-            self.messages.insert(id.clone(), orphan);
+        let (retain, next_order) = (self.retain, &mut self.next_order);
+        self.messages.entry(id.clone()).or_insert_with(|| {
+            *next_order += 1;
+            MessageState::orphan(id.clone(), retain, *next_order)
+        })
+    }
+
+    /// A message in flight taken out of the fold (an empty one when its start is missing).
+    fn take_message(&mut self, id: &MessageId) -> MessageState {
+        match self.messages.remove(id) {
+            Some(state) => state,
+            None => MessageState::orphan(id.clone(), self.retain, self.next_order()),
         }
-        self.messages.get_mut(id).expect("inserted above")
     }
 }

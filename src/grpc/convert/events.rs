@@ -1,7 +1,8 @@
 //! Events and requests inbound. Error `Display`s are field paths relative to the message, e.g.
 //! `call_started.view.card: not set`.
 
-use super::views::{ContentBlockError, Indexed, ToolCallViewError, ToolResultViewError, each};
+use super::results::ToolResultViewError;
+use super::views::{ContentBlockError, Indexed, ToolCallViewError, each};
 use crate::domain::{self as d, IdError};
 use crate::grpc::pb;
 use crate::present::{FinishedInput, parse_meta};
@@ -179,47 +180,14 @@ impl TryFrom<pb::ToolEvent> for d::ToolEvent {
             Event::SessionStarted(pb::SessionStarted { cwd }) => {
                 d::EventBody::SessionStarted(d::SessionStarted { cwd })
             }
-            Event::CallStarted(pb::ToolCallStarted {
-                call_id: id,
-                tool_name,
-                arguments_json,
-                view,
-            }) => d::EventBody::CallStarted(d::CallStarted {
-                call_id: call_id("call_started", id)?,
-                tool_name,
-                arguments_json,
-                view: view
-                    .map(d::ToolCallView::try_from)
-                    .transpose()
-                    .map_err(E::CallView)?,
-            }),
+            Event::CallStarted(started) => d::EventBody::CallStarted(call_started(started)?),
             Event::CallOutput(pb::ToolCallOutput { call_id: id, data }) => {
                 d::EventBody::CallOutput(d::CallOutput {
                     call_id: call_id("call_output", id)?,
                     data,
                 })
             }
-            Event::CallFinished(pb::ToolCallFinished {
-                call_id: id,
-                content,
-                is_error,
-                meta_json,
-                view,
-            }) => {
-                let call_id = call_id("call_finished", id)?;
-                let content = each(content, |i, e| E::Content(Indexed("content", i, e)))?;
-                check_meta_json(&meta_json).map_err(E::Meta)?;
-                d::EventBody::CallFinished(d::CallFinished {
-                    call_id,
-                    content,
-                    is_error,
-                    meta_json,
-                    view: view
-                        .map(d::ToolResultView::try_from)
-                        .transpose()
-                        .map_err(E::ResultView)?,
-                })
-            }
+            Event::CallFinished(finished) => d::EventBody::CallFinished(call_finished(finished)?),
             Event::TurnStarted(pb::TurnStarted { turn_id: id }) => {
                 d::EventBody::TurnStarted(d::TurnStarted {
                     turn_id: turn_id("turn_started", id)?,
@@ -262,6 +230,49 @@ impl TryFrom<pb::ToolEvent> for d::ToolEvent {
             body,
         })
     }
+}
+
+fn call_started(started: pb::ToolCallStarted) -> Result<d::CallStarted, ToolEventError> {
+    use ToolEventError as E;
+    let pb::ToolCallStarted {
+        call_id,
+        tool_name,
+        arguments_json,
+        view,
+    } = started;
+    Ok(d::CallStarted {
+        call_id: d::CallId::new(call_id).map_err(|e| E::CallId("call_started", e))?,
+        tool_name,
+        arguments_json,
+        view: view
+            .map(d::ToolCallView::try_from)
+            .transpose()
+            .map_err(E::CallView)?,
+    })
+}
+
+fn call_finished(finished: pb::ToolCallFinished) -> Result<d::CallFinished, ToolEventError> {
+    use ToolEventError as E;
+    let pb::ToolCallFinished {
+        call_id,
+        content,
+        is_error,
+        meta_json,
+        view,
+    } = finished;
+    let call_id = d::CallId::new(call_id).map_err(|e| E::CallId("call_finished", e))?;
+    let content = each(content, |i, e| E::Content(Indexed("content", i, e)))?;
+    check_meta_json(&meta_json).map_err(E::Meta)?;
+    Ok(d::CallFinished {
+        call_id,
+        content,
+        is_error,
+        meta_json,
+        view: view
+            .map(d::ToolResultView::try_from)
+            .transpose()
+            .map_err(E::ResultView)?,
+    })
 }
 
 impl From<d::ToolEvent> for pb::ToolEvent {

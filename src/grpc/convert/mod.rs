@@ -2,6 +2,7 @@
 
 mod events;
 mod rendering;
+mod results;
 mod value;
 mod views;
 
@@ -13,7 +14,6 @@ pub use rendering::{
     CursorError, RenderInput, RenderRequestError, TargetError, ViewUpdateError, rendered_update,
     target_from_pb,
 };
+pub use results::ToolResultViewError;
 pub use value::{json_from_pb, pb_from_json};
-pub use views::{
-    BodyError, ContentBlockError, Indexed, ToolCallViewError, ToolResultViewError, ZeroLine,
-};
+pub use views::{BodyError, ContentBlockError, Indexed, ToolCallViewError, ZeroLine};

@@ -4,7 +4,8 @@ use super::events::{
     EnumError, ToolEventError, events_from_pb, role_from_pb, role_to_pb, stop_reason_from_pb,
     stop_reason_to_pb,
 };
-use super::views::{Indexed, ToolCallViewError, ToolResultViewError};
+use super::results::ToolResultViewError;
+use super::views::{Indexed, ToolCallViewError};
 use crate::domain::{self as d, Cursor, Epoch, EpochError};
 use crate::grpc::pb;
 use crate::render::{

@@ -22,7 +22,7 @@ where
         .collect()
 }
 
-fn each_ok<T, U: From<T>>(items: Vec<T>) -> Vec<U> {
+pub(super) fn each_ok<T, U: From<T>>(items: Vec<T>) -> Vec<U> {
     items.into_iter().map(U::from).collect()
 }
 
@@ -124,7 +124,7 @@ impl From<d::ContentBlock> for pb::ContentBlock {
 #[error("{0}: must be at least 1")]
 pub struct ZeroLine(pub &'static str);
 
-fn line(field: &'static str, n: u32) -> Result<u32, ZeroLine> {
+pub(super) fn line(field: &'static str, n: u32) -> Result<u32, ZeroLine> {
     if n == 0 { Err(ZeroLine(field)) } else { Ok(n) }
 }
 
@@ -312,11 +312,11 @@ pub enum BodyError {
     Location(Indexed<ZeroLine>),
 }
 
-fn content(items: Vec<pb::ContentBlock>) -> Result<Vec<d::ContentBlock>, BodyError> {
+pub(super) fn content(items: Vec<pb::ContentBlock>) -> Result<Vec<d::ContentBlock>, BodyError> {
     each(items, |i, e| BodyError::Content(Indexed("content", i, e)))
 }
 
-fn locations(items: Vec<pb::FileLocation>) -> Result<Vec<d::FileLocation>, BodyError> {
+pub(super) fn locations(items: Vec<pb::FileLocation>) -> Result<Vec<d::FileLocation>, BodyError> {
     each(items, |i, e| {
         BodyError::Location(Indexed("locations", i, e))
     })
@@ -401,219 +401,5 @@ impl From<d::ToolCallView> for pb::ToolCallView {
             }),
         };
         pb::ToolCallView { card: Some(card) }
-    }
-}
-
-// ---- result views -----------------------------------------------------------------------------
-
-/// An invalid `ToolResultView`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ToolResultViewError {
-    /// No card set.
-    #[error("card: not set")]
-    CardUnset,
-    /// A bad generic card body.
-    #[error("generic.{0}")]
-    Generic(BodyError),
-    /// A bad diff card body.
-    #[error("diff.{0}")]
-    Diff(BodyError),
-    /// A search card without a shape.
-    #[error("search.shape: not set")]
-    SearchShapeUnset,
-    /// A match with line 0: the file's index, then the match's.
-    #[error("search.matches.files[{0}].{1}")]
-    SearchMatch(usize, Indexed<ZeroLine>),
-    /// A read window with offset or total 0.
-    #[error("read.{0}")]
-    ReadNumber(ZeroLine),
-    /// A read line numbered 0, by index.
-    #[error("read.{0}")]
-    ReadLine(Indexed<ZeroLine>),
-    /// A bad read fallback content.
-    #[error("read.{0}")]
-    ReadContent(BodyError),
-    /// A web card without a kind.
-    #[error("web.kind: not set")]
-    WebKindUnset,
-}
-
-impl TryFrom<pb::ToolResultView> for d::ToolResultView {
-    type Error = ToolResultViewError;
-    fn try_from(v: pb::ToolResultView) -> Result<Self, Self::Error> {
-        use ToolResultViewError as E;
-        use pb::tool_result_view::Card;
-        let pb::ToolResultView { card } = v;
-        Ok(match card.ok_or(E::CardUnset)? {
-            Card::Generic(pb::GenericResultView { title, content: c }) => {
-                d::ToolResultView::Generic(d::GenericResultView {
-                    title,
-                    content: content(c).map_err(E::Generic)?,
-                })
-            }
-            Card::Terminal(pb::TerminalResultView {
-                title,
-                output,
-                exit,
-            }) => {
-                use pb::terminal_result_view::Exit;
-                d::ToolResultView::Terminal(d::TerminalResultView {
-                    title,
-                    output,
-                    exit: exit.map(|e| match e {
-                        Exit::ExitCode(c) => d::TerminalExit::Code(c),
-                        Exit::Signal(s) => d::TerminalExit::Signal(s),
-                    }),
-                })
-            }
-            Card::Diff(pb::DiffResultView {
-                title,
-                diffs,
-                locations: l,
-            }) => d::ToolResultView::Diff(d::DiffResultView {
-                title,
-                diffs: each_ok(diffs),
-                locations: locations(l).map_err(E::Diff)?,
-            }),
-            Card::Search(pb::SearchResultView {
-                title,
-                truncated,
-                total,
-                shape,
-            }) => {
-                use pb::search_result_view::Shape;
-                let shape = match shape.ok_or(E::SearchShapeUnset)? {
-                    Shape::Matches(pb::SearchMatches { files }) => d::SearchShape::Matches {
-                        files: each(files, E::SearchMatch)?,
-                    },
-                    Shape::Paths(pb::SearchPaths { paths }) => d::SearchShape::Paths { paths },
-                };
-                d::ToolResultView::Search(d::SearchResultView {
-                    title,
-                    shape,
-                    truncated,
-                    total,
-                })
-            }
-            Card::Read(pb::ReadResultView {
-                title,
-                path,
-                offset,
-                lines,
-                total_lines,
-                lang,
-                content: c,
-            }) => d::ToolResultView::Read(d::ReadResultView {
-                title,
-                path,
-                offset: line("offset", offset).map_err(E::ReadNumber)?,
-                lines: each(lines, |i, e| E::ReadLine(Indexed("lines", i, e)))?,
-                total_lines: line("total_lines", total_lines).map_err(E::ReadNumber)?,
-                lang,
-                content: content(c).map_err(E::ReadContent)?,
-            }),
-            Card::Web(pb::WebResultView { title, kind }) => {
-                use pb::web_result_view::Kind;
-                let kind = match kind.ok_or(E::WebKindUnset)? {
-                    Kind::Search(pb::WebSearch {
-                        sources,
-                        answer,
-                        truncated,
-                    }) => d::WebKind::Search {
-                        sources: each_ok(sources),
-                        answer,
-                        truncated,
-                    },
-                    Kind::Fetch(pb::WebFetch {
-                        url,
-                        status_code,
-                        truncated,
-                    }) => d::WebKind::Fetch {
-                        url,
-                        status_code,
-                        truncated,
-                    },
-                };
-                d::ToolResultView::Web(d::WebResultView { title, kind })
-            }
-        })
-    }
-}
-
-impl From<d::ToolResultView> for pb::ToolResultView {
-    fn from(v: d::ToolResultView) -> Self {
-        use pb::tool_result_view::Card;
-        let card = match v {
-            d::ToolResultView::Generic(g) => Card::Generic(pb::GenericResultView {
-                title: g.title,
-                content: each_ok(g.content),
-            }),
-            d::ToolResultView::Terminal(t) => {
-                use pb::terminal_result_view::Exit;
-                Card::Terminal(pb::TerminalResultView {
-                    title: t.title,
-                    output: t.output,
-                    exit: t.exit.map(|e| match e {
-                        d::TerminalExit::Code(c) => Exit::ExitCode(c),
-                        d::TerminalExit::Signal(s) => Exit::Signal(s),
-                    }),
-                })
-            }
-            d::ToolResultView::Diff(df) => Card::Diff(pb::DiffResultView {
-                title: df.title,
-                diffs: each_ok(df.diffs),
-                locations: each_ok(df.locations),
-            }),
-            d::ToolResultView::Search(s) => {
-                use pb::search_result_view::Shape;
-                Card::Search(pb::SearchResultView {
-                    title: s.title,
-                    truncated: s.truncated,
-                    total: s.total,
-                    shape: Some(match s.shape {
-                        d::SearchShape::Matches { files } => Shape::Matches(pb::SearchMatches {
-                            files: each_ok(files),
-                        }),
-                        d::SearchShape::Paths { paths } => Shape::Paths(pb::SearchPaths { paths }),
-                    }),
-                })
-            }
-            d::ToolResultView::Read(r) => Card::Read(pb::ReadResultView {
-                title: r.title,
-                path: r.path,
-                offset: r.offset,
-                lines: each_ok(r.lines),
-                total_lines: r.total_lines,
-                lang: r.lang,
-                content: each_ok(r.content),
-            }),
-            d::ToolResultView::Web(w) => {
-                use pb::web_result_view::Kind;
-                Card::Web(pb::WebResultView {
-                    title: w.title,
-                    kind: Some(match w.kind {
-                        d::WebKind::Search {
-                            sources,
-                            answer,
-                            truncated,
-                        } => Kind::Search(pb::WebSearch {
-                            sources: each_ok(sources),
-                            answer,
-                            truncated,
-                        }),
-                        d::WebKind::Fetch {
-                            url,
-                            status_code,
-                            truncated,
-                        } => Kind::Fetch(pb::WebFetch {
-                            url,
-                            status_code,
-                            truncated,
-                        }),
-                    }),
-                })
-            }
-        };
-        pb::ToolResultView { card: Some(card) }
     }
 }

@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 
 use crate::render::AgUiEvent;
-use crate::render::agui::{PatchKind, TextRole};
+use crate::render::agui::{PatchKind, PatchOp, TextRole};
 
 /// Messages a snapshot holds at most by default (`forwardedProps.toolview.snapshotMessages`
 /// lowers or raises it, up to [`MAX_SNAPSHOT_MESSAGES`]): a long session's recent history.
@@ -139,62 +139,16 @@ impl Messages {
                 tool_call_id,
                 content,
                 ..
-            } => {
-                let result = json!({"id": message_id, "role": "tool",
-                    "toolCallId": tool_call_id, "content": content});
-                // Right after its call, after the results before it.
-                let at = self.holding_call(tool_call_id).map(|i| {
-                    let mut at = i + 1;
-                    while self
-                        .messages
-                        .get(at)
-                        .is_some_and(|(m, _)| m["role"] == "tool")
-                    {
-                        at += 1;
-                    }
-                    at
-                });
-                self.push(at, result);
-            }
+            } => self.result(message_id, tool_call_id, content),
             AgUiEvent::ActivitySnapshot {
                 message_id,
                 activity_type,
                 content,
                 replace,
-            } => {
-                let message = json!({"id": message_id, "role": "activity",
-                    "activityType": activity_type, "content": content});
-                match self.find(message_id) {
-                    None => self.push(None, message),
-                    Some(i) if *replace => {
-                        let size = message.to_string().len();
-                        self.bytes = self.bytes + size - self.messages[i].1.min(self.bytes);
-                        self.messages[i] = (message, size);
-                    }
-                    Some(_) => {}
-                }
-            }
+            } => self.activity(message_id, activity_type, content, *replace),
             AgUiEvent::ActivityDelta {
                 message_id, patch, ..
-            } => {
-                // toolview's patches append to an array of the card (`add` at `/…/-`): a chunk
-                // costs its own size, not the card's.
-                let Some(i) = self.find(message_id) else {
-                    return;
-                };
-                for op in patch {
-                    let PatchKind::Add = op.op;
-                    let Some(array) = op.path.strip_suffix("/-") else {
-                        continue;
-                    };
-                    if let Some(Value::Array(items)) =
-                        self.messages[i].0["content"].pointer_mut(array)
-                    {
-                        items.push(op.value.clone());
-                        self.grow(i, op.value.to_string().len());
-                    }
-                }
-            }
+            } => self.patch(message_id, patch),
             // A second start of a call already held changes nothing; run, step, custom, end and
             // snapshot events change no message.
             AgUiEvent::ToolCallStart { .. }
@@ -206,6 +160,56 @@ impl Messages {
             | AgUiEvent::ToolCallEnd { .. }
             | AgUiEvent::Custom(_)
             | AgUiEvent::MessagesSnapshot { .. } => {}
+        }
+    }
+
+    /// A tool message: right after its call, after the results before it.
+    fn result(&mut self, id: &str, call: &str, content: &str) {
+        let result = json!({"id": id, "role": "tool", "toolCallId": call, "content": content});
+        let at = self.holding_call(call).map(|i| {
+            let mut at = i + 1;
+            while self
+                .messages
+                .get(at)
+                .is_some_and(|(m, _)| m["role"] == "tool")
+            {
+                at += 1;
+            }
+            at
+        });
+        self.push(at, result);
+    }
+
+    /// An activity message, added or (with `replace`) replacing the one with its id.
+    fn activity(&mut self, id: &str, activity_type: &str, content: &Value, replace: bool) {
+        let message = json!({"id": id, "role": "activity",
+            "activityType": activity_type, "content": content});
+        match self.find(id) {
+            None => self.push(None, message),
+            Some(i) if replace => {
+                let size = message.to_string().len();
+                self.bytes = self.bytes + size - self.messages[i].1.min(self.bytes);
+                self.messages[i] = (message, size);
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// toolview's patches append to an array of the card (`add` at `/…/-`): a chunk costs its
+    /// own size, not the card's.
+    fn patch(&mut self, id: &str, patch: &[PatchOp]) {
+        let Some(i) = self.find(id) else {
+            return;
+        };
+        for op in patch {
+            let PatchKind::Add = op.op;
+            let Some(array) = op.path.strip_suffix("/-") else {
+                continue;
+            };
+            if let Some(Value::Array(items)) = self.messages[i].0["content"].pointer_mut(array) {
+                items.push(op.value.clone());
+                self.grow(i, op.value.to_string().len());
+            }
         }
     }
 

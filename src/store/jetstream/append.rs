@@ -21,7 +21,7 @@ use super::index::{Index, Stored};
 use super::load::{APPEND, CALLS, CREATED, CWD, EPOCH, OFFSET, TITLE, UPDATED, text_header};
 use super::{Inner, REQUEST_TIMEOUT};
 use crate::domain::{Epoch, SessionId};
-use crate::store::{Durable, SessionAppend, StoreError, unique_hex};
+use crate::store::{Durable, SessionAppend, SessionMeta, StoreError, unique_hex};
 
 /// A publish that gets no answer (a lost acknowledgement, a leader election) is sent again, the
 /// same, for this long: the compare-and-set (and `Nats-Msg-Id`) make the repeat harmless. It
@@ -109,12 +109,32 @@ fn conflict(session: &SessionId, why: &str) -> StoreError {
     StoreError::Conflict(format!("session {session}: {why}"))
 }
 
-/// Writes one append after its predecessors; the tails the sessions' logs now end at.
+/// Writes one append after its predecessors; the tails the sessions' logs now end at. In four
+/// steps: the stream sequence each session's log must end at, the messages, the publish, the
+/// record of what was stored.
 async fn write(
     inner: &Inner,
     batch: &[SessionAppend],
     prevs: Vec<Option<Link>>,
 ) -> Result<Vec<Tail>, StoreError> {
+    let expected = expected_seqs(inner, batch, prevs).await?;
+    // Names this append: the dedup id of a single message, and a header by which a retry that
+    // meets the compare-and-set can tell its own earlier attempt from another writer's append.
+    let append_id = unique_hex();
+    let (messages, stored) = messages(inner, batch, &expected, &append_id);
+    let last_seq = publish(inner, batch, &messages, expected[0], &append_id).await?;
+    // An atomic batch is stored as one run of stream sequences.
+    let first_seq = last_seq + 1 - messages.len() as u64;
+    Ok(record(inner, batch, stored, first_seq).await)
+}
+
+/// The stream sequence each session's log ends at before this append: its predecessor's tail in
+/// this replica, else the index's or the leader's. A conflict when the log moved on.
+async fn expected_seqs(
+    inner: &Inner,
+    batch: &[SessionAppend],
+    prevs: Vec<Option<Link>>,
+) -> Result<Vec<u64>, StoreError> {
     let mut expected = Vec::with_capacity(batch.len());
     for (a, prev) in batch.iter().zip(prevs) {
         let first = a
@@ -134,31 +154,28 @@ async fn write(
         }
         expected.push(tail.seq);
     }
+    Ok(expected)
+}
 
-    // Names this append: the dedup id of a single message, and a header by which a retry that
-    // meets the compare-and-set can tell its own earlier attempt from another writer's append.
-    let append_id = unique_hex();
+/// The messages of an append (each session's first carrying the compare-and-set and the
+/// append's id), and what each session's index will record of them (sequences filled in once
+/// published).
+fn messages(
+    inner: &Inner,
+    batch: &[SessionAppend],
+    expected: &[u64],
+    append_id: &str,
+) -> (Vec<OutboundMessage>, Vec<Vec<Stored>>) {
     let mut messages = Vec::new();
     let mut stored = Vec::with_capacity(batch.len());
-    for (a, &expect) in batch.iter().zip(&expected) {
+    for (a, &expect) in batch.iter().zip(expected) {
         let subject = inner.subject(&a.session);
         let mut session_stored = Vec::with_capacity(a.records.len());
         for (i, r) in a.records.iter().enumerate() {
-            let mut headers = HeaderMap::new();
-            headers.insert(OFFSET, r.offset.to_string());
-            headers.insert(EPOCH, a.meta.epoch.to_string());
-            headers.insert(CREATED, a.meta.created_ms.to_string());
-            headers.insert(UPDATED, a.meta.updated_ms.to_string());
-            headers.insert(CALLS, a.meta.calls.to_string());
-            if !a.meta.title.is_empty() {
-                headers.insert(TITLE, text_header(&a.meta.title));
-            }
-            if !a.meta.cwd.is_empty() {
-                headers.insert(CWD, text_header(&a.meta.cwd));
-            }
+            let mut headers = headers(&a.meta, r.offset);
             if i == 0 {
                 headers.insert("Nats-Expected-Last-Subject-Sequence", expect.to_string());
-                headers.insert(APPEND, append_id.as_str());
+                headers.insert(APPEND, append_id);
             }
             let payload = inner
                 .codec
@@ -182,35 +199,70 @@ async fn write(
         }
         stored.push(session_stored);
     }
+    (messages, stored)
+}
 
-    let published = if let [one] = messages.as_slice() {
+/// The headers every message of a session's append carries: its offset and the session's
+/// metadata after the append.
+fn headers(meta: &SessionMeta, offset: u64) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    headers.insert(OFFSET, offset.to_string());
+    headers.insert(EPOCH, meta.epoch.to_string());
+    headers.insert(CREATED, meta.created_ms.to_string());
+    headers.insert(UPDATED, meta.updated_ms.to_string());
+    headers.insert(CALLS, meta.calls.to_string());
+    if !meta.title.is_empty() {
+        headers.insert(TITLE, text_header(&meta.title));
+    }
+    if !meta.cwd.is_empty() {
+        headers.insert(CWD, text_header(&meta.cwd));
+    }
+    headers
+}
+
+/// Publishes the messages; the stream sequence of the last.
+async fn publish(
+    inner: &Inner,
+    batch: &[SessionAppend],
+    messages: &[OutboundMessage],
+    expected_first: u64,
+    append_id: &str,
+) -> Result<u64, StoreError> {
+    let published = if let [one] = messages {
         // The dedup id names this append, not its offset: another writer's append at the same
         // offset must meet the compare-and-set (and fail), never be taken for a repeat of ours.
         let id = format!("{}/{append_id}", batch[0].records[0].offset);
         publish_one(inner, one, &id).await
     } else {
-        publish_batch(inner, &messages).await
+        publish_batch(inner, messages).await
     };
-    let last_seq = match published {
-        Ok(seq) => seq,
+    match published {
+        Ok(seq) => Ok(seq),
         // An attempt whose answer was lost may have been stored: then the repeat meets the
         // compare-and-set, and the append is ours, not a conflict (its events are new, not
         // duplicates).
         Err(Failure::Conflict { unsure: true }) => {
             let subject = inner.subject(&batch[0].session);
-            match inner.landed(&subject, expected[0], &append_id).await? {
-                Some(first) => first + messages.len() as u64 - 1,
-                None => return Err(conflict(&batch[0].session, "another writer appended first")),
+            match inner.landed(&subject, expected_first, append_id).await? {
+                Some(first) => Ok(first + messages.len() as u64 - 1),
+                None => Err(conflict(&batch[0].session, "another writer appended first")),
             }
         }
         Err(Failure::Conflict { unsure: false }) => {
-            return Err(conflict(&batch[0].session, "another writer appended first"));
+            Err(conflict(&batch[0].session, "another writer appended first"))
         }
-        Err(Failure::Other(e)) => return Err(StoreError::Storage(format!("NATS: append: {e}"))),
-    };
+        Err(Failure::Other(e)) => Err(StoreError::Storage(format!("NATS: append: {e}"))),
+    }
+}
 
-    // An atomic batch is stored as one run of stream sequences.
-    let mut seq = last_seq + 1 - messages.len() as u64;
+/// Records what was stored (from stream sequence `seq` on) in the sessions' indexes, trims the
+/// logs asked to be trimmed, and gives each session's new tail.
+async fn record(
+    inner: &Inner,
+    batch: &[SessionAppend],
+    stored: Vec<Vec<Stored>>,
+    mut seq: u64,
+) -> Vec<Tail> {
     let mut tails = Vec::with_capacity(batch.len());
     for (a, mut session_stored) in batch.iter().zip(stored) {
         for s in &mut session_stored {
@@ -232,7 +284,7 @@ async fn write(
             tracing::warn!(session = %a.session, error = %e, "trimming failed");
         }
     }
-    Ok(tails)
+    tails
 }
 
 impl Inner {
