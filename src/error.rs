@@ -83,6 +83,22 @@ impl Error {
         self.classify().1
     }
 
+    /// The request field a refusal is about, and what is wrong with it: every refusal built
+    /// from a field starts its message with the field's path (`events[2].call_output.call_id:
+    /// …`; `grpc::convert`'s errors compose their `Display`s so, and `Error::invalid` callers
+    /// write `"{field}: {problem}"`). The edge sends it apart as a `google.rpc.BadRequest`
+    /// field violation, so clients need not read it from the text. `None` for a message that
+    /// does not start with a path (`the body is not a chat request: …`).
+    pub fn field(&self) -> Option<(&str, &str)> {
+        let message = self.public_message();
+        let (path, problem) = message.split_once(": ")?;
+        let is_path = !path.is_empty()
+            && path
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']' | '-'));
+        is_path.then_some((path, problem))
+    }
+
     /// What a client is told: the message, except an internal error's detail (logged, not sent).
     pub fn public_message(&self) -> &str {
         match self {

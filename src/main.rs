@@ -9,18 +9,24 @@ use toolview::app::{
     config::LogFormat,
 };
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    let result = dispatch(cli);
-    // A closed pipe (`toolview tail … | head`) is a normal way for a reader to stop.
-    match result {
+    match dispatch(cli) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        // A closed pipe (`toolview tail … | head`) is a normal way for a reader to stop.
         Err(e)
             if e.downcast_ref::<std::io::Error>()
                 .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
         {
-            Ok(())
+            std::process::ExitCode::SUCCESS
         }
-        other => other,
+        // One line, the causes after a colon each: a bad flag or an unreachable server is not
+        // a crash, so no backtrace even with RUST_BACKTRACE set (anyhow's `Debug` would print
+        // one).
+        Err(e) => {
+            eprintln!("Error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //!  "toolview": {"grants": [{"rights": ["publish", "subscribe"], "sessions": ["team-a/*"]}]}}
 //! ```
 //!
-//! No, a malformed, expired, wrongly signed or wrong-audience token is
+//! No token, or a malformed, expired, wrongly signed or wrong-audience one, is
 //! [`Error::Unauthenticated`]; a valid token that does not cover a request is
 //! [`Error::PermissionDenied`], decided before the session is looked at, so the answer does
 //! not tell whether a session exists.

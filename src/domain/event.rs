@@ -126,8 +126,8 @@ id_type!(
     validate_id
 );
 
-/// A validated event. Its serde form is the durable storage format of the embedded store
-/// (changing it needs a migration).
+/// A validated event. Logs keep it as a `toolview.storage.v1.StoredEvent` record (the store's
+/// `RecordCodec`), not as its serde form.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolEvent {
     /// The session the event belongs to.

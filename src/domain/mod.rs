@@ -1,5 +1,5 @@
 //! The render-intent union and the events it is made from: pure data, no I/O, no generated
-//! types. Serde derives give exactly the "view JSON" of the spec (`union.md`).
+//! types. Serde derives give exactly the "view JSON" of the spec (`docs/spec/union.md`).
 //!
 //! Where things are: the render-intent union (`ToolCallView`, `ToolResultView`: enums of
 //! per-variant structs), the shared vocabulary, validated ids and events, `Cursor`/`Epoch`

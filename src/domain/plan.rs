@@ -1,4 +1,4 @@
-//! A todo list's plan: what a todo tool's arguments say the agent intends (`rendering.md`,
+//! A todo list's plan: what a todo tool's arguments say the agent intends (`docs/spec/rendering.md`,
 //! "Plans"). Computed by the presenters; ACP shows it as a `plan` update.
 
 /// Where a plan entry stands.

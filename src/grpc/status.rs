@@ -1,5 +1,8 @@
-//! The error taxonomy as gRPC statuses (its codes are `Error::code`'s one table), and the
-//! statuses tonic itself answers made to follow the API.
+//! The error taxonomy as gRPC statuses (its codes are `Error::code`'s one table; the field a
+//! refusal names, whatever its code, as a `google.rpc.BadRequest` field violation in the
+//! details, beside the message), and the statuses tonic itself answers made to follow the API.
+
+use tonic_types::{ErrorDetails, StatusExt as _};
 
 use crate::error::Error;
 
@@ -18,7 +21,13 @@ impl From<Error> for tonic::Status {
             | Error::Unauthenticated(_)
             | Error::PermissionDenied(_) => {}
         }
-        tonic::Status::new(e.code(), e.public_message())
+        match e.field() {
+            Some((field, problem)) => {
+                let details = ErrorDetails::with_bad_request_violation(field, problem);
+                tonic::Status::with_error_details(e.code(), e.public_message(), details)
+            }
+            None => tonic::Status::new(e.code(), e.public_message()),
+        }
     }
 }
 

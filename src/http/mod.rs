@@ -4,7 +4,8 @@
 //! subscription read as a stream (`Feed`: where a stream that does not follow ends, the token's
 //! expiry), the subscription as Server-Sent Events (`sse.rs`), and every refusal — the
 //! endpoints', and the router's own unknown path, wrong method and bad path — as JSON
-//! `{"error", "code"}` with the HTTP status and gRPC code name of `Error`'s one table.
+//! `{"error", "code"}` (and `"field"` when it names one) with the HTTP status and gRPC code
+//! name of `Error`'s one table.
 
 pub mod ag_ui;
 pub mod ai_sdk;
@@ -197,11 +198,20 @@ pub fn authenticate(auth: &Authenticator, headers: &HeaderMap) -> Result<Access,
 /// same refusal gets over gRPC).
 pub fn refusal(e: Error) -> Response {
     let status = StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    json_refusal(status, e.code(), e.public_message())
+    json_refusal(
+        status,
+        e.code(),
+        e.public_message(),
+        e.field().map(|(f, _)| f),
+    )
 }
 
-fn json_refusal(status: StatusCode, code: Code, message: &str) -> Response {
-    let body = json!({"error": message, "code": code_name(code)});
+/// `{"error", "code"}`, and `"field"` when the refusal names one.
+fn json_refusal(status: StatusCode, code: Code, message: &str, field: Option<&str>) -> Response {
+    let mut body = json!({"error": message, "code": code_name(code)});
+    if let Some(field) = field {
+        body["field"] = field.into();
+    }
     let mut response = (
         status,
         [(header::CONTENT_TYPE, "application/json")],
@@ -250,5 +260,6 @@ pub async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> R
         StatusCode::METHOD_NOT_ALLOWED,
         Code::Unimplemented,
         &message,
+        None,
     )
 }

@@ -1,4 +1,4 @@
-//! Presenters: tool calls → cards (`producers.md`). Pure and total: no clock, no I/O, no session
+//! Presenters: tool calls → cards (`docs/spec/producers.md`). Pure and total: no clock, no I/O, no session
 //! state, and no JSON value can make them fail — malformed input degrades to the generic card.
 //!
 //! Where things are: `registry.rs` (the closed `Tool` enum, name lookup), `dsh.rs` (vocabulary 1),

@@ -1,4 +1,4 @@
-//! The bridge (`rendering.md`): fold events into card state, then render each change for one
+//! The bridge (`docs/spec/rendering.md`): fold events into card state, then render each change for one
 //! subscriber's target and capabilities. Pure: the same events, target and capabilities always
 //! give the same bytes, live or replayed.
 //!

@@ -1,4 +1,4 @@
-//! The text forms of cards (`rendering.md`): `CONSOLE`, `UNIFIED`, the search and web forms,
+//! The text forms of cards (`docs/spec/rendering.md`): `CONSOLE`, `UNIFIED`, the search and web forms,
 //! flattened content, each written in a [`TextStyle`] (ACP's plain forms, Markdown's escaped
 //! ones, a terminal's).
 

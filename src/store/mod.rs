@@ -1,5 +1,5 @@
-//! The durable per-session event log: one trait, two backends (`memory`, and the default
-//! `embedded` store on redb). A distributed backend (NATS JetStream) implements the same trait.
+//! The durable per-session event log: one trait, three backends (`memory`, the default
+//! `embedded` store on redb, and `jetstream`, shared by replicas, behind its cargo feature).
 //!
 //! The session layer decides offsets, epochs and retention; a store persists what it is told,
 //! in order. An append happens in two steps: awaiting [`Store::append`] enqueues it (waiting

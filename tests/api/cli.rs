@@ -359,3 +359,20 @@ fn tail_waits_for_the_session_and_reconnects_after_its_cursor() {
     let rest: Vec<(bool, String)> = lines.try_iter().collect();
     assert!(rest.iter().all(|(out, _)| !out), "{rest:?}");
 }
+
+/// A configuration error is one line, also with `RUST_BACKTRACE` set (it is not a crash).
+#[test]
+fn a_config_error_is_one_line() {
+    let out = support::cli::command(&["serve", "--store", "memory", "--max-output-bytes", "0"])
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("run toolview");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("--max-output-bytes 0 must be between 1"),
+        "{err}"
+    );
+}

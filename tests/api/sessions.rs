@@ -261,6 +261,11 @@ async fn idempotency_lifecycle_and_validation() {
     .await
     .unwrap_err();
     assert_eq!(err.message(), "events[1]: call c3 was already started");
+    let lifecycle = {
+        use tonic_types::StatusExt as _;
+        err.get_details_bad_request().expect("a BadRequest detail")
+    };
+    assert_eq!(lifecycle.field_violations[0].field, "events[1]");
 
     // Validation names the index and the field.
     let mut bad_id = output("s", "ok", "c2", "x");
@@ -272,6 +277,17 @@ async fn idempotency_lifecycle_and_validation() {
     assert_eq!(
         err.message(),
         "events[1].event_id: may only contain [A-Za-z0-9._:-], found ' '"
+    );
+    // The field also comes apart, as a google.rpc.BadRequest field violation.
+    let bad_request = {
+        use tonic_types::StatusExt as _;
+        err.get_details_bad_request().expect("a BadRequest detail")
+    };
+    assert_eq!(bad_request.field_violations.len(), 1);
+    assert_eq!(bad_request.field_violations[0].field, "events[1].event_id");
+    assert_eq!(
+        bad_request.field_violations[0].description,
+        "may only contain [A-Za-z0-9._:-], found ' '"
     );
     let err = publish(
         &mut c,

@@ -192,3 +192,29 @@ fn vectors_match_shared_spec() {
         }
     }
 }
+
+/// The spec's text, vendored in `docs/spec/` (code comments cite it there), is the spec's.
+#[test]
+fn spec_documents_match_shared_spec() {
+    let Some(vectors) = support::shared_spec_dir() else {
+        println!("../shared/spec not found; the vendored docs/spec is used as it is");
+        return;
+    };
+    let shared = vectors
+        .parent()
+        .expect("vectors/ sits in the spec's folder");
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/spec");
+    for name in [
+        "README.md",
+        "producers.md",
+        "rendering.md",
+        "service.md",
+        "union.md",
+    ] {
+        assert_eq!(
+            std::fs::read(docs.join(name)).unwrap(),
+            std::fs::read(shared.join(name)).unwrap(),
+            "docs/spec/{name} differs from the spec's copy"
+        );
+    }
+}

@@ -6,13 +6,14 @@ import itertools
 import json
 import tempfile
 
+import grpc
 import pytest
 from conftest import Server
 
 from toolview import Capabilities, Client, Cursor, PublishOptions, Reset, Usage
 from toolview.aio import AsyncClient
-from toolview.errors import BufferFull, FailedPrecondition, InvalidArgument, NotFound, Undelivered
-from toolview.v1 import events_pb2, views_pb2
+from toolview.errors import BufferFull, FailedPrecondition, InvalidArgument, NotFound, Undelivered, field_violation
+from toolview.v1 import events_pb2, session_service_pb2, session_service_pb2_grpc, views_pb2
 
 
 def take(subscription, n: int) -> list:
@@ -89,6 +90,12 @@ def test_refusals_are_typed_and_name_the_field(server: Server) -> None:
         with pytest.raises(InvalidArgument) as invalid:
             client.flush()
         assert invalid.value.field == "events[0].event_id"
+        # The server sends the field apart, as a google.rpc.BadRequest detail.
+        stub = session_service_pb2_grpc.SessionServiceStub(grpc.insecure_channel(server.address))
+        bad = events_pb2.ToolEvent(session_id="bad", event_id="bad id", session_started=events_pb2.SessionStarted())
+        with pytest.raises(grpc.RpcError) as raw:
+            stub.Publish(session_service_pb2.PublishRequest(events=[bad]))
+        assert field_violation(raw.value.trailing_metadata()) == "events[0].event_id"
         with pytest.raises(NotFound):
             client.get_session("never")
 

@@ -9,7 +9,7 @@ from toolview._events import CallEvents, MessageEvents, TurnEvents
 from toolview._ids import ID_RULE, event_id, safe_id
 from toolview._outbox import Backoff, Outbox
 from toolview._resume import Resume
-from toolview.errors import FailedPrecondition, InvalidArgument, ToolviewError, Undelivered
+from toolview.errors import FailedPrecondition, InvalidArgument, ToolviewError, Undelivered, from_rpc_error
 from toolview.v1 import session_service_pb2
 
 
@@ -93,6 +93,44 @@ def test_errors_are_typed_by_code_and_name_the_field() -> None:
     assert error.field == "events[0].event_id" and "INVALID_ARGUMENT" in str(error)
     assert InvalidArgument("target: not set").field == "target"
     assert InvalidArgument("something else went wrong").field is None
+
+
+def _len_field(number: int, payload: bytes) -> bytes:
+    assert number < 16 and len(payload) < 128
+    return bytes([number << 3 | 2, len(payload)]) + payload
+
+
+class _Refused(grpc.RpcError):
+    """A failed call as grpc raises it, with a status-details trailer."""
+
+    def __init__(self, details: str, trailers: tuple) -> None:
+        self._details, self._trailers = details, trailers
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.INVALID_ARGUMENT
+
+    def details(self) -> str:
+        return self._details
+
+    def trailing_metadata(self) -> tuple:
+        return self._trailers
+
+
+def test_the_field_comes_from_the_bad_request_detail() -> None:
+    violation = _len_field(1, b"events[3].call_id") + _len_field(2, b"not a valid id")
+    bad_request = _len_field(1, violation)
+    detail = _len_field(1, b"type.googleapis.com/google.rpc.BadRequest") + _len_field(2, bad_request)
+    status = bytes([0x08, 3]) + _len_field(2, b"msg") + _len_field(3, detail)
+    # A message that names no field: the detail is what the client reads.
+    error = from_rpc_error(_Refused("the event is bad", (("grpc-status-details-bin", status),)))
+    assert isinstance(error, InvalidArgument) and error.field == "events[3].call_id"
+    assert error.event_index == 3
+    # An older server sends no detail: the message's leading path, as before.
+    old = from_rpc_error(_Refused("events[1].event_id: bad", ()))
+    assert old.field == "events[1].event_id"
+    # A damaged trailer is no field, never an exception.
+    broken = from_rpc_error(_Refused("x", (("grpc-status-details-bin", status[:-3]),)))
+    assert broken.field is None
 
 
 def test_backoff_doubles_with_jitter_up_to_its_cap() -> None:

@@ -1,7 +1,9 @@
 // One error class naming the gRPC code, the field the server blamed and its message.
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ToolEvent } from "./gen/toolview/v1/events_pb.js";
 
+// For servers before the field was sent apart: the message starts with it.
 const FIELD = /^([A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])?(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])?)*): /;
 const EVENT_INDEX = /^events\[(\d+)\]/;
 
@@ -20,10 +22,11 @@ export class ToolviewError extends Error {
   constructor(
     readonly details: string,
     readonly code: Code | undefined,
+    field?: string,
   ) {
     super(`${code === undefined ? "toolview" : codeName(code)}: ${details}`);
     this.name = "ToolviewError";
-    this.field = FIELD.exec(details)?.[1];
+    this.field = field ?? FIELD.exec(details)?.[1];
   }
 
   /** For a publish: the index in the request of the event the server refused. */
@@ -35,8 +38,37 @@ export class ToolviewError extends Error {
   static from(error: unknown): ToolviewError {
     if (error instanceof ToolviewError) return error;
     const e = ConnectError.from(error);
-    return new ToolviewError(e.rawMessage, e.code);
+    return new ToolviewError(e.rawMessage, e.code, fieldViolation(e));
   }
+}
+
+/** The field of the first `google.rpc.BadRequest` field violation in a status's details, read
+ * off the protobuf wire (two string fields: not worth the googleapis protos). */
+export function fieldViolation(error: ConnectError): string | undefined {
+  for (const detail of error.details) {
+    // Incoming details (parsed off the wire) carry their type name and bytes.
+    if (!("type" in detail) || !detail.type.endsWith("google.rpc.BadRequest")) continue;
+    try {
+      const request = new BinaryReader(detail.value);
+      while (request.pos < request.len) {
+        const [number, wire] = request.tag();
+        if (number !== 1 || wire !== WireType.LengthDelimited) {
+          request.skip(wire);
+          continue;
+        }
+        // FieldViolation { field = 1, description = 2 }
+        const violation = new BinaryReader(request.bytes());
+        while (violation.pos < violation.len) {
+          const [n, w] = violation.tag();
+          if (n === 1 && w === WireType.LengthDelimited) return violation.string();
+          violation.skip(w);
+        }
+      }
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 /** The buffer stayed full for the whole `blockTimeoutMs`; the event was not taken. */

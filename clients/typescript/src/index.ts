@@ -3,7 +3,7 @@
 // (gRPC-Web); the generated messages are re-exported from here.
 export { Client, Subscription, isReset, type Item, type Start, type SubscribeOptions, type TargetName } from "./client.js";
 export { Call, Message, Session, Turn, textBlock, type Role, type Stop, type Usage } from "./events.js";
-export { BufferFull, ToolviewError, Undelivered, codeName } from "./errors.js";
+export { BufferFull, ToolviewError, Undelivered, codeName, fieldViolation } from "./errors.js";
 export { eventId, safeId } from "./ids.js";
 export type { Failure, PublishOptions } from "./publisher.js";
 export * from "./gen/toolview/v1/events_pb.js";

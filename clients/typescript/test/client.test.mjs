@@ -11,15 +11,18 @@ import {
   ToolResultViewSchema,
   ToolCallOutputSchema,
   ToolEventSchema,
+  SessionService,
   ToolviewError,
   Undelivered,
   eventId,
+  fieldViolation,
   isReset,
   safeId,
 } from "@toolview/client";
 import { connect } from "@toolview/client/node";
 import { connect as connectWeb } from "@toolview/client/web";
-import { Code } from "@connectrpc/connect";
+import { Code, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import { Server } from "./server.mjs";
 
 let server;
@@ -112,6 +115,11 @@ test("refusals are typed and name the field", async () => {
   const invalid = await client.flush().then(() => undefined, (e) => e);
   assert.equal(invalid.code, Code.InvalidArgument);
   assert.equal(invalid.field, "events[0].event_id");
+  // The server sends the field apart, as a google.rpc.BadRequest detail.
+  const stub = createClient(SessionService, createGrpcTransport({ baseUrl: `http://${server.address}` }));
+  const bad = create(ToolEventSchema, { sessionId: "bad", eventId: "bad id", event: { case: "sessionStarted", value: {} } });
+  const raw = await stub.publish({ events: [bad] }).then(() => undefined, (e) => e);
+  assert.equal(fieldViolation(raw), "events[0].event_id");
   const missing = await client.getSession("never").then(() => undefined, (e) => e);
   assert.equal(missing.code, Code.NotFound);
   await client.close();

@@ -36,8 +36,6 @@ pub struct EmbeddedStore {
     applier: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
-/// A redb error as a store error: damaged pages are data loss, anything else a storage
-/// failure.
 /// A row of the sessions table as listed: a damaged one is left out (and logged), so it stops
 /// neither the expiry of the others nor the session list.
 fn listed(codec: &dyn RecordCodec, key: &str, value: &[u8]) -> Option<(SessionId, SessionMeta)> {
@@ -58,6 +56,8 @@ fn overlaid(pending: Vec<(String, SessionMeta)>) -> impl Iterator<Item = (Sessio
         .filter_map(|(id, meta)| Some((SessionId::new(&id).ok()?, meta)))
 }
 
+/// A redb error as a store error: damaged pages are data loss, anything else a storage
+/// failure.
 fn storage(e: impl Into<redb::Error>) -> StoreError {
     match e.into() {
         redb::Error::Corrupted(msg) => StoreError::Corrupt(msg),

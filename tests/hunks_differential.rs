@@ -1,5 +1,6 @@
 //! Differential test: `hunks` against the reference, jsdiff 9 (`tests/js`, installed by
-//! `scripts/test.sh` with `npm ci`), on a thousand random before/after pairs.
+//! `scripts/test.sh` with `npm ci`), on a thousand random before/after pairs. A crate of its own:
+//! it needs Node, which the pure `spec` suites do not.
 
 use std::io::Write;
 use std::path::PathBuf;
