@@ -23,14 +23,23 @@ wheel=$(ls "$work"/dist/toolview-*.whl)
 python3 -m venv "$work/venv"
 # The adapters' frameworks and pytest are the package's own extras, pinned here to the versions
 # the tests were written against.
+# The linters and grpcio's and protobuf's type stubs, pinned the same way.
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check "$wheel[claude,openai-agents,test]" \
-  claude-agent-sdk==0.2.189 openai-agents==0.24.0 pytest==9.2.0 mypy==2.4.1
-# The package is typed (py.typed, .pyi for the generated messages): mypy checks it as installed.
-"$work/venv/bin/python" -m mypy --ignore-missing-imports --no-incremental -p toolview
+  claude-agent-sdk==0.2.189 openai-agents==0.24.0 pytest==9.2.0 mypy==2.4.1 ruff==0.14.8 \
+  types-grpcio==1.85.0.20261028 types-protobuf==7.35.1.20261122
+# Lint and format (the generated code left out: pyproject.toml's [tool.ruff]).
+"$work/venv/bin/ruff" check clients/python
+"$work/venv/bin/ruff" format --check clients/python
+# The package is typed (py.typed, .pyi for the generated messages): mypy --strict checks it as
+# installed, with the package's own configuration.
+"$work/venv/bin/python" -m mypy --strict --config-file clients/python/pyproject.toml --no-incremental -p toolview
 (cd "$work" && "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$OLDPWD/clients/python/tests")
 
-echo "== clients/typescript: npm pack, then npm install into a clean directory, then node --test"
+echo "== clients/typescript: biome (lint, format), the type-level test of the declarations"
 npm ci --prefix clients/typescript --no-audit --no-fund --loglevel=error
+(cd clients/typescript && npm run --silent build && npm run --silent lint && npm run --silent typecheck)
+
+echo "== clients/typescript: npm pack, then npm install into a clean directory, then node --test"
 tarball=$(cd clients/typescript && npm pack --silent --pack-destination "$work")
 mkdir -p "$work/npm"
 echo '{ "private": true, "type": "module" }' > "$work/npm/package.json"

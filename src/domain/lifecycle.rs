@@ -3,26 +3,21 @@
 //! output for unknown calls are allowed (orphan cards); a message's text or finish, and a turn's
 //! finish, need their start (a message has no card to show without its role).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
 use super::{CallId, EventBody, MessageId, TurnId};
 
-/// What a lifecycle rule is about: a call, a message or a turn, each in its own id space. Its
-/// key (what a store keeps) is a call's id as it is — so logs written before messages existed
-/// read the same — and `message/<id>` or `turn/<id>`: `/` never occurs in those ids.
+/// What a lifecycle rule is about: a call, a message or a turn, each in its own id space.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Subject(String);
-
-/// The kinds of [`Subject`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SubjectKind {
+pub enum Subject {
     /// A tool call.
-    Call,
+    Call(CallId),
     /// A message (user, assistant or reasoning).
-    Message,
+    Message(MessageId),
     /// A turn.
-    Turn,
+    Turn(TurnId),
 }
 
 impl Subject {
@@ -31,65 +26,54 @@ impl Subject {
 
     /// A call's subject.
     pub fn call(id: &CallId) -> Self {
-        Subject(id.as_str().to_owned())
+        Subject::Call(id.clone())
     }
 
     /// A message's subject.
     pub fn message(id: &MessageId) -> Self {
-        Subject(format!("{}{id}", Self::MESSAGE))
+        Subject::Message(id.clone())
     }
 
     /// A turn's subject.
     pub fn turn(id: &TurnId) -> Self {
-        Subject(format!("{}{id}", Self::TURN))
+        Subject::Turn(id.clone())
     }
 
-    /// A stored key back; `None` if it is not one [`Self::as_str`] makes.
-    pub fn from_key(key: &str) -> Option<Self> {
-        let id = key
-            .strip_prefix(Self::MESSAGE)
-            .or_else(|| key.strip_prefix(Self::TURN))
-            .unwrap_or(key);
-        super::validate_id(id).ok()?;
-        Some(Subject(key.to_owned()))
-    }
-
-    /// The key a store keeps.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// What it is about.
-    pub fn kind(&self) -> SubjectKind {
-        if self.0.starts_with(Self::MESSAGE) {
-            SubjectKind::Message
-        } else if self.0.starts_with(Self::TURN) {
-            SubjectKind::Turn
-        } else {
-            SubjectKind::Call
+    /// The key a store keeps: a call's id as it is — so logs written before messages existed
+    /// read the same — and `message/<id>` or `turn/<id>` (`/` never occurs in those ids).
+    pub fn key(&self) -> Cow<'_, str> {
+        match self {
+            Subject::Call(id) => Cow::Borrowed(id.as_str()),
+            Subject::Message(id) => Cow::Owned(format!("{}{id}", Self::MESSAGE)),
+            Subject::Turn(id) => Cow::Owned(format!("{}{id}", Self::TURN)),
         }
     }
 
-    /// The call, message or turn id.
-    pub fn id(&self) -> &str {
-        let prefix = match self.kind() {
-            SubjectKind::Call => 0,
-            SubjectKind::Message => Self::MESSAGE.len(),
-            SubjectKind::Turn => Self::TURN.len(),
-        };
-        &self.0[prefix..]
+    /// A stored key back; `None` if it is not one [`Self::key`] makes.
+    pub fn from_key(key: &str) -> Option<Self> {
+        if let Some(id) = key.strip_prefix(Self::MESSAGE) {
+            MessageId::new(id).ok().map(Subject::Message)
+        } else if let Some(id) = key.strip_prefix(Self::TURN) {
+            TurnId::new(id).ok().map(Subject::Turn)
+        } else {
+            CallId::new(key).ok().map(Subject::Call)
+        }
+    }
+
+    /// Whether it is a call.
+    pub fn is_call(&self) -> bool {
+        matches!(self, Subject::Call(_))
     }
 }
 
 /// `call c1`, `message m1`, `turn t1`: how the rules' texts name a subject.
 impl fmt::Display for Subject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = match self.kind() {
-            SubjectKind::Call => "call",
-            SubjectKind::Message => "message",
-            SubjectKind::Turn => "turn",
-        };
-        write!(f, "{kind} {}", self.id())
+        match self {
+            Subject::Call(id) => write!(f, "call {id}"),
+            Subject::Message(id) => write!(f, "message {id}"),
+            Subject::Turn(id) => write!(f, "turn {id}"),
+        }
     }
 }
 
@@ -242,7 +226,7 @@ impl Lifecycle {
         pending
             .subjects
             .keys()
-            .filter(|s| s.kind() == SubjectKind::Call && !self.subjects.contains_key(*s))
+            .filter(|s| s.is_call() && !self.subjects.contains_key(*s))
             .count()
     }
 
@@ -425,10 +409,10 @@ mod tests {
     #[test]
     fn subject_keys() {
         let m = Subject::message(&MessageId::new("a.b").unwrap());
-        assert_eq!(m.as_str(), "message/a.b");
+        assert_eq!(m.key(), "message/a.b");
         assert_eq!(Subject::from_key("message/a.b"), Some(m));
         assert_eq!(Subject::from_key("c"), Some(Subject::call(&id())));
-        assert_eq!(Subject::from_key("c1").unwrap().kind(), SubjectKind::Call);
+        assert!(Subject::from_key("c1").unwrap().is_call());
         assert_eq!(Subject::from_key("turn/t").unwrap().to_string(), "turn t");
         assert_eq!(Subject::from_key("message/"), None);
         assert_eq!(Subject::from_key("x/y"), None);

@@ -27,7 +27,7 @@ pub use event::{
     SessionStarted, StopReason, TokenUsage, ToolEvent, TurnFinished, TurnId, TurnStarted, title_of,
     validate_id, validate_session_id,
 };
-pub use lifecycle::{BatchError, Lifecycle, LifecycleError, Pending, Phase, Subject, SubjectKind};
+pub use lifecycle::{BatchError, Lifecycle, LifecycleError, Pending, Phase, Subject};
 pub use plan::{Plan, PlanEntry, PlanStatus};
 pub use result::{
     DiffResultView, GenericResultView, ReadResultView, SearchResultView, SearchShape, TerminalExit,

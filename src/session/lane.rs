@@ -158,16 +158,25 @@ pub struct Lane {
     render_seconds: Histogram,
 }
 
+/// How many updates, and about how many bytes of them: a cache's size, or a read's.
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    /// Updates.
+    pub count: usize,
+    /// Bytes of them (a read returns at least one update).
+    pub bytes: usize,
+}
+
 impl Lane {
     /// A lane that starts folding at `first_offset` (the log's first retained offset), caching
-    /// at most `capacity` updates and about `budget` bytes, each update within about
+    /// at most `cache.count` updates and about `cache.bytes` bytes, each update within about
     /// `max_update_bytes`.
     pub fn new(
         session: SessionId,
         target: Target,
         caps: Capabilities,
         first_offset: u64,
-        (capacity, budget): (usize, usize),
+        cache: Bounds,
         max_update_bytes: usize,
         metrics: LaneMetrics,
     ) -> Self {
@@ -175,8 +184,8 @@ impl Lane {
             session,
             target,
             caps,
-            capacity: capacity.max(1),
-            budget,
+            capacity: cache.count.max(1),
+            budget: cache.bytes,
             max_update_bytes,
             renderer: Mutex::new(Renderer::new("", target, caps, max_update_bytes)),
             cache: RwLock::new(Cache::new(
@@ -191,16 +200,16 @@ impl Lane {
         Renderer::new("", self.target, self.caps, self.max_update_bytes)
     }
 
-    /// Up to `max` updates after offset `after` and about `max_bytes` of them (at least one),
-    /// rendering (once) what is durable up to `head`.
+    /// Up to `want.count` updates after offset `after` and about `want.bytes` of them (at
+    /// least one), rendering (once) what is durable up to `head`.
     pub async fn read(
         &self,
         store: &dyn Store,
         after: u64,
         head: u64,
-        (max, max_bytes): (usize, usize),
+        want: Bounds,
     ) -> Result<LaneRead, StoreError> {
-        let max = max.min(self.capacity);
+        let (max, max_bytes) = (want.count.min(self.capacity), want.bytes);
         if let Some(read) = self.cached(after, head, max, max_bytes) {
             return Ok(read);
         }

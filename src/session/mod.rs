@@ -198,8 +198,8 @@ pub struct Head {
     pub epoch: Option<Epoch>,
     /// The first retained offset.
     pub first: u64,
-    /// The last durable offset.
-    pub head: u64,
+    /// The last durable offset (the head).
+    pub last: u64,
 }
 
 impl From<&SessionMeta> for Head {
@@ -207,9 +207,18 @@ impl From<&SessionMeta> for Head {
         Head {
             epoch: Some(meta.epoch.clone()),
             first: meta.first_offset,
-            head: meta.head_offset,
+            last: meta.head_offset,
         }
     }
+}
+
+/// What an append in flight adds to the store's index (an event id's offset, a subject's
+/// phase), with the sequence number of the publish that made it: dropped when that publish
+/// lands.
+#[derive(Debug, Clone, Copy)]
+struct InFlight<T> {
+    value: T,
+    seq: u64,
 }
 
 /// In-memory state of a loaded session, guarded by its lock: its metadata, and what its
@@ -221,8 +230,8 @@ struct State {
     /// The store generation the state was read at.
     loaded_at: u64,
     meta: Option<SessionMeta>,
-    inflight_ids: HashMap<EventId, (u64, u64)>,
-    inflight_phases: HashMap<Subject, (Phase, u64)>,
+    inflight_ids: HashMap<EventId, InFlight<u64>>,
+    inflight_phases: HashMap<Subject, InFlight<Phase>>,
     next_seq: u64,
 }
 
@@ -232,7 +241,7 @@ struct Entry {
     head: watch::Sender<Head>,
     /// Shared lanes, held by their subscribers (see `Sessions::shared_lane`).
     lanes: parking_lot::Mutex<HashMap<(Target, Capabilities), Weak<Lane>>>,
-    /// When it was last used (a tick of `Sessions::clock`), for eviction.
+    /// When it was last used (a tick of `Sessions::ticks`), for eviction.
     used: AtomicU64,
     /// When its head last moved, in nanoseconds after `Sessions::started` (for the delivery
     /// lag metric).
@@ -257,8 +266,8 @@ pub struct Sessions {
     store: Arc<dyn Store>,
     config: SessionsConfig,
     entries: parking_lot::Mutex<HashMap<SessionId, Arc<Entry>>>,
-    /// Counts uses of entries (a logical clock for eviction).
-    clock: AtomicU64,
+    /// Counts uses of entries (a logical clock for eviction; `config.clock` tells the time).
+    ticks: AtomicU64,
     /// Entries added since the last eviction pass.
     added: AtomicU64,
     shutdown: watch::Sender<bool>,
@@ -273,7 +282,7 @@ impl Sessions {
             store,
             config,
             entries: parking_lot::Mutex::default(),
-            clock: AtomicU64::new(0),
+            ticks: AtomicU64::new(0),
             added: AtomicU64::new(0),
             shutdown: watch::Sender::new(false),
             started: std::time::Instant::now(),
@@ -318,7 +327,7 @@ impl Sessions {
             })
             .clone();
         entry.used.store(
-            self.clock.fetch_add(1, Ordering::Relaxed),
+            self.ticks.fetch_add(1, Ordering::Relaxed),
             Ordering::Relaxed,
         );
         let max = self.config.max_loaded_sessions.max(1);
@@ -471,9 +480,9 @@ impl Sessions {
                 None => 1,
             };
             let moved = entry.head.send_if_modified(|h| {
-                let newer = change.head > h.head;
+                let newer = change.head > h.last;
                 if newer {
-                    h.head = change.head;
+                    h.last = change.head;
                     h.first = h.first.max(kept_from);
                 }
                 newer

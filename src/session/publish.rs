@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::MutexGuard;
 
-use super::{Ack, Entry, Head, SessionError, Sessions, State};
+use super::{Ack, Entry, Head, InFlight, SessionError, Sessions, State};
 use crate::domain::{Cursor, EventId, Lifecycle, Pending, Phase, SessionId, Subject, ToolEvent};
 use crate::metrics::{FailureLabels, PublishResult, ResultLabels, StoreFailure};
 use crate::store::{Known, Record, SessionAppend, SessionMeta, StoreError, new_epoch};
@@ -41,11 +41,11 @@ impl State {
             .collect();
         let mut known = sessions.store.known(session, ids, subjects).await?;
         for e in events {
-            if let Some(&(offset, _)) = self.inflight_ids.get(&e.event_id) {
+            if let Some(&InFlight { value: offset, .. }) = self.inflight_ids.get(&e.event_id) {
                 known.events.insert(e.event_id.clone(), offset);
             }
             if let Some(subject) = e.body.subject()
-                && let Some(&(phase, _)) = self.inflight_phases.get(&subject)
+                && let Some(&InFlight { value: phase, .. }) = self.inflight_phases.get(&subject)
             {
                 known.phases.insert(subject, phase);
             }
@@ -277,15 +277,19 @@ impl Sessions {
         let seq = state.next_seq;
         state.next_seq += 1;
         for (id, &offset) in &batch_ids {
-            state.inflight_ids.insert((*id).clone(), (offset, seq));
+            state
+                .inflight_ids
+                .insert((*id).clone(), InFlight { value: offset, seq });
         }
         for (id, phase) in &phases {
-            state.inflight_phases.insert(id.clone(), (*phase, seq));
+            state
+                .inflight_phases
+                .insert(id.clone(), InFlight { value: *phase, seq });
         }
         let trim_before = self.retain(&mut meta);
         if let Some(keep_from) = trim_before {
             // Ids of trimmed events are forgotten with them.
-            state.inflight_ids.retain(|_, (o, _)| *o >= keep_from);
+            state.inflight_ids.retain(|_, f| f.value >= keep_from);
         }
         meta.updated_ms = now;
         let head = Head::from(&meta);
@@ -359,8 +363,8 @@ impl Sessions {
                 state.loaded = false;
             } else {
                 // Durable now: the store answers for these ids and calls.
-                state.inflight_ids.retain(|_, (_, s)| *s != landed.seq);
-                state.inflight_phases.retain(|_, (_, s)| *s != landed.seq);
+                state.inflight_ids.retain(|_, f| f.seq != landed.seq);
+                state.inflight_phases.retain(|_, f| f.seq != landed.seq);
             }
         }
         result?;
@@ -380,8 +384,8 @@ impl Sessions {
             }
             // A store's change feed may have moved the head here first: the first kept offset
             // still comes from this append's retention.
-            let newer = head.head > h.head || head.first > h.first;
-            h.head = h.head.max(head.head);
+            let newer = head.last > h.last || head.first > h.first;
+            h.last = h.last.max(head.last);
             h.first = h.first.max(head.first);
             newer
         });

@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_stream::Stream;
 
-use super::lane::{Delivered, Lane, LaneMetrics};
+use super::lane::{Bounds, Delivered, Lane, LaneMetrics};
 use super::task::Task;
 use super::{Entry, SessionError, Sessions};
 use crate::domain::{Cursor, Epoch, SessionId};
@@ -25,19 +25,10 @@ use crate::metrics::{
 use crate::render::{Capabilities, Target};
 use crate::store::StoreError;
 
-/// Updates read from a lane per step…
-pub(super) const BATCH: usize = 64;
-/// …and about this many bytes of them (at least one update). With `BUFFER` batches queued and
-/// one update being encoded, a subscriber that stops reading pins about
-/// `BUFFER × BATCH_BYTES` plus two updates, whatever the sizes of the updates.
-pub(super) const BATCH_BYTES: usize = 256 * 1024;
-/// Batches (each up to `BATCH` items) buffered per subscriber; beyond this the subscriber
+/// Batches (each up to `task::BATCH` items) buffered per subscriber; beyond this the subscriber
 /// waits (and falls back to the log). Handing over batches, not items, costs one wake-up of
 /// the response stream per lane read instead of one per update.
 const BUFFER: usize = 2;
-/// Cache of a private catch-up lane, in updates and bytes.
-pub(super) const PRIVATE_CACHE: usize = 256;
-pub(super) const PRIVATE_CACHE_BYTES: usize = 4 * 1024 * 1024;
 /// Where a subscription starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Start {
@@ -206,7 +197,10 @@ impl Sessions {
             target,
             caps,
             first,
-            (c.lane_cache, c.lane_cache_bytes),
+            Bounds {
+                count: c.lane_cache,
+                bytes: c.lane_cache_bytes,
+            },
             c.max_update_bytes,
             self.lane_metrics(),
         ));

@@ -12,13 +12,25 @@ use prometheus_client::metrics::counter::Counter;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
-use super::lane::{Lane, LaneJoin, LaneRead};
-use super::subscribe::{BATCH, BATCH_BYTES, PRIVATE_CACHE, PRIVATE_CACHE_BYTES};
+use super::lane::{Bounds, Lane, LaneJoin, LaneRead};
 use super::{Entry, Head, SessionError, Sessions, Start, SubscribeItem};
 use crate::domain::{Cursor, Epoch};
 use crate::metrics::ResetReason;
 use crate::render::{Capabilities, Target};
 use crate::store::StoreError;
+
+/// Updates read from a lane per step, and about this many bytes of them (at least one update).
+/// With `subscribe::BUFFER` batches queued and one update being encoded, a subscriber that stops
+/// reading pins about `BUFFER × BATCH.bytes` plus two updates, whatever the sizes of the updates.
+const BATCH: Bounds = Bounds {
+    count: 64,
+    bytes: 256 * 1024,
+};
+/// Cache of a private catch-up lane, in updates and bytes.
+const PRIVATE_CACHE: Bounds = Bounds {
+    count: 256,
+    bytes: 4 * 1024 * 1024,
+};
 
 /// A store that cannot be read now (a NATS leader election, a lost connection) pauses a
 /// subscription rather than ending it: it reads again after this long, doubling up to
@@ -124,7 +136,7 @@ impl Task {
                 };
                 continue;
             }
-            if h.head <= at.pos {
+            if h.last <= at.pos {
                 self.caught_up = true;
                 self.wait(&h, at.pos, heartbeat.as_mut()).await?;
                 continue;
@@ -162,12 +174,12 @@ impl Task {
         };
         Ok(match (start, &h.epoch) {
             (Start::FromBeginning, _) => from_first(),
-            (Start::LiveOnly, Some(current)) if h.head >= h.first => Position {
+            (Start::LiveOnly, Some(current)) if h.last >= h.first => Position {
                 pos: self.join_live(&h, current).await?,
                 epoch: h.epoch.clone(),
             },
             (Start::LiveOnly, _) => Position {
-                pos: h.head,
+                pos: h.last,
                 epoch: h.epoch.clone(),
             },
             (Start::After(c), None) => Position {
@@ -175,10 +187,10 @@ impl Task {
                 epoch: Some(c.epoch),
             },
             (Start::After(c), Some(current)) => {
-                if c.epoch != *current || c.offset + 1 < h.first || c.offset > h.head {
+                if c.epoch != *current || c.offset + 1 < h.first || c.offset > h.last {
                     let reset = SubscribeItem::Reset {
                         epoch: current.clone(),
-                        head: h.head,
+                        head: h.last,
                     };
                     self.sessions.count_reset(ResetReason::stale_cursor);
                     self.send(vec![reset], 0).await?;
@@ -198,7 +210,7 @@ impl Task {
     /// the store, so the cursor is judged against the log, not a lagging head.
     async fn catch_up_to(&self, c: &Cursor) -> Result<(), SessionError> {
         let h = self.entry.head.borrow().clone();
-        if h.epoch.as_ref() == Some(&c.epoch) && c.offset <= h.head {
+        if h.epoch.as_ref() == Some(&c.epoch) && c.offset <= h.last {
             return Ok(());
         }
         let Some(meta) = self.sessions.store.meta(&self.entry.id).await? else {
@@ -206,9 +218,9 @@ impl Task {
         };
         // Forward only, as the store's feed moves it (see `Sessions::apply_change`).
         let moved = self.entry.head.send_if_modified(|h| {
-            let newer = h.epoch.as_ref() == Some(&meta.epoch) && meta.head_offset > h.head;
+            let newer = h.epoch.as_ref() == Some(&meta.epoch) && meta.head_offset > h.last;
             if newer {
-                h.head = meta.head_offset;
+                h.last = meta.head_offset;
                 h.first = h.first.max(meta.first_offset);
             }
             newer
@@ -226,7 +238,7 @@ impl Task {
             .sessions
             .shared_lane(&self.entry, self.target, self.caps, h.first);
         self.shared = Some(lane.clone());
-        match lane.join_live(&*self.sessions.store, h.head).await? {
+        match lane.join_live(&*self.sessions.store, h.last).await? {
             LaneJoin::At { at, updates } => {
                 if !updates.is_empty() {
                     let batch: Vec<SubscribeItem> = updates
@@ -245,7 +257,7 @@ impl Task {
                 Ok(at)
             }
             // Trimmed under us: the main loop finds the log's start and resets.
-            LaneJoin::Reset => Ok(h.head),
+            LaneJoin::Reset => Ok(h.last),
         }
     }
 
@@ -263,10 +275,7 @@ impl Task {
                 lane
             }
         };
-        match shared
-            .read(store, pos, h.head, (BATCH, BATCH_BYTES))
-            .await?
-        {
+        match shared.read(store, pos, h.last, BATCH).await? {
             LaneRead::TooOld => {}
             other => {
                 self.private = None;
@@ -279,14 +288,12 @@ impl Task {
                 self.target,
                 self.caps,
                 h.first,
-                (PRIVATE_CACHE, PRIVATE_CACHE_BYTES),
+                PRIVATE_CACHE,
                 self.sessions.config.max_update_bytes,
                 self.sessions.lane_metrics(),
             ))
         });
-        let read = private
-            .read(store, pos, h.head, (BATCH, BATCH_BYTES))
-            .await?;
+        let read = private.read(store, pos, h.last, BATCH).await?;
         if !matches!(read, LaneRead::Updates(_)) {
             self.private = None;
         }
@@ -357,7 +364,7 @@ impl Task {
         }
         let due = self.last_sent + interval;
         if Instant::now() >= due {
-            self.send(vec![SubscribeItem::Heartbeat { head: h.head }], pos)
+            self.send(vec![SubscribeItem::Heartbeat { head: h.last }], pos)
                 .await?;
             heartbeat.as_mut().reset(Instant::now() + interval);
         } else {
@@ -379,7 +386,7 @@ impl Task {
                 _ = self.shutdown.changed() => return Err(Stop::Ended),
                 _ = self.tx.closed() => return Err(Stop::Ended),
             }
-            self.send(vec![SubscribeItem::Heartbeat { head: h.head }], pos)
+            self.send(vec![SubscribeItem::Heartbeat { head: h.last }], pos)
                 .await?;
         }
     }
@@ -391,7 +398,7 @@ impl Task {
         self.sessions.count_reset(reason);
         let item = SubscribeItem::Reset {
             epoch: epoch.clone(),
-            head: h.head,
+            head: h.last,
         };
         self.send(vec![item], h.first.saturating_sub(1)).await
     }
@@ -418,7 +425,7 @@ impl Task {
                 }
                 _ = self.shutdown.changed() => return Err(Stop::Ended),
                 _ = tokio::time::sleep(self.sessions.config.lag_check_interval) => {
-                    let lag = self.head_rx.borrow().head.saturating_sub(pos);
+                    let lag = self.head_rx.borrow().last.saturating_sub(pos);
                     if lag > limit {
                         return Err(SessionError::Lagging { lag, limit }.into());
                     }

@@ -29,7 +29,7 @@ fn live_lanes(sessions: &Sessions) -> usize {
 /// A store whose reads panic, as a damaged database might.
 struct PanickingReads(MemoryStore);
 
-#[tonic::async_trait]
+#[async_trait::async_trait]
 impl Store for PanickingReads {
     fn name(&self) -> &'static str {
         "panicking"

@@ -29,7 +29,7 @@ impl MemoryStore {
     }
 }
 
-#[tonic::async_trait]
+#[async_trait::async_trait]
 impl Store for MemoryStore {
     fn name(&self) -> &'static str {
         "memory"

@@ -201,7 +201,7 @@ pub trait RecordCodec: Send + Sync + 'static {
 }
 
 /// The log backend.
-#[tonic::async_trait]
+#[async_trait::async_trait]
 pub trait Store: Send + Sync + 'static {
     /// A short name for logs (`memory`, `embedded`).
     fn name(&self) -> &'static str;

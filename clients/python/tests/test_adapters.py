@@ -9,7 +9,7 @@ import json
 from typing import Any, AsyncIterator, Dict, List
 
 import pytest
-from conftest import Server
+from _server import Server
 
 from toolview import Capabilities, Client
 from toolview.aio import AsyncClient
@@ -41,18 +41,47 @@ def assert_presented(server: Server, card: Any, tool: str, args: Any, result: st
 
 # --- Claude Agent SDK --------------------------------------------------------------------------
 
-READ_RESPONSE = {"type": "text", "file": {"filePath": "/work/app.ts", "content": "export const port = 8080\n// TODO\n",
-                                          "numLines": 2, "startLine": 1, "totalLines": 2}}
-EDIT_RESPONSE = {"filePath": "/work/app.ts", "oldString": "8080", "newString": "Number(process.env.PORT)",
-                 "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1,
-                                      "lines": ["-export const port = 8080", "+export const port = Number(process.env.PORT)"]}]}
+READ_RESPONSE = {
+    "type": "text",
+    "file": {
+        "filePath": "/work/app.ts",
+        "content": "export const port = 8080\n// TODO\n",
+        "numLines": 2,
+        "startLine": 1,
+        "totalLines": 2,
+    },
+}
+EDIT_RESPONSE = {
+    "filePath": "/work/app.ts",
+    "oldString": "8080",
+    "newString": "Number(process.env.PORT)",
+    "structuredPatch": [
+        {
+            "oldStart": 1,
+            "oldLines": 1,
+            "newStart": 1,
+            "newLines": 1,
+            "lines": ["-export const port = 8080", "+export const port = Number(process.env.PORT)"],
+        }
+    ],
+}
 # (hook event, tool, tool_use_id, input, response or error)
 CLAUDE_CALLS = [
     ("PostToolUse", "Read", "toolu_01", {"file_path": "/work/app.ts"}, READ_RESPONSE),
-    ("PostToolUse", "Edit", "toolu_02", {"file_path": "/work/app.ts", "old_string": "8080",
-                                         "new_string": "Number(process.env.PORT)"}, EDIT_RESPONSE),
-    ("PostToolUse", "Bash", "toolu_03", {"command": "npm test", "description": "Run the tests"},
-     {"stdout": "> vitest run\nTests 3 passed", "stderr": "", "interrupted": False, "isImage": False}),
+    (
+        "PostToolUse",
+        "Edit",
+        "toolu_02",
+        {"file_path": "/work/app.ts", "old_string": "8080", "new_string": "Number(process.env.PORT)"},
+        EDIT_RESPONSE,
+    ),
+    (
+        "PostToolUse",
+        "Bash",
+        "toolu_03",
+        {"command": "npm test", "description": "Run the tests"},
+        {"stdout": "> vitest run\nTests 3 passed", "stderr": "", "interrupted": False, "isImage": False},
+    ),
     ("PostToolUseFailure", "Bash", "toolu_04", {"command": "npm run lint"}, "Exit code 1\nlint: 2 problems"),
 ]
 
@@ -80,8 +109,12 @@ class ScriptedClaudeCode:
         if message["type"] == "control_request" and message["request"]["subtype"] == "initialize":
             for event, matchers in (message["request"]["hooks"] or {}).items():
                 self.hooks[event] = [i for m in matchers for i in m["hookCallbackIds"]]
-            await self.out.put({"type": "control_response", "response": {
-                "subtype": "success", "request_id": message["request_id"], "response": {}}})
+            await self.out.put(
+                {
+                    "type": "control_response",
+                    "response": {"subtype": "success", "request_id": message["request_id"], "response": {}},
+                }
+            )
         elif message["type"] == "control_response":
             self.answers.pop(message["response"]["request_id"]).set_result(message["response"])
         elif message["type"] == "user":
@@ -91,9 +124,24 @@ class ScriptedClaudeCode:
         for callback_id in self.hooks[event]:
             request_id = f"req_{next(self.ids)}"
             self.answers[request_id] = asyncio.get_running_loop().create_future()
-            await self.out.put({"type": "control_request", "request_id": request_id, "request": {
-                "subtype": "hook_callback", "callback_id": callback_id, "tool_use_id": tool_use_id,
-                "input": {"session_id": "cc-1", "transcript_path": "", "cwd": "/work", "hook_event_name": event, **data}}})
+            await self.out.put(
+                {
+                    "type": "control_request",
+                    "request_id": request_id,
+                    "request": {
+                        "subtype": "hook_callback",
+                        "callback_id": callback_id,
+                        "tool_use_id": tool_use_id,
+                        "input": {
+                            "session_id": "cc-1",
+                            "transcript_path": "",
+                            "cwd": "/work",
+                            "hook_event_name": event,
+                            **data,
+                        },
+                    },
+                }
+            )
             answer = await self.answers[request_id]
             assert answer["subtype"] == "success" and answer["response"] == {}, answer
 
@@ -104,9 +152,21 @@ class ScriptedClaudeCode:
             await self.hook("PreToolUse", common, tool_use_id)
             after = {"tool_response": outcome} if event == "PostToolUse" else {"error": outcome}
             await self.hook(event, {**common, **after}, tool_use_id)
-        await self.hook("Stop", {"stop_hook_active": False, "last_assistant_message": "The port is configurable."})
-        await self.out.put({"type": "result", "subtype": "success", "duration_ms": 5, "duration_api_ms": 4,
-                            "is_error": False, "num_turns": 1, "session_id": "cc-1", "result": "done"})
+        await self.hook(
+            "Stop", {"stop_hook_active": False, "last_assistant_message": "The port is configurable."}
+        )
+        await self.out.put(
+            {
+                "type": "result",
+                "subtype": "success",
+                "duration_ms": 5,
+                "duration_api_ms": 4,
+                "is_error": False,
+                "num_turns": 1,
+                "session_id": "cc-1",
+                "result": "done",
+            }
+        )
 
     async def read_messages(self) -> AsyncIterator[Dict[str, Any]]:
         while (message := await self.out.get()) is not None:
@@ -121,14 +181,19 @@ class ScriptedClaudeCode:
 
 def test_claude_agent_sdk_hooks_publish_the_calls_as_toolview_presents_them(server: Server) -> None:
     from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
+
     from toolview.adapters.claude_agent_sdk import ToolviewHooks, result_of
 
     async def run() -> List[Any]:
         async with AsyncClient(server.address) as client:
             hooks = ToolviewHooks(client.session("claude"))
             options = ClaudeAgentOptions(hooks=hooks.matchers())
-            return [m async for m in query(prompt="Make the port configurable.", options=options,
-                                           transport=ScriptedClaudeCode())]
+            return [
+                m
+                async for m in query(
+                    prompt="Make the port configurable.", options=options, transport=ScriptedClaudeCode()
+                )
+            ]
 
     messages = asyncio.run(run())
     assert isinstance(messages[-1], ResultMessage)
@@ -163,19 +228,49 @@ class ScriptedModel(agents.Model):
     def __init__(self) -> None:
         self.calls = 0
 
-    async def get_response(self, system_instructions, input, model_settings, tools, output_schema, handoffs,
-                           tracing, *, previous_response_id, conversation_id, prompt):  # type: ignore[no-untyped-def]
-        from openai.types.responses import (ResponseFunctionToolCall, ResponseOutputMessage,
-                                            ResponseOutputText)
+    async def get_response(
+        self,
+        system_instructions,
+        input,
+        model_settings,
+        tools,
+        output_schema,
+        handoffs,
+        tracing,
+        *,
+        previous_response_id,
+        conversation_id,
+        prompt,
+    ):  # type: ignore[no-untyped-def]
+        from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
         self.calls += 1
         if self.calls == 1:
-            output = [ResponseFunctionToolCall(type="function_call", id=f"fc_{i}", call_id=call_id, name=name,
-                                               arguments=json.dumps(args), status="completed")
-                      for i, (call_id, name, args) in enumerate(OPENAI_CALLS)]
+            output = [
+                ResponseFunctionToolCall(
+                    type="function_call",
+                    id=f"fc_{i}",
+                    call_id=call_id,
+                    name=name,
+                    arguments=json.dumps(args),
+                    status="completed",
+                )
+                for i, (call_id, name, args) in enumerate(OPENAI_CALLS)
+            ]
         else:
-            output = [ResponseOutputMessage(type="message", id="msg_1", role="assistant", status="completed", content=[
-                ResponseOutputText(type="output_text", text="The port is read from PORT.", annotations=[])])]
+            output = [
+                ResponseOutputMessage(
+                    type="message",
+                    id="msg_1",
+                    role="assistant",
+                    status="completed",
+                    content=[
+                        ResponseOutputText(
+                            type="output_text", text="The port is read from PORT.", annotations=[]
+                        )
+                    ],
+                )
+            ]
         usage = agents.Usage(requests=1, input_tokens=100, output_tokens=10, total_tokens=110)
         return agents.ModelResponse(output=output, usage=usage, response_id=None)
 
@@ -183,7 +278,9 @@ class ScriptedModel(agents.Model):
         raise NotImplementedError("the test runs without streaming")
 
 
-READ_RESULT = "<path>/work/app.ts</path>\n<type>file</type>\n<content>\n1: export const port = 8080\n</content>"
+READ_RESULT = (
+    "<path>/work/app.ts</path>\n<type>file</type>\n<content>\n1: export const port = 8080\n</content>"
+)
 BASH_RESULT = "> vitest run\nTests 3 passed"
 
 
@@ -203,7 +300,9 @@ def test_an_openai_agents_run_publishes_the_calls_as_toolview_presents_them(serv
     from toolview.adapters.openai_agents import ToolviewRunHooks
 
     async def run() -> Any:
-        agent = agents.Agent(name="coder", instructions="Code.", model=ScriptedModel(), tools=[read_tool, bash_tool])
+        agent = agents.Agent(
+            name="coder", instructions="Code.", model=ScriptedModel(), tools=[read_tool, bash_tool]
+        )
         async with AsyncClient(server.address) as client:
             hooks = ToolviewRunHooks(client.session("openai"))
             await hooks.prompt("Where does the port come from?")

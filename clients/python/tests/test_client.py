@@ -8,11 +8,18 @@ import tempfile
 
 import grpc
 import pytest
-from conftest import Server
+from _server import Server
 
 from toolview import Capabilities, Client, Cursor, PublishOptions, Reset, Usage
 from toolview.aio import AsyncClient
-from toolview.errors import BufferFull, FailedPrecondition, InvalidArgument, NotFound, Undelivered, field_violation
+from toolview.errors import (
+    BufferFull,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    Undelivered,
+    field_violation,
+)
 from toolview.v1 import events_pb2, session_service_pb2, session_service_pb2_grpc, views_pb2
 
 
@@ -75,7 +82,9 @@ def test_refusals_are_typed_and_name_the_field(server: Server) -> None:
         session = client.session("bad")
         session.start_call("bash", {"command": "true"}, call_id="c1").finish("ok")
         # Output after the call's end breaks the lifecycle rule.
-        stray = events_pb2.ToolEvent(event_id="stray-1", call_output=events_pb2.ToolCallOutput(call_id="c1", data="x"))
+        stray = events_pb2.ToolEvent(
+            event_id="stray-1", call_output=events_pb2.ToolCallOutput(call_id="c1", data="x")
+        )
         session.publish(stray)
         session.message("user", "still here")
         with pytest.raises(FailedPrecondition) as refused:
@@ -92,7 +101,9 @@ def test_refusals_are_typed_and_name_the_field(server: Server) -> None:
         assert invalid.value.field == "events[0].event_id"
         # The server sends the field apart, as a google.rpc.BadRequest detail.
         stub = session_service_pb2_grpc.SessionServiceStub(grpc.insecure_channel(server.address))
-        bad = events_pb2.ToolEvent(session_id="bad", event_id="bad id", session_started=events_pb2.SessionStarted())
+        bad = events_pb2.ToolEvent(
+            session_id="bad", event_id="bad id", session_started=events_pb2.SessionStarted()
+        )
         with pytest.raises(grpc.RpcError) as raw:
             stub.Publish(session_service_pb2.PublishRequest(events=[bad]))
         assert field_violation(raw.value.trailing_metadata()) == "events[0].event_id"
@@ -133,7 +144,9 @@ def test_the_asyncio_client(server: Server) -> None:
             session = client.session("aio")
             async with await session.start_turn("t1"):
                 await session.message("user", "Read the config.")
-                async with await session.start_call("read", {"file_path": "/work/app.ts"}, call_id="r1") as call:
+                async with await session.start_call(
+                    "read", {"file_path": "/work/app.ts"}, call_id="r1"
+                ) as call:
                     await call.finish("export const port = 8080", meta={"lang": "ts"})
             await client.flush()
             updates = []
@@ -157,10 +170,20 @@ def test_present_and_render_need_no_session(server: Server) -> None:
     with Client(server.address) as client:
         presented = client.present("bash", {"command": "ls"}, "a\nb\n", meta={"exitCode": 0})
         assert presented.HasField("result")
-        events = [events_pb2.ToolEvent(session_id="x", event_id="1", call_started=events_pb2.ToolCallStarted(
-            call_id="c1", tool_name="bash", arguments_json='{"command": "ls"}'))]
+        events = [
+            events_pb2.ToolEvent(
+                session_id="x",
+                event_id="1",
+                call_started=events_pb2.ToolCallStarted(
+                    call_id="c1", tool_name="bash", arguments_json='{"command": "ls"}'
+                ),
+            )
+        ]
         [update] = client.render(events, "markdown")
-        assert update.markdown.startswith("**Tool Call: bash**\nStatus: In Progress") and "\"command\": \"ls\"" in update.markdown
+        assert (
+            update.markdown.startswith("**Tool Call: bash**\nStatus: In Progress")
+            and '"command": "ls"' in update.markdown
+        )
 
 
 def test_a_lost_cursor_yields_a_reset_then_the_session_again(server: Server) -> None:
@@ -174,7 +197,9 @@ def test_a_lost_cursor_yields_a_reset_then_the_session_again(server: Server) -> 
 
 
 def test_custom_views_replace_the_presenters(server: Server) -> None:
-    call_view = views_pb2.ToolCallView(generic=views_pb2.GenericCallView(title="Deploy web-1", kind=views_pb2.TOOL_KIND_EXECUTE))
+    call_view = views_pb2.ToolCallView(
+        generic=views_pb2.GenericCallView(title="Deploy web-1", kind=views_pb2.TOOL_KIND_EXECUTE)
+    )
     result_view = views_pb2.ToolResultView(generic=views_pb2.GenericResultView(title="Deployed web-1"))
     with Client(server.address) as client:
         call = client.session("custom").start_call("deploy", {"host": "web-1"}, call_id="d1", view=call_view)
@@ -190,7 +215,10 @@ def test_threads_writing_one_calls_output_lose_no_chunk(server: Server) -> None:
 
     with Client(server.address) as client:
         call = client.session("threads").start_call("bash", {"command": "make -j8"}, call_id="make")
-        threads = [threading.Thread(target=lambda t=t: [call.output(f"{t}:{i}\n") for i in range(100)]) for t in range(8)]
+        threads = [
+            threading.Thread(target=lambda t=t: [call.output(f"{t}:{i}\n") for i in range(100)])
+            for t in range(8)
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:

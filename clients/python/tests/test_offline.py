@@ -15,15 +15,22 @@ from toolview.v1 import session_service_pb2
 
 def test_event_ids_are_derived_from_their_subject() -> None:
     call = CallEvents("s", "toolu_01ABC")
-    ids = [call.started("Bash", {"command": "ls"}, None).event_id, call.output("a").event_id,
-           call.output("b").event_id, call.finished("ab", False, None, None).event_id]
+    ids = [
+        call.started("Bash", {"command": "ls"}, None).event_id,
+        call.output("a").event_id,
+        call.output("b").event_id,
+        call.finished("ab", False, None, None).event_id,
+    ]
     assert ids == ["call:toolu_01ABC", "call:toolu_01ABC:1", "call:toolu_01ABC:2", "call:toolu_01ABC:end"]
     # The same subject and step give the same id: a republished event is a duplicate.
     again = CallEvents("s", "toolu_01ABC")
     assert again.started("Bash", {}, None).event_id == ids[0]
     message, turn = MessageEvents("s", "m1"), TurnEvents("s", "t1")
-    assert [message.started("user", "hi").event_id, message.delta("!").event_id, message.finished().event_id] == [
-        "msg:m1", "msg:m1:1", "msg:m1:end"]
+    assert [
+        message.started("user", "hi").event_id,
+        message.delta("!").event_id,
+        message.finished().event_id,
+    ] == ["msg:m1", "msg:m1:1", "msg:m1:end"]
     assert [turn.started().event_id, turn.finished("end_turn", None).event_id] == ["turn:t1", "turn:t1:end"]
 
 
@@ -157,7 +164,9 @@ def test_a_subscription_resumes_after_its_last_update() -> None:
     assert resume.accept(heartbeat) is None, "heartbeats are not passed on"
     assert resume.accept(_update(2)).cursor.offset == 2
     request = resume.request()
-    assert request.WhichOneof("start") == "after" and request.after.offset == 2 and request.after.epoch == "e1"
+    assert (
+        request.WhichOneof("start") == "after" and request.after.offset == 2 and request.after.epoch == "e1"
+    )
     # A reset: what follows rebuilds from what the server keeps; a reconnection before the next
     # update must not ask for the lost cursor again.
     reset = session_service_pb2.SubscribeResponse()

@@ -5,7 +5,7 @@ each event once — the publisher's retries were duplicates, never second events
 import json
 import time
 
-from conftest import Server, python_process
+from _server import Server, python_process
 
 from toolview import Client
 

@@ -13,7 +13,7 @@ import time
 from typing import Iterator
 
 import pytest
-from conftest import Server
+from _server import Server
 
 from toolview import Client
 from toolview.errors import Unauthenticated
@@ -28,8 +28,12 @@ def token(ttl: float) -> str:
         return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
     header = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    claims = {"aud": "toolview", "sub": "client-test", "exp": int(time.time() + ttl),
-              "toolview": {"grants": [{"rights": ["publish", "subscribe", "read"], "sessions": ["**"]}]}}
+    claims = {
+        "aud": "toolview",
+        "sub": "client-test",
+        "exp": int(time.time() + ttl),
+        "toolview": {"grants": [{"rights": ["publish", "subscribe", "read"], "sessions": ["**"]}]},
+    }
     body = b64(json.dumps(claims).encode())
     signature = hmac.new(SECRET.encode(), f"{header}.{body}".encode(), hashlib.sha256).digest()
     return f"{header}.{body}.{b64(signature)}"
@@ -41,7 +45,9 @@ def jwt_server() -> Iterator[Server]:
         secret = os.path.join(data, "secret")
         with open(secret, "w") as f:
             f.write(SECRET)
-        server = Server(os.path.join(data, "db"), ["--auth", "jwt", "--jwt-secret-file", secret, "--jwt-leeway-secs", "0"])
+        server = Server(
+            os.path.join(data, "db"), ["--auth", "jwt", "--jwt-secret-file", secret, "--jwt-leeway-secs", "0"]
+        )
         server.start()
         try:
             yield server
@@ -50,8 +56,10 @@ def jwt_server() -> Iterator[Server]:
 
 
 def test_an_expired_token_is_replaced_and_the_subscription_resumes(jwt_server: Server) -> None:
-    with Client(jwt_server.address, token=token(3600)) as publisher, \
-            Client(jwt_server.address, token=lambda: token(2)) as reader:
+    with (
+        Client(jwt_server.address, token=token(3600)) as publisher,
+        Client(jwt_server.address, token=lambda: token(2)) as reader,
+    ):
         session = publisher.session("tokens")
         subscription = reader.subscribe("tokens", "view")
         for i in range(5):
@@ -69,18 +77,19 @@ def test_an_expired_token_is_replaced_and_the_subscription_resumes(jwt_server: S
 
 
 def test_a_refused_token_is_raised(jwt_server: Server) -> None:
-    with Client(jwt_server.address, token=token(-60)) as stale:
-        with pytest.raises(Unauthenticated):
-            next(stale.subscribe("tokens", "view"))
+    with Client(jwt_server.address, token=token(-60)) as stale, pytest.raises(Unauthenticated):
+        next(stale.subscribe("tokens", "view"))
     # A token function that only ever gives refused tokens: raised too, not retried forever.
-    with Client(jwt_server.address, token=lambda: token(-60)) as hopeless:
-        with pytest.raises(Unauthenticated):
-            next(hopeless.subscribe("tokens", "view"))
+    with Client(jwt_server.address, token=lambda: token(-60)) as hopeless, pytest.raises(Unauthenticated):
+        next(hopeless.subscribe("tokens", "view"))
 
 
 def test_a_static_token_that_expires_ends_the_subscription(jwt_server: Server) -> None:
     """What the token function above makes good: without it, expiry ends the subscription."""
-    with Client(jwt_server.address, token=token(3600)) as publisher, Client(jwt_server.address, token=token(2)) as reader:
+    with (
+        Client(jwt_server.address, token=token(3600)) as publisher,
+        Client(jwt_server.address, token=token(2)) as reader,
+    ):
         publisher.session("static").message("user", "hello")
         publisher.flush()
         subscription = reader.subscribe("static", "view")

@@ -13,7 +13,11 @@ import type { Call, Session, Turn } from "./events.js";
 
 type Input = Record<string, unknown>;
 /** A hook callback as the SDK calls it. */
-export type HookCallback = (input: Input, toolUseId: string | undefined, options: { signal: AbortSignal }) => Promise<Record<string, never>>;
+export type HookCallback = (
+  input: Input,
+  toolUseId: string | undefined,
+  options: { signal: AbortSignal },
+) => Promise<Record<string, never>>;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -83,7 +87,9 @@ export class ToolviewHooks {
 
   private async preToolUse(input: Input, toolUseId?: string): Promise<void> {
     const id = String(input.tool_use_id ?? toolUseId ?? "");
-    const call = await this.session.startCall(String(input.tool_name ?? ""), input.tool_input ?? {}, { callId: id || undefined });
+    const call = await this.session.startCall(String(input.tool_name ?? ""), input.tool_input ?? {}, {
+      callId: id || undefined,
+    });
     this.calls.set(id, call);
   }
 

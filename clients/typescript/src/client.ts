@@ -1,15 +1,14 @@
 // The client: publishing, resuming subscriptions, and the unary calls, over any Connect
 // transport (`@toolview/client/node` for gRPC over HTTP/2, `@toolview/client/web` for gRPC-Web).
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { Code, type Client as RpcClient, createClient, type Transport } from "@connectrpc/connect";
+import { Code, createClient, type Client as RpcClient, type Transport } from "@connectrpc/connect";
+import { RESUMABLE, ToolviewError } from "./errors.js";
+import { type Arguments, argumentsJson, contentOf, type Meta, metaJson, type Result, Session } from "./events.js";
 import type { ToolEvent } from "./gen/toolview/v1/events_pb.js";
-import {
-  type PresentResponse,
-  PresentationService,
-} from "./gen/toolview/v1/presentation_service_pb.js";
+import { PresentationService, type PresentResponse } from "./gen/toolview/v1/presentation_service_pb.js";
 import {
   type Capabilities,
-  CapabilitiesSchema,
+  type CapabilitiesSchema,
   type Cursor,
   CursorSchema,
   type RenderedUpdate,
@@ -22,9 +21,7 @@ import {
   type SubscribeRequest,
   SubscribeRequestSchema,
 } from "./gen/toolview/v1/session_service_pb.js";
-import { RESUMABLE, ToolviewError } from "./errors.js";
-import { type Arguments, argumentsJson, contentOf, type Meta, metaJson, type Result, Session } from "./events.js";
-import { Backoff, type PublishOptions, Publisher } from "./publisher.js";
+import { Backoff, Publisher, type PublishOptions } from "./publisher.js";
 
 /** A rendering target. */
 export type TargetName = "view" | "acp" | "ag_ui" | "markdown" | "ansi" | "ai_sdk";
@@ -171,7 +168,10 @@ export class Client {
     this.refreshableToken = options.refreshableToken ?? false;
     this.sessions = createClient(SessionService, transport);
     this.presentation = createClient(PresentationService, transport);
-    this.publisher = new Publisher((request, timeoutMs) => this.sessions.publish(request, { timeoutMs }), options.publish);
+    this.publisher = new Publisher(
+      (request, timeoutMs) => this.sessions.publish(request, { timeoutMs }),
+      options.publish,
+    );
   }
 
   /** The publishing side of a session. */

@@ -4,9 +4,9 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import {
   MessageRole,
   StopReason,
+  type TokenUsageSchema,
   type ToolEvent,
   ToolEventSchema,
-  TokenUsageSchema,
 } from "./gen/toolview/v1/events_pb.js";
 import type { ContentBlock, ToolCallView, ToolResultView } from "./gen/toolview/v1/views_pb.js";
 import { ContentBlockSchema } from "./gen/toolview/v1/views_pb.js";
@@ -155,7 +155,11 @@ export class Session {
   }
 
   /** A tool call started: its name (matched against the built-in presenters) and arguments. */
-  async startCall(tool: string, args?: Arguments, options: { callId?: string; view?: ToolCallView } = {}): Promise<Call> {
+  async startCall(
+    tool: string,
+    args?: Arguments,
+    options: { callId?: string; view?: ToolCallView } = {},
+  ): Promise<Call> {
     const callId = options.callId ? safeId(options.callId) : newId("call");
     const value = { callId, toolName: tool, argumentsJson: argumentsJson(args), view: options.view };
     await this.put(event(this.sessionId, eventId("call", callId), { case: "callStarted", value }));

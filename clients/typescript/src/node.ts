@@ -1,12 +1,14 @@
 // The Node.js transport: gRPC over HTTP/2 (connect-node), TLS with a CA, a bearer token.
+
+import type { Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import type { Interceptor, Transport } from "@connectrpc/connect";
+import { bearer, type Token } from "./bearer.js";
 import { Client } from "./client.js";
 import type { PublishOptions } from "./publisher.js";
 
 export interface NodeOptions {
   /** A bearer token, or a function giving the current one (asked for every call). */
-  token?: string | (() => string | Promise<string>);
+  token?: Token;
   /** The server's CA (PEM): connects with TLS. */
   ca?: string | Buffer;
   /** TLS with the system's roots. */
@@ -14,14 +16,7 @@ export interface NodeOptions {
   publish?: PublishOptions;
 }
 
-/** A bearer-token interceptor. */
-export function bearer(token: NonNullable<NodeOptions["token"]>): Interceptor {
-  return (next) => async (request) => {
-    const value = typeof token === "function" ? await token() : token;
-    if (value) request.header.set("authorization", `Bearer ${value}`);
-    return next(request);
-  };
-}
+export { bearer } from "./bearer.js";
 
 /** A gRPC transport to `server` (`host:port`). */
 export function grpcTransport(server: string, options: NodeOptions = {}): Transport {

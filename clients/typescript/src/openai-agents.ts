@@ -14,7 +14,9 @@ import type { Call, Session, Turn } from "./events.js";
 
 /** What the adapter needs of a Runner (or any RunHooks emitter). */
 export interface RunHooksEmitter {
+  // biome-ignore lint/suspicious/noExplicitAny: any emitter's typed listeners must fit here
   on(event: string, listener: (...args: any[]) => void): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: as for `on`
   off(event: string, listener: (...args: any[]) => void): unknown;
 }
 
@@ -57,6 +59,7 @@ export class ToolviewRunHooks {
 
   /** Listens to a Runner's hooks; returns a function that stops listening. */
   attach(runner: RunHooksEmitter): () => void {
+    // biome-ignore lint/suspicious/noExplicitAny: each listener reads its own event's arguments
     const listeners: [string, (...args: any[]) => void][] = [
       ["agent_start", () => this.openTurn()],
       [

@@ -3,11 +3,11 @@
 // duplicates); a permanent one drops the event the server named (or the whole batch) and keeps
 // the error for `flush`/`close`.
 import { create, toBinary } from "@bufbuild/protobuf";
+import { BufferFull, ToolviewError, TRANSIENT, Undelivered } from "./errors.js";
 import type { ToolEvent } from "./gen/toolview/v1/events_pb.js";
 import { ToolEventSchema } from "./gen/toolview/v1/events_pb.js";
 import type { PublishRequest, PublishResponse } from "./gen/toolview/v1/session_service_pb.js";
 import { PublishRequestSchema } from "./gen/toolview/v1/session_service_pb.js";
-import { BufferFull, TRANSIENT, ToolviewError, Undelivered } from "./errors.js";
 
 /** How the publisher batches, buffers and retries. */
 export interface PublishOptions {
@@ -210,7 +210,10 @@ export class Publisher {
       if (batch === undefined) return;
       let transient = false;
       try {
-        const response = await this.send(create(PublishRequestSchema, { events: batch }), this.options.attemptTimeoutMs);
+        const response = await this.send(
+          create(PublishRequestSchema, { events: batch }),
+          this.options.attemptTimeoutMs,
+        );
         this.acknowledged += batch.length;
         this.duplicates += response.acks.filter((a) => a.duplicate).length;
         this.drop(batch.length);

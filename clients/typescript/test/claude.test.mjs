@@ -5,13 +5,13 @@
 // cards are the ones toolview's presenters give for those tools and results.
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
-import { PassThrough } from "node:stream";
 import { createInterface } from "node:readline";
+import { PassThrough } from "node:stream";
 import { after, before, test } from "node:test";
 import { query } from "@anthropic-ai/claude-agent-sdk";
 import { isReset } from "@toolview/client";
+import { resultOf, ToolviewHooks } from "@toolview/client/claude-agent-sdk";
 import { connect } from "@toolview/client/node";
-import { ToolviewHooks, resultOf } from "@toolview/client/claude-agent-sdk";
 import { Server } from "./server.mjs";
 
 let server;
@@ -20,21 +20,45 @@ after(() => server.stop());
 
 const READ_RESPONSE = {
   type: "text",
-  file: { filePath: "/work/app.ts", content: "export const port = 8080\n// TODO\n", numLines: 2, startLine: 1, totalLines: 2 },
+  file: {
+    filePath: "/work/app.ts",
+    content: "export const port = 8080\n// TODO\n",
+    numLines: 2,
+    startLine: 1,
+    totalLines: 2,
+  },
 };
 const EDIT_RESPONSE = {
   filePath: "/work/app.ts",
   oldString: "8080",
   newString: "Number(process.env.PORT)",
   structuredPatch: [
-    { oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines: ["-export const port = 8080", "+export const port = Number(process.env.PORT)"] },
+    {
+      oldStart: 1,
+      oldLines: 1,
+      newStart: 1,
+      newLines: 1,
+      lines: ["-export const port = 8080", "+export const port = Number(process.env.PORT)"],
+    },
   ],
 };
 // [hook event, tool, tool_use_id, input, response or error]
 const CALLS = [
   ["PostToolUse", "Read", "toolu_01", { file_path: "/work/app.ts" }, READ_RESPONSE],
-  ["PostToolUse", "Edit", "toolu_02", { file_path: "/work/app.ts", old_string: "8080", new_string: "Number(process.env.PORT)" }, EDIT_RESPONSE],
-  ["PostToolUse", "Bash", "toolu_03", { command: "npm test", description: "Run the tests" }, { stdout: "> vitest run\nTests 3 passed", stderr: "", interrupted: false, isImage: false }],
+  [
+    "PostToolUse",
+    "Edit",
+    "toolu_02",
+    { file_path: "/work/app.ts", old_string: "8080", new_string: "Number(process.env.PORT)" },
+    EDIT_RESPONSE,
+  ],
+  [
+    "PostToolUse",
+    "Bash",
+    "toolu_03",
+    { command: "npm test", description: "Run the tests" },
+    { stdout: "> vitest run\nTests 3 passed", stderr: "", interrupted: false, isImage: false },
+  ],
   ["PostToolUseFailure", "Bash", "toolu_04", { command: "npm run lint" }, "Exit code 1\nlint: 2 problems"],
 ];
 
@@ -66,9 +90,16 @@ function scriptedClaudeCode() {
     for (const callbackId of hooks[event] ?? []) {
       const requestId = `req_${next++}`;
       const answered = new Promise((resolve) => answers.set(requestId, resolve));
-      send({ type: "control_request", request_id: requestId, request: {
-        subtype: "hook_callback", callback_id: callbackId, tool_use_id: toolUseId,
-        input: { session_id: "cc-1", transcript_path: "", cwd: "/work", hook_event_name: event, ...data } } });
+      send({
+        type: "control_request",
+        request_id: requestId,
+        request: {
+          subtype: "hook_callback",
+          callback_id: callbackId,
+          tool_use_id: toolUseId,
+          input: { session_id: "cc-1", transcript_path: "", cwd: "/work", hook_event_name: event, ...data },
+        },
+      });
       const answer = await answered;
       assert.equal(answer.subtype, "success", JSON.stringify(answer));
     }
@@ -78,11 +109,26 @@ function scriptedClaudeCode() {
     for (const [event, tool, toolUseId, args, outcome] of CALLS) {
       const common = { tool_name: tool, tool_input: args, tool_use_id: toolUseId };
       await hook("PreToolUse", common, toolUseId);
-      await hook(event, { ...common, ...(event === "PostToolUse" ? { tool_response: outcome } : { error: outcome }) }, toolUseId);
+      await hook(
+        event,
+        { ...common, ...(event === "PostToolUse" ? { tool_response: outcome } : { error: outcome }) },
+        toolUseId,
+      );
     }
     await hook("Stop", { stop_hook_active: false, last_assistant_message: "The port is configurable." });
-    send({ type: "result", subtype: "success", duration_ms: 5, duration_api_ms: 4, is_error: false, num_turns: 1,
-      session_id: "cc-1", result: "done", total_cost_usd: 0, usage: {}, permission_denials: [] });
+    send({
+      type: "result",
+      subtype: "success",
+      duration_ms: 5,
+      duration_api_ms: 4,
+      is_error: false,
+      num_turns: 1,
+      session_id: "cc-1",
+      result: "done",
+      total_cost_usd: 0,
+      usage: {},
+      permission_denials: [],
+    });
   }
   createInterface({ input: stdin }).on("line", (line) => {
     const message = JSON.parse(line);
@@ -90,9 +136,15 @@ function scriptedClaudeCode() {
       for (const [event, matchers] of Object.entries(message.request.hooks ?? {})) {
         hooks[event] = matchers.flatMap((m) => m.hookCallbackIds);
       }
-      send({ type: "control_response", response: { subtype: "success", request_id: message.request_id, response: {} } });
+      send({
+        type: "control_response",
+        response: { subtype: "success", request_id: message.request_id, response: {} },
+      });
     } else if (message.type === "control_request") {
-      send({ type: "control_response", response: { subtype: "success", request_id: message.request_id, response: {} } });
+      send({
+        type: "control_response",
+        response: { subtype: "success", request_id: message.request_id, response: {} },
+      });
     } else if (message.type === "control_response") {
       answers.get(message.response.request_id)?.(message.response);
     } else if (message.type === "user") {
@@ -110,7 +162,11 @@ test("Claude Agent SDK hooks publish the calls as toolview presents them", async
   const messages = [];
   for await (const message of query({
     prompt: "Make the port configurable.",
-    options: { hooks: hooks.hooks(), spawnClaudeCodeProcess: scriptedClaudeCode, pathToClaudeCodeExecutable: "/nonexistent/claude" },
+    options: {
+      hooks: hooks.hooks(),
+      spawnClaudeCodeProcess: scriptedClaudeCode,
+      pathToClaudeCodeExecutable: "/nonexistent/claude",
+    },
   })) {
     messages.push(message);
   }
@@ -124,7 +180,8 @@ test("Claude Agent SDK hooks publish the calls as toolview presents them", async
   let seen = 0;
   for await (const item of await client.subscribe("claude", { capabilities: everyCard })) {
     assert.ok(!isReset(item));
-    if (item.body.case === "view" && item.body.value.update.case === "card") cards.set(item.callId, item.body.value.update.value);
+    if (item.body.case === "view" && item.body.value.update.case === "card")
+      cards.set(item.callId, item.body.value.update.value);
     if (++seen === events) break;
   }
   assert.deepEqual([...cards.keys()], ["toolu_01", "toolu_02", "toolu_03", "toolu_04"]);

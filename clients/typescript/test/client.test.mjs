@@ -4,25 +4,25 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { after, before, test } from "node:test";
 import { create } from "@bufbuild/protobuf";
+import { Code, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import {
   BufferFull,
   CursorSchema,
-  ToolCallViewSchema,
-  ToolResultViewSchema,
-  ToolCallOutputSchema,
-  ToolEventSchema,
-  SessionService,
-  ToolviewError,
-  Undelivered,
   eventId,
   fieldViolation,
   isReset,
+  SessionService,
   safeId,
+  ToolCallOutputSchema,
+  ToolCallViewSchema,
+  ToolEventSchema,
+  ToolResultViewSchema,
+  ToolviewError,
+  Undelivered,
 } from "@toolview/client";
 import { connect } from "@toolview/client/node";
 import { connect as connectWeb } from "@toolview/client/web";
-import { Code, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { Server } from "./server.mjs";
 
 let server;
@@ -103,24 +103,43 @@ test("refusals are typed and name the field", async () => {
   });
   await session.publish(stray);
   await session.message("user", "still here");
-  const refused = await client.flush().then(() => undefined, (e) => e);
+  const refused = await client.flush().then(
+    () => undefined,
+    (e) => e,
+  );
   assert.ok(refused instanceof ToolviewError, String(refused));
   assert.equal(refused.code, Code.FailedPrecondition);
   assert.ok(refused.eventIndex !== undefined && refused.details.includes("already finished"), refused.message);
-  assert.deepEqual(refused.failures.map((f) => f.event.eventId), ["stray-1"]);
+  assert.deepEqual(
+    refused.failures.map((f) => f.event.eventId),
+    ["stray-1"],
+  );
   // Only the refused event was dropped.
   assert.equal((await client.getSession("bad")).headOffset, 4n);
 
   await session.publish(create(ToolEventSchema, { eventId: "bad id", event: { case: "sessionStarted", value: {} } }));
-  const invalid = await client.flush().then(() => undefined, (e) => e);
+  const invalid = await client.flush().then(
+    () => undefined,
+    (e) => e,
+  );
   assert.equal(invalid.code, Code.InvalidArgument);
   assert.equal(invalid.field, "events[0].event_id");
   // The server sends the field apart, as a google.rpc.BadRequest detail.
   const stub = createClient(SessionService, createGrpcTransport({ baseUrl: `http://${server.address}` }));
-  const bad = create(ToolEventSchema, { sessionId: "bad", eventId: "bad id", event: { case: "sessionStarted", value: {} } });
-  const raw = await stub.publish({ events: [bad] }).then(() => undefined, (e) => e);
+  const bad = create(ToolEventSchema, {
+    sessionId: "bad",
+    eventId: "bad id",
+    event: { case: "sessionStarted", value: {} },
+  });
+  const raw = await stub.publish({ events: [bad] }).then(
+    () => undefined,
+    (e) => e,
+  );
   assert.equal(fieldViolation(raw), "events[0].event_id");
-  const missing = await client.getSession("never").then(() => undefined, (e) => e);
+  const missing = await client.getSession("never").then(
+    () => undefined,
+    (e) => e,
+  );
   assert.equal(missing.code, Code.NotFound);
   await client.close();
 });
@@ -141,7 +160,10 @@ test("the buffer is bounded while the server is away", async () => {
   await away.kill();
   const gone = connect(away.address, { publish: { initialBackoffMs: 10 } });
   await gone.session("away").startCall("bash");
-  const undelivered = await gone.close(300).then(() => undefined, (e) => e);
+  const undelivered = await gone.close(300).then(
+    () => undefined,
+    (e) => e,
+  );
   assert.ok(undelivered instanceof Undelivered && undelivered.pending === 1, String(undelivered));
   await away.stop();
 });
@@ -185,7 +207,10 @@ test("a lost cursor yields a reset, then the session again", async () => {
   const items = await take(await client.subscribe("reset", { start: stale }), 3);
   assert.ok(isReset(items[0]));
   assert.equal(items[0].headOffset, 2n);
-  assert.deepEqual(items.slice(1).map((u) => u.cursor.offset), [1n, 2n]);
+  assert.deepEqual(
+    items.slice(1).map((u) => u.cursor.offset),
+    [1n, 2n],
+  );
   await client.close();
 });
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ToolviewError, fieldViolation } from "@toolview/client";
+import { fieldViolation, ToolviewError } from "@toolview/client";
 
 const field = (number, payload) => Uint8Array.of((number << 3) | 2, payload.length, ...payload);
 const text = (s) => new TextEncoder().encode(s);
@@ -19,7 +19,10 @@ test("the field comes from the BadRequest detail", () => {
   assert.equal(typed.field, "events[3].call_id");
   assert.equal(typed.eventIndex, 3);
   // An older server: the message's leading path.
-  assert.equal(ToolviewError.from(new ConnectError("events[1].event_id: bad", Code.InvalidArgument)).field, "events[1].event_id");
+  assert.equal(
+    ToolviewError.from(new ConnectError("events[1].event_id: bad", Code.InvalidArgument)).field,
+    "events[1].event_id",
+  );
   // A damaged detail is no field, never an exception.
   const broken = new ConnectError("x", Code.InvalidArgument);
   broken.details = [{ type: "google.rpc.BadRequest", value: badRequest.slice(0, -3) }];

@@ -3,11 +3,11 @@
 // presenters give for those tools and results.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { Agent, Runner, Usage, tool } from "@openai/agents-core";
-import { z } from "zod";
+import { Agent, Runner, tool, Usage } from "@openai/agents-core";
 import { isReset } from "@toolview/client";
 import { connect } from "@toolview/client/node";
 import { ToolviewRunHooks } from "@toolview/client/openai-agents";
+import { z } from "zod";
 import { Server } from "./server.mjs";
 
 let server;
@@ -49,6 +49,7 @@ class ScriptedModel {
     ];
     return { usage, output, responseId: "r2" };
   }
+  // biome-ignore lint/correctness/useYield: the SDK's Model interface wants a generator; unused here
   async *getStreamedResponse() {
     throw new Error("the test runs without streaming");
   }
@@ -87,10 +88,14 @@ test("an OpenAI Agents run publishes its calls as toolview presents them", async
   let seen = 0;
   for await (const item of subscription) {
     assert.ok(!isReset(item));
-    if (item.body.case === "view" && item.body.value.update.case === "card") cards.set(item.callId, item.body.value.update.value);
+    if (item.body.case === "view" && item.body.value.update.case === "card")
+      cards.set(item.callId, item.body.value.update.value);
     if (++seen === events) break;
   }
-  assert.deepEqual([...cards.keys()], CALLS.map(([callId]) => callId));
+  assert.deepEqual(
+    [...cards.keys()],
+    CALLS.map(([callId]) => callId),
+  );
   for (const [[callId, name, args], text] of CALLS.map((c, i) => [c, [READ_RESULT, BASH_RESULT][i]])) {
     const card = cards.get(callId);
     const presented = await client.present(name, args, text);

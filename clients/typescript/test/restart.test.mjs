@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { connect } from "@toolview/client/node";
-import { Server, nodeProcess } from "./server.mjs";
+import { nodeProcess, Server } from "./server.mjs";
 
 const CALLS = 250;
 const EVENTS = 4 * CALLS;
@@ -39,7 +39,10 @@ test("a server restart loses and repeats nothing", async () => {
     assert.match(lines.at(-1), /^reconnects [1-9]/);
     const updates = lines.slice(0, -1).map((l) => JSON.parse(l));
     assert.ok(!updates.some((u) => "reset" in u), "the log survived the restart: no reset");
-    assert.deepEqual(updates.map((u) => u.offset), Array.from({ length: EVENTS }, (_, i) => i + 1));
+    assert.deepEqual(
+      updates.map((u) => u.offset),
+      Array.from({ length: EVENTS }, (_, i) => i + 1),
+    );
     for (const u of updates) {
       const [i, step] = [Math.floor((u.offset - 1) / 4), (u.offset - 1) % 4];
       assert.equal(u.call, `c${i}`);

@@ -1,9 +1,9 @@
 // A real toolview server for the tests: TOOLVIEW_BIN (or the workspace's debug build), on a free
 // loopback port, with its own data directory; `kill` then `start` keep both.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, accessSync, constants } from "node:fs";
+import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 

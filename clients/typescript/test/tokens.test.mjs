@@ -60,7 +60,10 @@ test("an expired token is replaced and the subscription resumes", async () => {
   await publisher.flush();
   const rest = await take(items, 10);
   subscription.close();
-  assert.deepEqual([...first, ...rest].map((u) => Number(u.cursor.offset)), Array.from({ length: 20 }, (_, i) => i + 1));
+  assert.deepEqual(
+    [...first, ...rest].map((u) => Number(u.cursor.offset)),
+    Array.from({ length: 20 }, (_, i) => i + 1),
+  );
   assert.ok(subscription.reconnects >= 1);
   await publisher.close();
 });

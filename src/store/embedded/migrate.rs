@@ -80,7 +80,7 @@ fn from_v1(tx: &WriteTransaction, codec: &dyn RecordCodec) -> Result<(), redb::E
         }
         let mut seen = 0;
         for (call, phase) in pending.changes() {
-            calls.insert((sid, call.as_str()), phase_bits(phase))?;
+            calls.insert((sid, &*call.key()), phase_bits(phase))?;
             seen += 1;
         }
         meta.calls = seen;

@@ -242,7 +242,7 @@ fn read_range(
     Ok(out)
 }
 
-#[tonic::async_trait]
+#[async_trait::async_trait]
 impl Store for EmbeddedStore {
     fn name(&self) -> &'static str {
         "embedded"
@@ -287,7 +287,7 @@ impl Store for EmbeddedStore {
                 }
             }
             for call in subjects {
-                match overlay.call(&sid, call.as_str()) {
+                match overlay.call(&sid, &call.key()) {
                     Some(phase) => drop(known.phases.insert(call, phase)),
                     None => calls_left.push(call),
                 }
@@ -310,7 +310,7 @@ impl Store for EmbeddedStore {
                 }
             }
             for call in calls_left {
-                if let Some(bits) = phases.get((sid.as_str(), call.as_str())).map_err(storage)? {
+                if let Some(bits) = phases.get((sid.as_str(), &*call.key())).map_err(storage)? {
                     known.phases.insert(call, phase_of(bits.value()));
                 }
             }

@@ -70,7 +70,7 @@ impl Overlay {
                 p.ids.retain(|_, (_, offset)| *offset >= before);
             }
             for (subject, phase) in &a.phases {
-                p.calls.insert(subject.as_str().to_owned(), (seq, *phase));
+                p.calls.insert(subject.key().into_owned(), (seq, *phase));
             }
         }
     }

@@ -458,7 +458,7 @@ fn entry(codec: &dyn RecordCodec, a: &SessionAppend) -> Entry {
         calls: a
             .phases
             .iter()
-            .map(|(c, p)| (c.as_str().to_owned(), phase_bits(*p)))
+            .map(|(c, p)| (c.key().into_owned(), phase_bits(*p)))
             .collect(),
     }
 }

@@ -311,7 +311,7 @@ async fn open_stream(
     }
 }
 
-#[tonic::async_trait]
+#[async_trait::async_trait]
 impl Store for JetStreamStore {
     fn name(&self) -> &'static str {
         "jetstream"

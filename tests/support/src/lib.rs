@@ -48,7 +48,6 @@ pub fn load_cases(file: &str) -> Vec<Value> {
 #[derive(Default)]
 pub struct Tally {
     pub passed: usize,
-    pub pending: Vec<String>,
     pub failed: Vec<String>,
 }
 
@@ -63,14 +62,10 @@ impl Tally {
     /// Prints the counts and fails the test if any case failed.
     pub fn finish(self, label: &str) {
         println!(
-            "{label}: {} passed, {} failed, {} pending",
+            "{label}: {} passed, {} failed",
             self.passed,
-            self.failed.len(),
-            self.pending.len()
+            self.failed.len()
         );
-        for p in &self.pending {
-            println!("  pending: {p}");
-        }
         assert!(
             self.failed.is_empty(),
             "{label} failures:\n{}",

@@ -13,6 +13,8 @@ subscribe to their renderings.
 messages.
 """
 
+from importlib import metadata as _metadata
+
 from ._events import Usage, text_block
 from ._outbox import PublishOptions
 from ._resume import Item
@@ -22,7 +24,21 @@ from .v1.rendering_pb2 import Capabilities, Cursor, RenderedUpdate
 from .v1.session_service_pb2 import Reset
 
 __all__ = [
-    "Call", "Capabilities", "Client", "Cursor", "Item", "Message", "PublishOptions", "RenderedUpdate",
-    "Reset", "Session", "Subscription", "ToolviewError", "Turn", "Usage", "text_block",
+    "Call",
+    "Capabilities",
+    "Client",
+    "Cursor",
+    "Item",
+    "Message",
+    "PublishOptions",
+    "RenderedUpdate",
+    "Reset",
+    "Session",
+    "Subscription",
+    "ToolviewError",
+    "Turn",
+    "Usage",
+    "text_block",
 ]
-__version__ = "0.1.0"
+#: The installed package's version (pyproject.toml is the one place it is written).
+__version__ = _metadata.version("toolview")

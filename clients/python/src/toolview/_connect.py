@@ -42,13 +42,17 @@ def _credentials(tls: bool, ca: Optional[Union[str, bytes]]) -> Optional[grpc.Ch
     return grpc.ssl_channel_credentials(root_certificates=ca)
 
 
-def channel(server: str, tls: bool, ca: Optional[Union[str, bytes]], options: Sequence[Tuple[str, object]]) -> grpc.Channel:
+def channel(
+    server: str, tls: bool, ca: Optional[Union[str, bytes]], options: Sequence[Tuple[str, object]]
+) -> grpc.Channel:
     opts = list(CHANNEL_OPTIONS) + list(options)
     creds = _credentials(tls, ca)
     return grpc.secure_channel(server, creds, opts) if creds else grpc.insecure_channel(server, opts)
 
 
-def aio_channel(server: str, tls: bool, ca: Optional[Union[str, bytes]], options: Sequence[Tuple[str, object]]) -> grpc.aio.Channel:
+def aio_channel(
+    server: str, tls: bool, ca: Optional[Union[str, bytes]], options: Sequence[Tuple[str, object]]
+) -> grpc.aio.Channel:
     opts = list(CHANNEL_OPTIONS) + list(options)
     creds = _credentials(tls, ca)
     return grpc.aio.secure_channel(server, creds, opts) if creds else grpc.aio.insecure_channel(server, opts)

@@ -99,7 +99,9 @@ def stop_reason_of(reason: Union[str, int, None]) -> "events_pb2.StopReason":
     try:
         return STOP_REASONS[reason]
     except KeyError:
-        raise ValueError(f"stop_reason: one of {sorted(k for k in STOP_REASONS if k)}, not {reason!r}") from None
+        raise ValueError(
+            f"stop_reason: one of {sorted(k for k in STOP_REASONS if k)}, not {reason!r}"
+        ) from None
 
 
 def session_started(session_id: str, cwd: str) -> events_pb2.ToolEvent:
@@ -119,8 +121,12 @@ class CallEvents:
         # next() on a count is atomic: threads writing one call's output never share an id.
         self._chunks = itertools.count(1)
 
-    def started(self, tool: str, args: Arguments, view: Optional[views_pb2.ToolCallView]) -> events_pb2.ToolEvent:
-        started = events_pb2.ToolCallStarted(call_id=self.call_id, tool_name=tool, arguments_json=arguments_json(args))
+    def started(
+        self, tool: str, args: Arguments, view: Optional[views_pb2.ToolCallView]
+    ) -> events_pb2.ToolEvent:
+        started = events_pb2.ToolCallStarted(
+            call_id=self.call_id, tool_name=tool, arguments_json=arguments_json(args)
+        )
         if view is not None:
             started.view.CopyFrom(view)
         return events_pb2.ToolEvent(
@@ -159,7 +165,9 @@ class MessageEvents:
         return events_pb2.ToolEvent(
             session_id=self.session_id,
             event_id=event_id("msg", self.message_id),
-            message_started=events_pb2.MessageStarted(message_id=self.message_id, role=role_of(role), text=text),
+            message_started=events_pb2.MessageStarted(
+                message_id=self.message_id, role=role_of(role), text=text
+            ),
         )
 
     def delta(self, text: str) -> events_pb2.ToolEvent:

@@ -76,7 +76,11 @@ class Publisher:
     def put(self, event: events_pb2.ToolEvent) -> None:
         size = event.ByteSize()
         with self._cond:
-            deadline = None if self._options.block_timeout is None else time.monotonic() + self._options.block_timeout
+            deadline = (
+                None
+                if self._options.block_timeout is None
+                else time.monotonic() + self._options.block_timeout
+            )
             while not self._closed and not self._outbox.has_room(size):
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
@@ -116,8 +120,10 @@ class Publisher:
             request = session_service_pb2.PublishRequest(events=batch)
             outcome: object
             try:
-                outcome = self._call(request, timeout=self._options.attempt_timeout, metadata=self._metadata())
-            except Exception as e:  # noqa: BLE001 - every failure is settled, none ends the thread
+                outcome = self._call(
+                    request, timeout=self._options.attempt_timeout, metadata=self._metadata()
+                )
+            except Exception as e:
                 outcome = e
             with self._cond:
                 transient = settle(self._outbox, batch, outcome)
@@ -154,7 +160,9 @@ class Publisher:
                         if closing:
                             self._abandoned = True
                             self._cond.notify_all()
-                        raise Undelivered(f"{pending} events were not acknowledged within {timeout} s", pending)
+                        raise Undelivered(
+                            f"{pending} events were not acknowledged within {timeout} s", pending
+                        )
                     self._cond.wait(remaining)
             finally:
                 self._flushing -= 1

@@ -10,8 +10,12 @@ from ._resume import target_of
 from .v1 import events_pb2, presentation_service_pb2, rendering_pb2, session_service_pb2
 
 
-def present(tool: str, args: Arguments, result: Result, is_error: bool, meta: Meta) -> presentation_service_pb2.PresentRequest:
-    request = presentation_service_pb2.PresentRequest(tool_name=tool, arguments_json=_events.arguments_json(args))
+def present(
+    tool: str, args: Arguments, result: Result, is_error: bool, meta: Meta
+) -> presentation_service_pb2.PresentRequest:
+    request = presentation_service_pb2.PresentRequest(
+        tool_name=tool, arguments_json=_events.arguments_json(args)
+    )
     if result is not None or is_error or meta is not None:
         request.result.CopyFrom(
             presentation_service_pb2.PresentResult(

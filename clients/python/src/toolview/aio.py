@@ -4,12 +4,14 @@ talks to the server, ``async with`` and ``async for``."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from types import TracebackType
-from typing import Any, AsyncIterator, Iterable, List, Optional, Sequence, Tuple, Type, Union
+from typing import Any, AsyncIterator, Iterable, List, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 import grpc
 import grpc.aio
+from google.protobuf.message import Message as ProtoMessage
 
 from . import _connect, _events, _requests
 from ._events import Arguments, Meta, Result, Usage
@@ -27,18 +29,31 @@ from .v1 import (
     views_pb2,
 )
 
+_Response = TypeVar("_Response", bound=ProtoMessage)
 
-async def _unary(call: Any, request: object, metadata: List[Tuple[str, str]]) -> Any:
+
+async def _unary(
+    call: Any,
+    request: ProtoMessage,
+    metadata: List[Tuple[str, str]],
+    response: Type[_Response],
+) -> _Response:
+    """One unary call; its response, of the type the stub (untyped) returns."""
     try:
-        return await call(request, metadata=metadata)
+        answer = await call(request, metadata=metadata)
     except grpc.RpcError as e:
         raise from_rpc_error(e) from None
+    if not isinstance(answer, response):
+        raise TypeError(f"expected a {response.__name__}, got {type(answer).__name__}")
+    return answer
 
 
 class AsyncPublisher:
     """The asyncio twin of ``toolview._publisher.Publisher``: one task sends the batches."""
 
-    def __init__(self, call: Any, metadata: Any, options: PublishOptions, on_error: Optional[OnError]) -> None:
+    def __init__(
+        self, call: Any, metadata: Any, options: PublishOptions, on_error: Optional[OnError]
+    ) -> None:
         self._call, self._metadata, self._options, self._on_error = call, metadata, options, on_error
         self._outbox = Outbox(options)
         self._cond = asyncio.Condition()
@@ -89,10 +104,8 @@ class AsyncPublisher:
                 wait = self._first_at + self._options.linger - time.monotonic()
                 if wait <= 0:
                     return self._outbox.batch()
-                try:
+                with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self._cond.wait(), wait)
-                except asyncio.TimeoutError:
-                    pass
 
     async def _run(self) -> None:
         backoff = Backoff(self._options.initial_backoff, self._options.max_backoff)
@@ -103,10 +116,12 @@ class AsyncPublisher:
             request = session_service_pb2.PublishRequest(events=batch)
             outcome: object
             try:
-                outcome = await self._call(request, timeout=self._options.attempt_timeout, metadata=self._metadata())
+                outcome = await self._call(
+                    request, timeout=self._options.attempt_timeout, metadata=self._metadata()
+                )
             except asyncio.CancelledError:
                 raise
-            except Exception as e:  # noqa: BLE001 - every failure is settled, none ends the task
+            except Exception as e:
                 outcome = e
             async with self._cond:
                 transient = settle(self._outbox, batch, outcome)
@@ -136,7 +151,9 @@ class AsyncPublisher:
                     self._abandoned = True
                     if self._task is not None:
                         self._task.cancel()
-                raise Undelivered(f"{pending} events were not acknowledged within {timeout} s", pending) from None
+                raise Undelivered(
+                    f"{pending} events were not acknowledged within {timeout} s", pending
+                ) from None
             finally:
                 self._flushing -= 1
             failures = self._outbox.take_failures()
@@ -157,7 +174,11 @@ class AsyncCall:
         await self._publisher.put(self._events.output(data))
 
     async def finish(
-        self, result: Result = None, *, is_error: bool = False, meta: Meta = None,
+        self,
+        result: Result = None,
+        *,
+        is_error: bool = False,
+        meta: Meta = None,
         view: Optional[views_pb2.ToolResultView] = None,
     ) -> None:
         await self._publisher.put(self._events.finished(result, is_error, meta, view))
@@ -166,7 +187,9 @@ class AsyncCall:
     async def __aenter__(self) -> "AsyncCall":
         return self
 
-    async def __aexit__(self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
+    async def __aexit__(
+        self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
         if not self.finished:
             await self.finish(str(exc) if exc else None, is_error=exc is not None)
 
@@ -198,14 +221,18 @@ class AsyncTurn:
     def turn_id(self) -> str:
         return self._events.turn_id
 
-    async def finish(self, stop_reason: Union[str, int, None] = "end_turn", usage: Optional[Usage] = None) -> None:
+    async def finish(
+        self, stop_reason: Union[str, int, None] = "end_turn", usage: Optional[Usage] = None
+    ) -> None:
         await self._publisher.put(self._events.finished(stop_reason, usage))
         self.finished = True
 
     async def __aenter__(self) -> "AsyncTurn":
         return self
 
-    async def __aexit__(self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
+    async def __aexit__(
+        self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
         if not self.finished:
             await self.finish("cancelled" if exc else "end_turn")
 
@@ -220,14 +247,20 @@ class AsyncSession:
         await self._publisher.put(_events.session_started(self.session_id, cwd))
 
     async def start_call(
-        self, tool: str, args: Arguments = None, *, call_id: Optional[str] = None,
+        self,
+        tool: str,
+        args: Arguments = None,
+        *,
+        call_id: Optional[str] = None,
         view: Optional[views_pb2.ToolCallView] = None,
     ) -> AsyncCall:
         events = _events.CallEvents(self.session_id, call_id)
         await self._publisher.put(events.started(tool, args, view))
         return AsyncCall(self._publisher, events)
 
-    async def start_message(self, role: Union[str, int], text: str = "", *, message_id: Optional[str] = None) -> AsyncMessage:
+    async def start_message(
+        self, role: Union[str, int], text: str = "", *, message_id: Optional[str] = None
+    ) -> AsyncMessage:
         events = _events.MessageEvents(self.session_id, message_id)
         await self._publisher.put(events.started(role, text))
         return AsyncMessage(self._publisher, events)
@@ -268,7 +301,9 @@ class AsyncSubscription:
     async def __anext__(self) -> Item:
         while not self._closed:
             if self._stream is None:
-                self._stream = self._client._sessions.Subscribe(self._resume.request(), metadata=self._client._metadata())
+                self._stream = self._client._sessions.Subscribe(
+                    self._resume.request(), metadata=self._client._metadata()
+                )
             error = None
             try:
                 response = await self._stream.read()
@@ -321,8 +356,9 @@ class AsyncClient:
         self._channel = _connect.aio_channel(server, tls, ca, channel_options)
         self._metadata = _connect.metadata(token)
         self._refreshable = callable(token)
-        self._sessions = session_service_pb2_grpc.SessionServiceStub(self._channel)
-        self._presentation = presentation_service_pb2_grpc.PresentationServiceStub(self._channel)
+        # The generated gRPC stubs are untyped; the calls' responses are checked (`_unary`).
+        self._sessions = session_service_pb2_grpc.SessionServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        self._presentation = presentation_service_pb2_grpc.PresentationServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self.publisher = AsyncPublisher(self._sessions.Publish, self._metadata, publish, on_error)
 
     def session(self, session_id: str) -> AsyncSession:
@@ -364,13 +400,22 @@ class AsyncClient:
 
     async def get_session(self, session_id: str) -> session_service_pb2.GetSessionResponse:
         request = session_service_pb2.GetSessionRequest(session_id=session_id)
-        return await _unary(self._sessions.GetSession, request, self._metadata())
+        return await _unary(
+            self._sessions.GetSession, request, self._metadata(), session_service_pb2.GetSessionResponse
+        )
 
-    async def list_sessions(self, page_size: int = 0) -> AsyncIterator[session_service_pb2.GetSessionResponse]:
+    async def list_sessions(
+        self, page_size: int = 0
+    ) -> AsyncIterator[session_service_pb2.GetSessionResponse]:
         token = ""
         while True:
             request = session_service_pb2.ListSessionsRequest(page_size=page_size, page_token=token)
-            page = await _unary(self._sessions.ListSessions, request, self._metadata())
+            page = await _unary(
+                self._sessions.ListSessions,
+                request,
+                self._metadata(),
+                session_service_pb2.ListSessionsResponse,
+            )
             for session in page.sessions:
                 yield session
             token = page.next_page_token
@@ -378,10 +423,18 @@ class AsyncClient:
                 return
 
     async def present(
-        self, tool: str, args: Arguments = None, result: Result = None, *, is_error: bool = False, meta: Meta = None
+        self,
+        tool: str,
+        args: Arguments = None,
+        result: Result = None,
+        *,
+        is_error: bool = False,
+        meta: Meta = None,
     ) -> presentation_service_pb2.PresentResponse:
         request = _requests.present(tool, args, result, is_error, meta)
-        return await _unary(self._presentation.Present, request, self._metadata())
+        return await _unary(
+            self._presentation.Present, request, self._metadata(), presentation_service_pb2.PresentResponse
+        )
 
     async def render(
         self,
@@ -392,5 +445,7 @@ class AsyncClient:
         session_cwd: str = "",
     ) -> List[rendering_pb2.RenderedUpdate]:
         request = _requests.render(events, target, capabilities, session_cwd)
-        response = await _unary(self._presentation.Render, request, self._metadata())
+        response = await _unary(
+            self._presentation.Render, request, self._metadata(), presentation_service_pb2.RenderResponse
+        )
         return list(response.updates)

@@ -5,9 +5,22 @@ from __future__ import annotations
 
 import time
 from types import TracebackType
-from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Type, Union
+from typing import (
+    Callable,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Protocol,
+    Sequence,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+)
 
 import grpc
+from google.protobuf.message import Message as ProtoMessage
 
 from . import _connect, _events, _requests
 from ._events import Arguments, Meta, Result, Usage
@@ -25,12 +38,29 @@ from .v1 import (
     views_pb2,
 )
 
+_Response = TypeVar("_Response", bound=ProtoMessage)
 
-def _unary(call: Callable[..., object], request: object, metadata: List[Tuple[str, str]]) -> object:
+
+class _Stream(Iterator[session_service_pb2.SubscribeResponse], Protocol):
+    """A server-streaming call: its responses, and a way to end it."""
+
+    def cancel(self) -> bool: ...
+
+
+def _unary(
+    call: Callable[..., object],
+    request: ProtoMessage,
+    metadata: List[Tuple[str, str]],
+    response: Type[_Response],
+) -> _Response:
+    """One unary call; its response, of the type the stub (untyped) returns."""
     try:
-        return call(request, metadata=metadata)
+        answer = call(request, metadata=metadata)
     except grpc.RpcError as e:
         raise from_rpc_error(e) from None
+    if not isinstance(answer, response):
+        raise TypeError(f"expected a {response.__name__}, got {type(answer).__name__}")
+    return answer
 
 
 class Call:
@@ -64,7 +94,9 @@ class Call:
     def __enter__(self) -> "Call":
         return self
 
-    def __exit__(self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
+    def __exit__(
+        self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
         if not self.finished:
             self.finish(str(exc) if exc else None, is_error=exc is not None)
 
@@ -104,7 +136,9 @@ class Turn:
     def __enter__(self) -> "Turn":
         return self
 
-    def __exit__(self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
+    def __exit__(
+        self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
         if not self.finished:
             self.finish("cancelled" if exc else "end_turn")
 
@@ -134,7 +168,9 @@ class Session:
         self._publisher.put(events.started(tool, args, view))
         return Call(self._publisher, events)
 
-    def start_message(self, role: Union[str, int], text: str = "", *, message_id: Optional[str] = None) -> Message:
+    def start_message(
+        self, role: Union[str, int], text: str = "", *, message_id: Optional[str] = None
+    ) -> Message:
         """A message (``user``, ``assistant`` or ``reasoning``) began with ``text``."""
         events = _events.MessageEvents(self.session_id, message_id)
         self._publisher.put(events.started(role, text))
@@ -165,7 +201,7 @@ class Subscription:
 
     def __init__(self, client: "Client", resume: Resume, reconnect: bool) -> None:
         self._client, self._resume, self._reconnect = client, resume, reconnect
-        self._stream: Optional[grpc.Future] = None
+        self._stream: Optional[_Stream] = None
         self._closed = False
         self._backoff = Backoff(0.05, 2.0)
         #: Reconnections so far.
@@ -182,9 +218,11 @@ class Subscription:
     def __next__(self) -> Item:
         while not self._closed:
             if self._stream is None:
-                self._stream = self._client._sessions.Subscribe(self._resume.request(), metadata=self._client._metadata())
+                self._stream = self._client._sessions.Subscribe(
+                    self._resume.request(), metadata=self._client._metadata()
+                )
             try:
-                response = next(self._stream)  # type: ignore[call-overload]
+                response = next(self._stream)
             except StopIteration:
                 error = None
             except grpc.RpcError as e:
@@ -244,8 +282,9 @@ class Client:
         self._channel = _connect.channel(server, tls, ca, channel_options)
         self._metadata = _connect.metadata(token)
         self._refreshable = callable(token)
-        self._sessions = session_service_pb2_grpc.SessionServiceStub(self._channel)
-        self._presentation = presentation_service_pb2_grpc.PresentationServiceStub(self._channel)
+        # The generated gRPC stubs are untyped; the calls' responses are checked (`_unary`).
+        self._sessions = session_service_pb2_grpc.SessionServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        self._presentation = presentation_service_pb2_grpc.PresentationServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self.publisher = Publisher(self._sessions.Publish, self._metadata, publish, on_error)
 
     def session(self, session_id: str) -> Session:
@@ -268,7 +307,9 @@ class Client:
     def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]) -> None:
+    def __exit__(
+        self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
         self.close()
 
     def subscribe(
@@ -298,27 +339,40 @@ class Client:
     def get_session(self, session_id: str) -> session_service_pb2.GetSessionResponse:
         """A session's epoch, head, call count, times, title and cwd (``NotFound`` if none)."""
         request = session_service_pb2.GetSessionRequest(session_id=session_id)
-        return _unary(self._sessions.GetSession, request, self._metadata())  # type: ignore[return-value]
+        return _unary(
+            self._sessions.GetSession, request, self._metadata(), session_service_pb2.GetSessionResponse
+        )
 
     def list_sessions(self, page_size: int = 0) -> Iterator[session_service_pb2.GetSessionResponse]:
         """Every session the caller may read, in id order, fetched a page at a time."""
         token = ""
         while True:
             request = session_service_pb2.ListSessionsRequest(page_size=page_size, page_token=token)
-            page: session_service_pb2.ListSessionsResponse = _unary(
-                self._sessions.ListSessions, request, self._metadata()
-            )  # type: ignore[assignment]
+            page = _unary(
+                self._sessions.ListSessions,
+                request,
+                self._metadata(),
+                session_service_pb2.ListSessionsResponse,
+            )
             yield from page.sessions
             token = page.next_page_token
             if not token:
                 return
 
     def present(
-        self, tool: str, args: Arguments = None, result: Result = None, *, is_error: bool = False, meta: Meta = None
+        self,
+        tool: str,
+        args: Arguments = None,
+        result: Result = None,
+        *,
+        is_error: bool = False,
+        meta: Meta = None,
     ) -> presentation_service_pb2.PresentResponse:
         """The built-in presenters' views for one call (and its result, when given)."""
         request = _requests.present(tool, args, result, is_error, meta)
-        return _unary(self._presentation.Present, request, self._metadata())  # type: ignore[return-value]
+        return _unary(
+            self._presentation.Present, request, self._metadata(), presentation_service_pb2.PresentResponse
+        )
 
     def render(
         self,
@@ -330,7 +384,7 @@ class Client:
     ) -> List[rendering_pb2.RenderedUpdate]:
         """Events rendered for a target without a session, one update per event."""
         request = _requests.render(events, target, capabilities, session_cwd)
-        response: presentation_service_pb2.RenderResponse = _unary(
-            self._presentation.Render, request, self._metadata()
-        )  # type: ignore[assignment]
+        response = _unary(
+            self._presentation.Render, request, self._metadata(), presentation_service_pb2.RenderResponse
+        )
         return list(response.updates)

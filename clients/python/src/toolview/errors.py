@@ -4,7 +4,7 @@ blamed (``events[2].call_output.call_id``) and its message."""
 from __future__ import annotations
 
 import re
-from typing import Iterator, Optional, Sequence, Tuple
+from typing import Any, Iterable, Iterator, Optional, Tuple
 
 import grpc
 
@@ -128,9 +128,22 @@ class Undelivered(ToolviewError):
 _BY_CODE = {
     cls.code: cls
     for cls in (
-        Cancelled, Unknown, InvalidArgument, DeadlineExceeded, NotFound, AlreadyExists,
-        PermissionDenied, ResourceExhausted, FailedPrecondition, Aborted, OutOfRange,
-        Unimplemented, Internal, Unavailable, DataLoss, Unauthenticated,
+        Cancelled,
+        Unknown,
+        InvalidArgument,
+        DeadlineExceeded,
+        NotFound,
+        AlreadyExists,
+        PermissionDenied,
+        ResourceExhausted,
+        FailedPrecondition,
+        Aborted,
+        OutOfRange,
+        Unimplemented,
+        Internal,
+        Unavailable,
+        DataLoss,
+        Unauthenticated,
     )
 }
 
@@ -162,9 +175,10 @@ def from_rpc_error(error: grpc.RpcError) -> ToolviewError:
     return cls(details, code=code, field=field_violation(trailers or ()))
 
 
-def field_violation(trailers: Sequence[Tuple[str, object]]) -> Optional[str]:
+def field_violation(trailers: Iterable[Any]) -> Optional[str]:
     """The field of the first ``google.rpc.BadRequest`` field violation in a status's
-    ``grpc-status-details-bin`` trailer, if any. The three messages are read off the protobuf
+    ``grpc-status-details-bin`` trailer (``trailers``: grpc's metadata, ``(key, value)`` pairs),
+    if any. The three messages are read off the protobuf
     wire directly: a dependency on the googleapis protos for six fields is not worth it."""
     for key, value in trailers:
         if key != "grpc-status-details-bin" or not isinstance(value, bytes):

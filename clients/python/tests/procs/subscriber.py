@@ -15,7 +15,9 @@ with Client(server) as client:
         if isinstance(item, Reset):
             print(json.dumps({"reset": item.epoch}), flush=True)
             continue
-        print(json.dumps({"offset": item.cursor.offset, "call": item.call_id, "md": item.markdown}), flush=True)
+        print(
+            json.dumps({"offset": item.cursor.offset, "call": item.call_id, "md": item.markdown}), flush=True
+        )
         if item.cursor.offset >= last:
             break
     print(f"reconnects {subscription.reconnects}", flush=True)

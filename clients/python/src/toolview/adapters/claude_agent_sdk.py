@@ -91,7 +91,9 @@ class ToolviewHooks:
 
     async def pre_tool_use(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
         call_id = str(data.get("tool_use_id") or tool_use_id or "")
-        call = await self.session.start_call(str(data.get("tool_name", "")), data.get("tool_input") or {}, call_id=call_id or None)
+        call = await self.session.start_call(
+            str(data.get("tool_name", "")), data.get("tool_input") or {}, call_id=call_id or None
+        )
         self._calls[call_id] = call
         return {}
 

@@ -67,7 +67,9 @@ class ToolviewRunHooks(RunHooks[Any]):
         else:
             # Hosted and other non-function tools: no call id or arguments reach the hook.
             call_id, args = None, None
-        self._calls[self._key(context, tool)] = await self.session.start_call(tool.name, args, call_id=call_id)
+        self._calls[self._key(context, tool)] = await self.session.start_call(
+            tool.name, args, call_id=call_id
+        )
 
     @staticmethod
     def _key(context: Any, tool: Any) -> str:
