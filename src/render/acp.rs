@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::Context;
 use super::cap::{
-    LiveChunk, TRUNCATED, cap_text, capped_chunk, capped_streamed, capped_text, live_chunk,
+    Cap, LiveChunk, TRUNCATED, cap_text, capped_chunk, capped_streamed, capped_text, live_chunk,
     stream_crossed_cap,
 };
 use super::card::{Capabilities, prepared_call, prepared_result};
@@ -45,7 +45,7 @@ fn message(
     change: MessageChange<'_>,
     caps: &Capabilities,
 ) -> Option<acp::SessionUpdate> {
-    let cap = caps.max_output_bytes;
+    let cap = caps.cap();
     let text = match change {
         MessageChange::Started | MessageChange::Snapshot => capped_text(&m.text, None, cap),
         MessageChange::Delta(chunk) => capped_chunk(chunk, cap).into(),
@@ -180,7 +180,7 @@ fn meta(pairs: Value) -> Map<String, Value> {
 
 fn started(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<acp::SessionUpdate> {
     let id = state.call_id.to_string();
-    let Some(view) = prepared_call(state, ctx.cwd, caps.max_output_bytes) else {
+    let Some(view) = prepared_call(state, ctx.cwd, caps.cap()) else {
         return Vec::new();
     };
     let call = match view {
@@ -245,7 +245,7 @@ fn is_terminal(state: &CallState) -> bool {
 }
 
 fn output(state: &CallState, chunk: Chunk<'_>, caps: &Capabilities) -> Option<acp::SessionUpdate> {
-    let cap = caps.max_output_bytes;
+    let cap = caps.cap();
     let id = state.call_id.to_string();
     // A client that shows terminals appends their output; content replaces.
     let update = match live_chunk(state, chunk, cap, caps.terminal && is_terminal(state)) {
@@ -281,7 +281,7 @@ fn snapshot(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<ac
         updates.push(acp::SessionUpdate::ToolCall(call));
     }
     if !state.streamed.is_empty() {
-        let cap = caps.max_output_bytes;
+        let cap = caps.cap();
         let so_far = capped_streamed(state, None, cap);
         let update = if caps.terminal && is_terminal(state) {
             acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new()).meta(meta(
@@ -310,7 +310,7 @@ fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> acp::S
         CallStatus::Failed => acp::ToolCallStatus::Failed,
         CallStatus::Completed | CallStatus::InProgress => acp::ToolCallStatus::Completed,
     };
-    let cap = caps.max_output_bytes;
+    let cap = caps.cap();
     let result = prepared_result(state, ctx.cwd, cap).expect("a finished call has a result");
     let fields = acp::ToolCallUpdateFields::new().status(status);
     let mut update_meta = None;
@@ -376,7 +376,7 @@ fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> acp::S
 /// `terminal_output.data` on the final update: the full output when nothing was streamed; the
 /// remainder when the output extends what was streamed; otherwise nothing. Past the cap the
 /// remainder is not sent, and a remainder that would cross it becomes the truncation marker.
-fn terminal_data(state: &CallState, cap: u64) -> String {
+fn terminal_data(state: &CallState, cap: Cap) -> String {
     let Some(ToolResultView::Terminal(t)) = state.finished.as_ref().map(|f| &f.view) else {
         return String::new();
     };
@@ -390,7 +390,7 @@ fn terminal_data(state: &CallState, cap: u64) -> String {
     // Below the cap (or with none) the fold keeps the whole streamed text.
     let streamed = state.streamed.full().unwrap_or_default();
     match full.and_then(|o| o.strip_prefix(streamed)) {
-        Some(rest) if cap > 0 && (state.streamed.len() + rest.len()) as u64 > cap => {
+        Some(rest) if !cap.allows((state.streamed.len() + rest.len()) as u64) => {
             TRUNCATED.to_owned()
         }
         Some(rest) => rest.to_owned(),

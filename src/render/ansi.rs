@@ -29,11 +29,11 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     }
     // No append form: a chat message or a printed card is replaced whole. Past the cap, nothing.
     if let Change::Output(state, chunk) = change
-        && live_chunk(state, chunk, caps.max_output_bytes, false) == LiveChunk::Nothing
+        && live_chunk(state, chunk, caps.cap(), false) == LiveChunk::Nothing
     {
         return String::new();
     }
-    match Snapshot::of(change, ctx.cwd, caps.max_output_bytes) {
+    match Snapshot::of(change, ctx.cwd, caps.cap()) {
         Some(snap) => card(&snap, caps),
         None => String::new(),
     }

@@ -2,18 +2,51 @@
 //! crosses the cap.
 
 use std::borrow::Cow;
+use std::num::NonZeroU64;
 
 use super::fold::CallState;
 use super::streamed::{Chunk, Streamed};
 use crate::domain::ContentBlock;
 
+/// The output cap a subscriber is rendered with: a number of bytes of each text past which it is
+/// cut, or none (the wire's `max_output_bytes: 0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Cap(Option<NonZeroU64>);
+
+impl Cap {
+    /// No cap: everything is shown.
+    pub const NONE: Cap = Cap(None);
+
+    /// A cap of `bytes` (0: none).
+    pub fn bytes(bytes: u64) -> Self {
+        Cap(NonZeroU64::new(bytes))
+    }
+
+    /// The cap in bytes, if there is one.
+    pub fn get(self) -> Option<u64> {
+        self.0.map(NonZeroU64::get)
+    }
+
+    /// Whether `len` bytes are within the cap.
+    pub fn allows(self, len: u64) -> bool {
+        self.get().is_none_or(|cap| len <= cap)
+    }
+
+    /// How many bytes of output a fold must keep at each end for this cap: all of it without
+    /// one.
+    pub fn retention(self) -> usize {
+        self.get()
+            .map_or(usize::MAX, |cap| usize::try_from(cap).unwrap_or(usize::MAX))
+    }
+}
+
 /// Keeps the first and last `cap/2` bytes of a text longer than `cap` (cuts moved inward to
 /// UTF-8 boundaries), joined by a note of how many bytes were left out.
-pub fn cap_text(text: &str, cap: u64) -> Cow<'_, str> {
+pub fn cap_text(text: &str, cap: Cap) -> Cow<'_, str> {
     let len = text.len() as u64;
-    if cap == 0 || len <= cap {
+    let Some(cap) = cap.get().filter(|&cap| len > cap) else {
         return Cow::Borrowed(text);
-    }
+    };
     let half = (cap / 2) as usize;
     let mut head = half;
     while !text.is_char_boundary(head) {
@@ -36,10 +69,10 @@ pub const TRUNCATED: &str = "\n… output truncated …\n";
 
 /// A chunk as a live subscriber receives it: as is below the cap, the truncation marker for the
 /// chunk that crosses it, nothing after.
-pub fn capped_chunk(chunk: Chunk<'_>, cap: u64) -> &str {
-    if cap == 0 || chunk.end() as u64 <= cap {
+pub fn capped_chunk(chunk: Chunk<'_>, cap: Cap) -> &str {
+    if cap.allows(chunk.end() as u64) {
         chunk.text
-    } else if chunk.start as u64 <= cap {
+    } else if cap.allows(chunk.start as u64) {
         TRUNCATED
     } else {
         ""
@@ -66,7 +99,7 @@ pub enum LiveChunk<'a> {
 pub fn live_chunk<'a>(
     state: &CallState,
     chunk: Chunk<'a>,
-    cap: u64,
+    cap: Cap,
     appends: bool,
 ) -> LiveChunk<'a> {
     live_text(state.call_view.is_some(), chunk, cap, appends)
@@ -74,8 +107,8 @@ pub fn live_chunk<'a>(
 
 /// [`live_chunk`] for any streamed text: `started` says whether the item was shown at its start
 /// (a message's text follows the same rule as a call's output).
-pub fn live_text(started: bool, chunk: Chunk<'_>, cap: u64, appends: bool) -> LiveChunk<'_> {
-    if cap > 0 && chunk.start as u64 > cap {
+pub fn live_text(started: bool, chunk: Chunk<'_>, cap: Cap, appends: bool) -> LiveChunk<'_> {
+    if !cap.allows(chunk.start as u64) {
         LiveChunk::Nothing
     } else if appends && (started || chunk.start > 0) {
         LiveChunk::Append(capped_chunk(chunk, cap))
@@ -85,29 +118,29 @@ pub fn live_text(started: bool, chunk: Chunk<'_>, cap: u64, appends: bool) -> Li
 }
 
 /// Whether the live output has gone past the cap (so later output is not sent).
-pub fn stream_crossed_cap(state: &CallState, cap: u64) -> bool {
-    cap > 0 && state.streamed.len() as u64 > cap
+pub fn stream_crossed_cap(state: &CallState, cap: Cap) -> bool {
+    !cap.allows(state.streamed.len() as u64)
 }
 
 /// The streamed text up to byte `end` (the end of a chunk; `None`: all of it) as snapshots show
 /// it: everything below the cap, else the text before the chunk that crossed it followed by the
 /// truncation marker.
-pub fn capped_streamed(state: &CallState, end: Option<usize>, cap: u64) -> Cow<'_, str> {
+pub fn capped_streamed(state: &CallState, end: Option<usize>, cap: Cap) -> Cow<'_, str> {
     capped_text(&state.streamed, end, cap)
 }
 
 /// [`capped_streamed`] for any streamed text (a message's).
-pub fn capped_text(streamed: &Streamed, end: Option<usize>, cap: u64) -> Cow<'_, str> {
+pub fn capped_text(streamed: &Streamed, end: Option<usize>, cap: Cap) -> Cow<'_, str> {
     let end = end.unwrap_or(streamed.len());
-    if cap == 0 || end as u64 <= cap {
+    let Some(cap) = cap.get().filter(|&cap| end as u64 > cap) else {
         return Cow::Borrowed(streamed.prefix(end));
-    }
+    };
     let crossing_start = streamed.last_end_within(cap as usize);
     Cow::Owned(format!("{}{TRUNCATED}", streamed.prefix(crossing_start)))
 }
 
 /// Caps every text and reasoning block (see [`cap_text`]); images and links are kept.
-pub fn cap_blocks(blocks: &mut [ContentBlock], cap: u64) {
+pub fn cap_blocks(blocks: &mut [ContentBlock], cap: Cap) {
     for b in blocks {
         if let ContentBlock::Text { text } | ContentBlock::Reasoning { text } = b
             && let Cow::Owned(capped) = cap_text(text, cap)
@@ -123,12 +156,18 @@ mod tests {
 
     #[test]
     fn cap_keeps_head_and_tail_on_char_boundaries() {
-        assert_eq!(cap_text("abcdef", 0), "abcdef");
-        assert_eq!(cap_text("abcdef", 6), "abcdef");
-        assert_eq!(cap_text("abcdefgh", 4), "ab\n… 4 bytes omitted …\ngh");
+        let cap = Cap::bytes;
+        assert_eq!(cap_text("abcdef", Cap::NONE), "abcdef");
+        assert_eq!(
+            cap_text("abcdef", cap(0)),
+            "abcdef",
+            "0 on the wire is no cap"
+        );
+        assert_eq!(cap_text("abcdef", cap(6)), "abcdef");
+        assert_eq!(cap_text("abcdefgh", cap(4)), "ab\n… 4 bytes omitted …\ngh");
         // "é" is two bytes: cuts move inward.
-        assert_eq!(cap_text("éééé", 4), "é\n… 4 bytes omitted …\né");
-        assert_eq!(cap_text("aéb", 2), "a\n… 2 bytes omitted …\nb");
-        assert_eq!(cap_text("aéé", 2), "a\n… 4 bytes omitted …\n");
+        assert_eq!(cap_text("éééé", cap(4)), "é\n… 4 bytes omitted …\né");
+        assert_eq!(cap_text("aéb", cap(2)), "a\n… 2 bytes omitted …\nb");
+        assert_eq!(cap_text("aéé", cap(2)), "a\n… 4 bytes omitted …\n");
     }
 }

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::cap::{cap_blocks, cap_text, capped_streamed};
+use super::cap::{Cap, cap_blocks, cap_text, capped_streamed};
 use super::fold::{CallState, CallStatus};
 use super::paths::{call_title_path, relativize_title, result_title_path, terminal_cwd};
 use super::text_form::{exit_is_clean, terminal_console, unified};
@@ -72,13 +72,18 @@ impl Capabilities {
             ..self
         }
     }
+
+    /// The output cap, as the renderers apply it.
+    pub fn cap(&self) -> Cap {
+        Cap::bytes(self.max_output_bytes)
+    }
 }
 
 // ---- preparation ------------------------------------------------------------------------------
 
 /// The call view as every target shows it: generic/diff titles relativized, the terminal cwd
 /// resolved, text blocks capped. `None` for an orphan.
-pub fn prepared_call(state: &CallState, cwd: Option<&str>, cap: u64) -> Option<ToolCallView> {
+pub fn prepared_call(state: &CallState, cwd: Option<&str>, cap: Cap) -> Option<ToolCallView> {
     let view = state.call_view.as_ref()?;
     let raw = call_title_path(view);
     Some(match view.clone() {
@@ -100,7 +105,7 @@ pub fn prepared_call(state: &CallState, cwd: Option<&str>, cap: u64) -> Option<T
 
 /// The result view as every target shows it: generic/diff titles relativized, terminal output
 /// resolved (its own, else what was streamed) and capped, text blocks capped.
-pub fn prepared_result(state: &CallState, cwd: Option<&str>, cap: u64) -> Option<ToolResultView> {
+pub fn prepared_result(state: &CallState, cwd: Option<&str>, cap: Cap) -> Option<ToolResultView> {
     let finished = state.finished.as_ref()?;
     let raw = result_title_path(&finished.view, state.call_view.as_ref());
     let relativize = |t: Option<String>| t.map(|t| relativize_title(&t, raw, cwd));
@@ -150,7 +155,7 @@ pub struct Snapshot<'a> {
 
 impl<'a> Snapshot<'a> {
     /// The snapshot after a call change; `None` for a session change.
-    pub fn of(change: super::Change<'a>, cwd: Option<&str>, cap: u64) -> Option<Self> {
+    pub fn of(change: super::Change<'a>, cwd: Option<&str>, cap: Cap) -> Option<Self> {
         match change {
             super::Change::Session | super::Change::Turn(_) | super::Change::Message(..) => None,
             super::Change::Started(s) | super::Change::Finished(s) | super::Change::Snapshot(s) => {
@@ -161,7 +166,7 @@ impl<'a> Snapshot<'a> {
     }
 
     /// The call with its output up to byte `upto` (`None`: all of it).
-    pub fn at(state: &'a CallState, upto: Option<usize>, cwd: Option<&str>, cap: u64) -> Self {
+    pub fn at(state: &'a CallState, upto: Option<usize>, cwd: Option<&str>, cap: Cap) -> Self {
         Snapshot {
             call_id: state.call_id.as_str(),
             tool_name: &state.tool_name,
@@ -250,7 +255,7 @@ pub fn degrade_result(
             .as_ref()
             .map(|f| f.raw_content.clone())
             .unwrap_or_default();
-        cap_blocks(&mut content, caps.max_output_bytes);
+        cap_blocks(&mut content, caps.cap());
         content
     };
     let generic = |title, content| ToolResultView::Generic(GenericResultView { title, content });

@@ -32,10 +32,7 @@ impl Renderer {
         caps: Capabilities,
         max_update_bytes: usize,
     ) -> Self {
-        let retain = match caps.max_output_bytes {
-            0 => usize::MAX,
-            cap => usize::try_from(cap).unwrap_or(usize::MAX),
-        };
+        let retain = caps.cap().retention();
         Renderer {
             fold: Fold::with_retention(session_cwd, retain),
             target,

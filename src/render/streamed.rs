@@ -8,6 +8,8 @@
 
 use std::borrow::Cow;
 
+use super::cap::Cap;
+
 /// One live output chunk, as the renderers see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chunk<'a> {
@@ -140,16 +142,17 @@ impl Streamed {
     }
 
     /// The text's first and last `cap/2` bytes joined by a note of what was left out, when it is
-    /// longer than `cap` (0: no cap); the whole text otherwise. `cap` must be within the
+    /// longer than `cap` (none: the whole text, which a fold without a cap keeps). `cap` must be within the
     /// retention.
-    pub fn capped(&self, cap: u64) -> Cow<'_, str> {
+    pub fn capped(&self, cap: Cap) -> Cow<'_, str> {
         if let Some(full) = self.full() {
             return super::cap::cap_text(full, cap);
         }
-        debug_assert!(
-            cap > 0 && cap as usize <= self.retain,
-            "cap {cap} beyond retention"
-        );
+        let Some(cap) = cap.get() else {
+            debug_assert!(false, "no cap with a retention");
+            return Cow::Owned(format!("{}{}", self.head, self.tail));
+        };
+        debug_assert!(cap as usize <= self.retain, "cap {cap} beyond retention");
         let half = (cap / 2) as usize;
         let head = floor_boundary(&self.head, half);
         // The tail string starts at this offset of the whole text.
@@ -189,11 +192,12 @@ mod tests {
                 s.push(c);
             }
             assert_eq!(s.len(), whole.len());
-            for cap in 1..=retain.min(64) as u64 {
+            for bytes in 1..=retain.min(64) as u64 {
+                let cap = Cap::bytes(bytes);
                 assert_eq!(
                     s.capped(cap),
                     cap_text(&whole, cap),
-                    "retain {retain} cap {cap}"
+                    "retain {retain} cap {bytes}"
                 );
             }
             let mut end = 0;

@@ -71,7 +71,7 @@ fn message_text<'a>(
     change: MessageChange<'_>,
     caps: &Capabilities,
 ) -> Option<std::borrow::Cow<'a, str>> {
-    let cap = caps.max_output_bytes;
+    let cap = caps.cap();
     let upto = match change {
         MessageChange::Delta(chunk) => match live_text(m.started, chunk, cap, false) {
             LiveChunk::Nothing => return None,

@@ -98,7 +98,7 @@ pub struct CardSnapshot {
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> ViewUpdate {
     if let Change::Output(state, chunk) = change {
-        match live_chunk(state, chunk, caps.max_output_bytes, caps.output_appends) {
+        match live_chunk(state, chunk, caps.cap(), caps.output_appends) {
             LiveChunk::Snapshot => {}
             LiveChunk::Append(text) => {
                 return ViewUpdate::OutputAppended {
@@ -120,7 +120,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         Change::Started(s) | Change::Finished(s) | Change::Snapshot(s) => (s, None),
         Change::Output(s, chunk) => (s, Some(chunk.end())),
     };
-    let snap = Snapshot::at(state, upto, ctx.cwd, caps.max_output_bytes);
+    let snap = Snapshot::at(state, upto, ctx.cwd, caps.cap());
     ViewUpdate::Card(Box::new(CardSnapshot {
         call_id: state.call_id.to_string(),
         tool_name: state.tool_name.clone(),
@@ -142,7 +142,7 @@ fn turn_update(turn: Turn<'_>) -> ViewUpdate {
 
 /// A message's item, or its delta as an append (the live rule of call output).
 fn message(m: &MessageState, change: MessageChange<'_>, caps: &Capabilities) -> ViewUpdate {
-    let cap = caps.max_output_bytes;
+    let cap = caps.cap();
     let upto = match change {
         MessageChange::Delta(chunk) => {
             match live_text(m.started, chunk, cap, caps.output_appends) {

@@ -31,7 +31,7 @@ use crate::domain::{ContentBlock, MessageRole, StopReason};
 pub const CARD_ACTIVITY: &str = "toolview.card";
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
-    let cap = caps.max_output_bytes;
+    let cap = caps.cap();
     let mut events = match change {
         Change::Session => Vec::new(),
         Change::Started(state) => started(state, ctx, caps),
@@ -114,7 +114,7 @@ fn activity(
 /// (capped like live output), a late joiner's text so far. Nothing for its finish (each triple
 /// already ended it) or for a delta past the cap.
 fn message(m: &MessageState, change: MessageChange<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
-    let cap = caps.max_output_bytes;
+    let cap = caps.cap();
     let text = match change {
         MessageChange::Started | MessageChange::Snapshot => capped_text(&m.text, None, cap),
         MessageChange::Delta(chunk) => match capped_chunk(chunk, cap) {
@@ -189,8 +189,7 @@ fn run_event(turn: Turn<'_>, ctx: &Context<'_>) -> AgUiEvent {
 /// A call's start: `TOOL_CALL_START`, its arguments, `TOOL_CALL_END`, and its card.
 fn started(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
     let id = || state.call_id.as_str().to_owned();
-    let card = prepared_call(state, ctx.cwd, caps.max_output_bytes)
-        .map(|v| degrade_call(v, caps).to_json());
+    let card = prepared_call(state, ctx.cwd, caps.cap()).map(|v| degrade_call(v, caps).to_json());
     vec![
         AgUiEvent::ToolCallStart {
             tool_call_id: id(),
@@ -215,7 +214,7 @@ fn output_event(state: &CallState, data: &str) -> AgUiEvent {
 
 /// A call's result: `TOOL_CALL_RESULT` and its card.
 fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
-    let cap = caps.max_output_bytes;
+    let cap = caps.cap();
     let id = state.call_id.as_str();
     let mut raw: Vec<ContentBlock> = state
         .finished

@@ -39,7 +39,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
             chunks
         }
         Change::Output(state, chunk) => {
-            let cap = caps.max_output_bytes;
+            let cap = caps.cap();
             let mut chunks = Vec::new();
             // An orphan's first output: its input parts first, so the card has a tool part.
             let shown = state.call_view.is_some() || chunk.start > 0;
@@ -90,7 +90,7 @@ fn tool_name(state: &CallState) -> &str {
 fn input(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<UiChunk> {
     let id = state.call_id.as_str();
     let name = tool_name(state);
-    let title = prepared_call(state, ctx.cwd, caps.max_output_bytes)
+    let title = prepared_call(state, ctx.cwd, caps.cap())
         .map(|v| ToolCallView::title(&v).to_owned())
         .unwrap_or_else(|| id.to_owned());
     let input = match &state.args {
@@ -121,7 +121,7 @@ fn input(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<UiChu
 fn output(state: &CallState, finished: &Finished, caps: &Capabilities) -> UiChunk {
     let tool_call_id = state.call_id.as_str().to_owned();
     let mut content = finished.raw_content.clone();
-    cap_blocks(&mut content, caps.max_output_bytes);
+    cap_blocks(&mut content, caps.cap());
     let text = flatten(&content);
     if finished.is_error {
         let error_text = if text.is_empty() {
@@ -168,14 +168,14 @@ fn step(turn: Turn<'_>) -> UiChunk {
 /// with its text so far (the SDK's stream carries one assistant message: the user's words are
 /// the chat's own messages, or, for a watched session, this part).
 fn message(m: &MessageState, change: MessageChange<'_>, caps: &Capabilities) -> Vec<UiChunk> {
-    let cap = caps.max_output_bytes;
+    let cap = caps.cap();
     let id = m.message_id.as_str();
     let part = match m.role {
         MessageRole::Assistant => Part::Text,
         MessageRole::Reasoning => Part::Reasoning,
         MessageRole::User => {
             let upto = match change {
-                MessageChange::Delta(chunk) if cap > 0 && chunk.start as u64 > cap => {
+                MessageChange::Delta(chunk) if !cap.allows(chunk.start as u64) => {
                     return Vec::new();
                 }
                 MessageChange::Delta(chunk) => Some(chunk.end()),
