@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 use support::{event, finished, started};
-use toolview::domain::{CallId, CallOutput, EventBody, SessionStarted, ToolEvent};
+use toolview::domain::{CallId, CallOutput, EventBody, SessionStarted, Subject, ToolEvent};
 use toolview::render::{Body, Capabilities, Target, json_text, render_all};
 
 const CWD: &str = "/work/proj";
@@ -401,11 +401,12 @@ fn every_target_card_and_capability() {
                 );
                 out.push_str(&format!("## {label}\n"));
                 for (event, update) in events.iter().zip(&first) {
-                    let call = update
-                        .call_id
-                        .as_deref()
-                        .or(update.message_id.as_deref())
-                        .unwrap_or("session");
+                    let call = match &update.subject {
+                        Some(Subject::Call(id)) => id.as_str(),
+                        Some(Subject::Message(id)) => id.as_str(),
+                        Some(Subject::Turn(id)) => id.as_str(),
+                        None => "session",
+                    };
                     out.push_str(&format!(
                         "\n### {} ({call})\n{}\n",
                         event.event_id,

@@ -54,7 +54,7 @@ pub use transcript::{TurnLine, message_ansi, message_markdown, turn_ansi, turn_m
 pub use view::{CardSnapshot, MessageStatus, ViewUpdate};
 pub use visible::{visible, visible_keeping_sgr};
 
-use crate::domain::ToolEvent;
+use crate::domain::{Subject, ToolEvent};
 
 /// A rendering target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,10 +107,8 @@ pub enum Body {
 /// One event's rendering: every event yields exactly one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rendered {
-    /// The call the update is about; `None` for session, turn and message updates.
-    pub call_id: Option<String>,
-    /// The message the update is about; `None` otherwise.
-    pub message_id: Option<String>,
+    /// The call, message or turn the update is about; `None` for a session update.
+    pub subject: Option<Subject>,
     /// What the update shows.
     pub body: Body,
 }
@@ -126,9 +124,13 @@ impl Rendered {
             Body::AiSdk(chunks) => chunks.iter().map(json_len::json_len).sum(),
             Body::Markdown(s) | Body::Ansi(s) => s.len(),
         };
-        body + self.call_id.as_ref().map_or(0, String::len)
-            + self.message_id.as_ref().map_or(0, String::len)
-            + 64
+        let subject = match &self.subject {
+            None => 0,
+            Some(Subject::Call(id)) => id.as_str().len(),
+            Some(Subject::Message(id)) => id.as_str().len(),
+            Some(Subject::Turn(id)) => id.as_str().len(),
+        };
+        body + subject + 64
     }
 }
 
@@ -148,12 +150,13 @@ pub fn render(
     target: Target,
     caps: &Capabilities,
 ) -> Rendered {
-    let (call_id, message_id) = match change {
-        Change::Session | Change::Turn(_) => (None, None),
+    let subject = match change {
+        Change::Session => None,
+        Change::Turn(t) => Some(Subject::turn(t.turn_id)),
         Change::Started(s) | Change::Output(s, _) | Change::Finished(s) | Change::Snapshot(s) => {
-            (Some(s.call_id.to_string()), None)
+            Some(Subject::call(&s.call_id))
         }
-        Change::Message(m, _) => (None, Some(m.message_id.to_string())),
+        Change::Message(m, _) => Some(Subject::message(&m.message_id)),
     };
     if change.is_reasoning() && !caps.reasoning {
         // Reasoning is shown only to subscribers that ask for it: the others get an empty
@@ -166,11 +169,7 @@ pub fn render(
             Target::Ansi => Body::Ansi(String::new()),
             Target::AiSdk => Body::AiSdk(Vec::new()),
         };
-        return Rendered {
-            call_id,
-            message_id,
-            body,
-        };
+        return Rendered { subject, body };
     }
     let body = match target {
         Target::View => Body::View(view::render(change, ctx, caps)),
@@ -180,11 +179,7 @@ pub fn render(
         Target::Ansi => Body::Ansi(ansi::render(change, ctx, caps)),
         Target::AiSdk => Body::AiSdk(ai_sdk::render(change, ctx, caps)),
     };
-    Rendered {
-        call_id,
-        message_id,
-        body,
-    }
+    Rendered { subject, body }
 }
 
 /// Folds `events` from an initial session cwd and renders every update, with no size limit (the

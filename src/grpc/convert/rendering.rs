@@ -323,8 +323,14 @@ pub fn rendered_update(r: Rendered, cursor: Option<Cursor>) -> pb::RenderedUpdat
         };
         pb::RenderedUpdate {
             cursor: cursor.map(Into::into),
-            call_id: r.call_id.unwrap_or_default(),
-            message_id: r.message_id.unwrap_or_default(),
+            call_id: match &r.subject {
+                Some(d::Subject::Call(id)) => id.to_string(),
+                Some(d::Subject::Message(_) | d::Subject::Turn(_)) | None => String::new(),
+            },
+            message_id: match &r.subject {
+                Some(d::Subject::Message(id)) => id.to_string(),
+                Some(d::Subject::Call(_) | d::Subject::Turn(_)) | None => String::new(),
+            },
             body: Some(body),
         }
     }
