@@ -6,6 +6,7 @@ mod acp_agent;
 mod acp_sessions;
 mod agui;
 mod agui_activity;
+mod agui_runs;
 mod ai_sdk;
 mod auth;
 mod cli;

@@ -9,6 +9,12 @@
 //       waits for a line on stdin before the run). With
 //       RESULTS, the last run is aborted once that many tool results arrived (a live run never
 //       ends by itself); "ready" goes to stderr once the event after RUN_STARTED arrived.
+//   node agui_client.mjs sweep URL < CASES
+//       CASES is a JSON array of {thread, toolview}: one run each, on a fresh HttpAgent, through
+//       runAgent. Prints per case {error, pairs, messages, cursor, content}: the client's error
+//       (null when verifyEvents accepted the stream), whether every RUN_FINISHED names the run
+//       its RUN_STARTED opened, per message id its START/END counts, the cursor runAgent
+//       returned, and each text message's content.
 //   node agui_client.mjs offline THREAD < EVENTS
 //       The same pipeline over AG-UI events as JSON lines (`toolview render --target ag-ui`).
 //
@@ -46,7 +52,48 @@ function report(agent) {
   process.stdout.write(JSON.stringify({ messages: agent.messages, events, runs }) + "\n");
 }
 
+async function sweep(url) {
+  const cases = JSON.parse(readFileSync(0, "utf8"));
+  const out = [];
+  for (const { thread, toolview } of cases) {
+    const agent = new HttpAgent({ url, threadId: thread });
+    const open = [];
+    let pairs = true;
+    const messages = {};
+    const count = (id, key) => {
+      messages[id] ??= { starts: 0, ends: 0 };
+      messages[id][key] += 1;
+    };
+    const watcher = {
+      onEvent({ event }) {
+        if (event.type === "RUN_STARTED") open.push(event.runId);
+        if (event.type === "RUN_FINISHED" && open.pop() !== event.runId) pairs = false;
+        if (event.type.endsWith("MESSAGE_START")) count(event.messageId, "starts");
+        if (event.type.endsWith("MESSAGE_END")) count(event.messageId, "ends");
+      },
+    };
+    let error = null;
+    let cursor = null;
+    try {
+      const { result } = await agent.runAgent({ forwardedProps: { toolview } }, watcher);
+      cursor = result?.cursor ?? null;
+    } catch (e) {
+      error = String(e?.message ?? e);
+    }
+    const content = {};
+    for (const m of agent.messages) {
+      if (typeof m.content === "string") content[m.id] = m.content;
+    }
+    out.push({ error, pairs: pairs && open.length === 0, messages, cursor, content });
+  }
+  process.stdout.write(JSON.stringify(out) + "\n");
+}
+
 async function main() {
+  if (mode === "sweep") {
+    await sweep(args[0]);
+    return;
+  }
   if (mode === "offline") {
     const [thread] = args;
     const lines = readFileSync(0, "utf8").split("\n").filter((l) => l.trim() !== "");

@@ -5,11 +5,11 @@
 //! messages as text and reasoning messages; a turn as a run. The events are typed
 //! ([`AgUiEvent`], `event.rs`); the edges encode them.
 //!
-//! Every update is balanced: a message's `*_START` and `*_END` come in the same update (a delta
-//! is `START`, `CONTENT`, `END` on the message's id, which the client appends to the one message),
-//! so a stream cut at any update — a resume, a late join, the end of a run — is one
-//! `verifyEvents` accepts. A turn's start is a `RUN_STARTED` and its end a `RUN_FINISHED` on the
-//! turn's id; `render::frame` frames the updates around them.
+//! A message is one `*_START`, a `*_CONTENT` per delta and one `*_END`, as a client expects
+//! (`onNewMessage` fires once per message); a tool call's start, arguments and end come in one
+//! update. A turn's start is a `RUN_STARTED` and its end a `RUN_FINISHED` on the turn's id.
+//! `render::frame` frames the updates of a stream: runs around them, and the starts and ends a
+//! stream cut inside a message lacks, so `verifyEvents` accepts a stream from any start point.
 
 mod event;
 
@@ -110,52 +110,73 @@ fn activity(
     }
 }
 
-/// A message's text as one balanced start/content/end triple: its start's text, a delta
-/// (capped like live output), a late joiner's text so far. Nothing for its finish (each triple
-/// already ended it) or for a delta past the cap.
+/// A message as AG-UI streams one: `*_START` (with the start's text, or a late joiner's text
+/// so far, as `*_CONTENT`), a `*_CONTENT` per delta (capped like live output; AG-UI refuses an
+/// empty one), `*_END` at its finish. An orphan's first delta starts it. A stream that starts or
+/// ends inside a message is made whole by `render::frame`.
 fn message(m: &MessageState, change: MessageChange<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
     let cap = caps.cap();
-    let text = match change {
-        MessageChange::Started | MessageChange::Snapshot => capped_text(&m.text, None, cap),
-        MessageChange::Delta(chunk) => match capped_chunk(chunk, cap) {
-            "" => return Vec::new(),
-            text => text.into(),
-        },
-        MessageChange::Finished => return Vec::new(),
+    let kind = match m.role {
+        MessageRole::User => Kind::Text(TextRole::User),
+        MessageRole::Assistant => Kind::Text(TextRole::Assistant),
+        MessageRole::Reasoning => Kind::Reasoning,
     };
-    let id = || m.message_id.as_str().to_owned();
-    // AG-UI refuses an empty delta.
-    let delta = (!text.is_empty()).then(|| text.into_owned());
-    let text_role = match m.role {
-        MessageRole::User => Some(TextRole::User),
-        MessageRole::Assistant => Some(TextRole::Assistant),
-        MessageRole::Reasoning => None,
-    };
-    let (start, content, end) = match text_role {
-        Some(role) => (
-            AgUiEvent::TextMessageStart {
-                message_id: id(),
-                role,
-            },
-            delta.map(|delta| AgUiEvent::TextMessageContent {
-                message_id: id(),
-                delta,
-            }),
-            AgUiEvent::TextMessageEnd { message_id: id() },
+    let id = m.message_id.as_str();
+    let (start, text) = match change {
+        MessageChange::Started | MessageChange::Snapshot => {
+            (true, capped_text(&m.text, None, cap).into_owned())
+        }
+        MessageChange::Delta(chunk) => (
+            !m.started && chunk.start == 0,
+            capped_chunk(chunk, cap).to_owned(),
         ),
-        None => (
-            AgUiEvent::ReasoningMessageStart {
-                message_id: id(),
+        MessageChange::Finished if !m.started && m.text.is_empty() => return Vec::new(),
+        MessageChange::Finished => return vec![kind.end(id)],
+    };
+    let mut events = Vec::with_capacity(2);
+    if start {
+        events.push(kind.start(id));
+    }
+    if !text.is_empty() {
+        events.push(kind.content(id, text));
+    }
+    events
+}
+
+/// A text message (with its role) or a reasoning message.
+#[derive(Clone, Copy)]
+enum Kind {
+    Text(TextRole),
+    Reasoning,
+}
+
+impl Kind {
+    fn start(self, id: &str) -> AgUiEvent {
+        let message_id = id.to_owned();
+        match self {
+            Kind::Text(role) => AgUiEvent::TextMessageStart { message_id, role },
+            Kind::Reasoning => AgUiEvent::ReasoningMessageStart {
+                message_id,
                 role: ReasoningRole::Reasoning,
             },
-            delta.map(|delta| AgUiEvent::ReasoningMessageContent {
-                message_id: id(),
-                delta,
-            }),
-            AgUiEvent::ReasoningMessageEnd { message_id: id() },
-        ),
-    };
-    std::iter::once(start).chain(content).chain([end]).collect()
+        }
+    }
+
+    fn content(self, id: &str, delta: String) -> AgUiEvent {
+        let message_id = id.to_owned();
+        match self {
+            Kind::Text(_) => AgUiEvent::TextMessageContent { message_id, delta },
+            Kind::Reasoning => AgUiEvent::ReasoningMessageContent { message_id, delta },
+        }
+    }
+
+    fn end(self, id: &str) -> AgUiEvent {
+        let message_id = id.to_owned();
+        match self {
+            Kind::Text(_) => AgUiEvent::TextMessageEnd { message_id },
+            Kind::Reasoning => AgUiEvent::ReasoningMessageEnd { message_id },
+        }
+    }
 }
 
 /// A turn's start as `RUN_STARTED` and its end as `RUN_FINISHED` on the turn's id (the thread is

@@ -17,10 +17,13 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use super::agui::{AgUiEvent, Custom, ResetValue, RunResult, WireCursor};
+mod run;
+
+use super::agui::AgUiEvent;
 use super::ai_sdk::{ResetData, UiChunk};
 use super::{Body, Target};
 use crate::domain::Cursor;
+pub use run::RunFrame;
 
 /// One event a framed stream sends: an update's (borrowed) or the frame's own.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -104,7 +107,7 @@ impl StreamFrame {
     /// snapshot): the end of the run hands back its cursor.
     pub fn delivered(&mut self, cursor: Cursor) {
         match self {
-            StreamFrame::AgUi(run) => run.last = Some(cursor),
+            StreamFrame::AgUi(run) => run.delivered(cursor),
             StreamFrame::Plain | StreamFrame::AiSdk { .. } => {}
         }
     }
@@ -114,7 +117,7 @@ impl StreamFrame {
     pub fn reset(&mut self, epoch: &str, head: u64) -> Vec<StreamEvent<'static>> {
         match self {
             StreamFrame::Plain => Vec::new(),
-            StreamFrame::AgUi(run) => run.reset(epoch, head).into_iter().map(ag_ui).collect(),
+            StreamFrame::AgUi(run) => run.reset(epoch, head),
             StreamFrame::AiSdk { session } => {
                 // A new message: the SDK drops the parts it holds for the old one.
                 let id = format!("{}@reset:{epoch}", message_id(session));
@@ -153,7 +156,7 @@ impl StreamFrame {
     pub fn end(&mut self) -> Vec<StreamEvent<'static>> {
         match self {
             StreamFrame::Plain => Vec::new(),
-            StreamFrame::AgUi(run) => run.end().into_iter().map(ag_ui).collect(),
+            StreamFrame::AgUi(run) => run.end(),
             StreamFrame::AiSdk { .. } => vec![ai_sdk(UiChunk::Finish {})],
         }
     }
@@ -164,7 +167,7 @@ fn message_id(session: &str) -> String {
     format!("toolview:{session}")
 }
 
-fn ag_ui(event: AgUiEvent) -> StreamEvent<'static> {
+pub(super) fn ag_ui(event: AgUiEvent) -> StreamEvent<'static> {
     StreamEvent::AgUi(Cow::Owned(event))
 }
 
@@ -172,127 +175,11 @@ fn ai_sdk(chunk: UiChunk) -> StreamEvent<'static> {
     StreamEvent::AiSdk(Cow::Owned(chunk))
 }
 
-/// The AG-UI run a stream of updates is framed in: its thread (the session), the run open (its
-/// id, or none between a turn's end and what follows), the stream's start point (its own runs'
-/// ids) and the cursor of the last update sent, which `RUN_FINISHED` hands back.
-#[derive(Debug, Clone)]
-pub struct RunFrame {
-    thread: String,
-    id: String,
-    open: bool,
-    /// Runs of the stream's own opened after a turn (offline run names).
-    runs: u32,
-    last: Option<Cursor>,
-}
-
-impl RunFrame {
-    fn new(thread: &str, id: String, last: Option<Cursor>) -> Self {
-        RunFrame {
-            thread: thread.to_owned(),
-            id,
-            open: false,
-            runs: 0,
-            last,
-        }
-    }
-
-    /// `RUN_STARTED` of the stream's own run.
-    fn started(&mut self) -> AgUiEvent {
-        self.open = true;
-        AgUiEvent::RunStarted {
-            thread_id: self.thread.clone(),
-            run_id: self.id.clone(),
-        }
-    }
-
-    fn update<'a>(
-        &mut self,
-        events: &'a [AgUiEvent],
-        cursor: Option<Cursor>,
-    ) -> Vec<StreamEvent<'a>> {
-        let mut out = Vec::with_capacity(events.len() + 1);
-        let opens_turn = events.first().and_then(AgUiEvent::opened_run).is_some();
-        if opens_turn {
-            if self.open {
-                out.push(ag_ui(self.finished()));
-            }
-            self.open = true;
-        } else if !self.open && !events.is_empty() {
-            // Outside a turn: a run of the stream's own, named by where it starts.
-            self.runs += 1;
-            self.id = match &cursor {
-                Some(c) => format!("{}@{}:{}", self.thread, c.epoch.as_str(), c.offset),
-                None => format!("{}@{}", self.thread, self.runs),
-            };
-            out.push(ag_ui(self.started()));
-        }
-        if cursor.is_some() {
-            self.last = cursor;
-        }
-        let borrowed = |e| StreamEvent::AgUi(Cow::Borrowed(e));
-        match events.split_last() {
-            Some((last @ AgUiEvent::RunFinished { .. }, rest)) => {
-                out.extend(rest.iter().map(borrowed));
-                out.push(ag_ui(self.with_cursor(last.clone())));
-                self.open = false;
-            }
-            _ => out.extend(events.iter().map(borrowed)),
-        }
-        out
-    }
-
-    /// `RUN_FINISHED` of the run open, with the cursor to resume after (when the stream
-    /// delivered any) as its `result`.
-    fn finished(&mut self) -> AgUiEvent {
-        self.open = false;
-        self.with_cursor(AgUiEvent::RunFinished {
-            thread_id: self.thread.clone(),
-            run_id: self.id.clone(),
-            result: None,
-            outcome: None,
-            usage: None,
-        })
-    }
-
-    /// `RUN_FINISHED` of the run open, or nothing when a turn's end finished the last one (it
-    /// carries the cursor already).
-    fn end(&mut self) -> Option<AgUiEvent> {
-        self.open.then(|| self.finished())
-    }
-
-    /// A `RUN_FINISHED` with the cursor added to its `result`.
-    fn with_cursor(&self, mut event: AgUiEvent) -> AgUiEvent {
-        if let (AgUiEvent::RunFinished { result, .. }, Some(c)) = (&mut event, &self.last) {
-            result
-                .get_or_insert(RunResult {
-                    stop_reason: None,
-                    cursor: None,
-                })
-                .cursor = Some(WireCursor::from(c));
-        }
-        event
-    }
-
-    /// The run open finishes, one on the log there is starts, and a `CUSTOM toolview:reset`
-    /// says so (a UI drops its cards and rebuilds from what follows).
-    fn reset(&mut self, epoch: &str, head: u64) -> Vec<AgUiEvent> {
-        let mut events: Vec<AgUiEvent> = self.end().into_iter().collect();
-        self.id = format!("{}@reset:{epoch}", self.thread);
-        self.last = None;
-        events.push(self.started());
-        events.push(AgUiEvent::Custom(Custom::Reset(ResetValue {
-            epoch: epoch.to_owned(),
-            head: head.to_string(),
-        })));
-        events
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::domain::Epoch;
-    use crate::render::agui::TerminalOutput;
+    use crate::render::agui::{Custom, RunResult, TerminalOutput};
 
     fn cursor(offset: u64) -> Cursor {
         Cursor {
