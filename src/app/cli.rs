@@ -82,9 +82,12 @@ pub struct TailArgs {
     #[arg(long)]
     pub no_follow: bool,
     /// Keep the colours a tool printed in its terminal output (SGR sequences only; every
-    /// other escape sequence is still shown as text).
-    #[arg(long)]
+    /// other escape sequence is still shown as text). The default when stdout is a terminal.
+    #[arg(long, overrides_with = "no_tool_colors")]
     pub tool_colors: bool,
+    /// Show a tool's output without its colours, on a terminal too.
+    #[arg(long, overrides_with = "tool_colors")]
+    pub no_tool_colors: bool,
     /// On a terminal too, print as for a pipe: live output lines as they arrive and each card
     /// once when it finishes, with no redrawing in place.
     #[arg(long)]

@@ -25,18 +25,20 @@ fn client_runtime() -> std::io::Result<tokio::runtime::Runtime> {
 impl TailArgs {
     /// `toolview tail`: prints the session's updates to stdout.
     pub fn run(self) -> anyhow::Result<()> {
+        let on_terminal = std::io::stdout().is_terminal();
+        // A terminal shows colours: keep a tool's own, unless asked not to.
+        let tool_colors = !self.no_tool_colors && (self.tool_colors || on_terminal);
         let options = tail::TailOptions {
             session: &self.session,
             target: self.target.into(),
             caps: Capabilities {
-                tool_colors: self.tool_colors,
+                tool_colors,
                 reasoning: self.reasoning,
                 ..Capabilities::all(self.terminal)
             },
             from_beginning: self.from_beginning,
             follow: !self.no_follow,
-            terminal: (!self.plain && std::io::stdout().is_terminal())
-                .then_some(Size::of_stdout as fn() -> Size),
+            terminal: (!self.plain && on_terminal).then_some(Size::of_stdout as fn() -> Size),
         };
         let remote = self.server.remote();
         client_runtime()?.block_on(tail::tail(&remote, options, &mut std::io::stdout()))
@@ -46,12 +48,17 @@ impl TailArgs {
 impl PublishArgs {
     /// `toolview publish`: events from stdin, acks to stdout.
     pub fn run(self) -> anyhow::Result<()> {
-        client_runtime()?.block_on(client::publish(
+        let runtime = client_runtime()?;
+        let published = runtime.block_on(client::publish(
             &self.server.remote(),
             &self.session,
-            std::io::stdin().lock(),
+            tokio::io::stdin(),
             &mut std::io::stdout(),
-        ))
+        ));
+        // Stdin is read on a blocking thread, which may still wait for a line the writer never
+        // sends (after a refusal): do not wait for it.
+        runtime.shutdown_background();
+        published
     }
 }
 

@@ -12,8 +12,10 @@
 //!   with no cwd is listed as `/`).
 //! - `session/resume`: live from the session's head, with no replay; `session/close` stops a
 //!   session's stream.
-//! - `session_info_update`: the session's title (the first line of its first user message),
-//!   when the first user message goes by.
+//! - `session_info_update`: the session's title as the server keeps it (the first line of its
+//!   first user message, without control characters; what `session/list` shows), once: after
+//!   the first user message of a replay from the beginning, at the start of a stream that begins
+//!   later (a resume, a live-only thread), or at the first user message when it had none yet.
 //! - `session/prompt`: the agent only shows what the harness does; it says so and ends the
 //!   turn.
 //!
@@ -287,7 +289,10 @@ impl Agent {
                     s.cwd
                 };
                 acp::SessionInfo::new(s.session_id, cwd)
-                    .title((!s.title.is_empty()).then_some(s.title))
+                    .title(
+                        Some(crate::domain::without_controls(&s.title).trim().to_owned())
+                            .filter(|t| !t.is_empty()),
+                    )
                     .updated_at(s.updated_at.map(|t| t.to_string()))
             })
             .collect();
@@ -326,6 +331,7 @@ impl Agent {
     /// cursor when the connection breaks. With `loaded`, says when the replay reached `head`
     /// (or why it cannot).
     fn watch(&mut self, session: String, start: Start, loaded: Option<(u64, Loaded)>) {
+        let title_at_start = !matches!(start, Start::FromBeginning(_));
         let caps = Capabilities {
             reasoning: self.options.reasoning,
             ..Capabilities::all(self.terminal)
@@ -339,30 +345,57 @@ impl Agent {
             true,
         );
         let out = self.out.clone();
-        let stream = tokio::spawn(forward(follower, session.clone(), out, loaded));
+        let titles = Titles {
+            remote: self.options.remote.clone(),
+            session: session.clone(),
+            // A replay from the beginning shows the first user message, after which the title
+            // is said; a stream that starts later says it at once.
+            at_start: title_at_start,
+        };
+        let stream = tokio::spawn(forward(follower, titles, out, loaded));
         self.streams.push((session, stream));
     }
 }
 
-/// A `session_info_update` with the session's title, when `notification` is a user message
-/// chunk (the first user message's text names the session, as `ListSessions`' title does).
-fn session_info(session: &str, notification: &str) -> Option<String> {
-    // Only a user chunk is parsed: a session with no prompt would parse every notification.
-    if !notification.contains("\"user_message_chunk\"") {
-        return None;
+/// Where the session's title comes from, and when it is said: the server's title (what
+/// `session/list` shows: the first line of the first user message), never the text a stream
+/// happened to see first.
+struct Titles {
+    remote: Remote,
+    session: String,
+    /// Say it when the stream starts (it will not see the first user message).
+    at_start: bool,
+}
+
+impl Titles {
+    /// The `session_info_update` with the session's title, if it has one yet.
+    async fn update(&self) -> Option<String> {
+        let mut client = connect(&self.remote).await.ok()?;
+        let request = pb::GetSessionRequest {
+            session_id: self.session.clone(),
+        };
+        let info = client.get_session(request).await.ok()?.into_inner();
+        // Titles stored before control characters were left out of them.
+        let title = crate::domain::without_controls(&info.title);
+        let title = title.trim();
+        if title.is_empty() {
+            return None;
+        }
+        let info = acp::SessionInfoUpdate::new().title(title.to_owned());
+        let params = acp::SessionNotification::new(
+            self.session.clone(),
+            acp::SessionUpdate::SessionInfoUpdate(info),
+        );
+        Some(json!({"jsonrpc": "2.0", "method": "session/update", "params": params}).to_string())
     }
-    let message: Value = serde_json::from_str(notification).ok()?;
-    let update = &message["params"]["update"];
-    if update["sessionUpdate"] != "user_message_chunk" {
-        return None;
-    }
-    let title = crate::domain::title_of(update["content"]["text"].as_str()?)?;
-    let info = acp::SessionInfoUpdate::new().title(title);
-    let params = acp::SessionNotification::new(
-        session.to_owned(),
-        acp::SessionUpdate::SessionInfoUpdate(info),
-    );
-    Some(json!({"jsonrpc": "2.0", "method": "session/update", "params": params}).to_string())
+}
+
+/// Whether `notification` is a user message's chunk (after which the title is said).
+fn is_user_chunk(notification: &str) -> bool {
+    // Only a likely one is parsed: a session with no prompt would parse every notification.
+    notification.contains("\"user_message_chunk\"")
+        && serde_json::from_str::<Value>(notification)
+            .is_ok_and(|m| m["params"]["update"]["sessionUpdate"] == "user_message_chunk")
 }
 
 /// Told when a loaded session's history was sent: `Err` with why it cannot be.
@@ -371,13 +404,22 @@ type Loaded = tokio::sync::oneshot::Sender<Result<(), String>>;
 /// Forwards the session's notifications until the editor goes or the server refuses.
 async fn forward(
     mut follower: Follower,
-    session: String,
+    titles: Titles,
     out: mpsc::Sender<String>,
     mut loaded: Option<(u64, Loaded)>,
 ) {
+    let session = titles.session.clone();
     let mut reached = 0;
-    // The title is said once, when the first user message goes by.
+    // The title is said once: at the start, or when the first user message goes by.
     let mut titled = false;
+    if titles.at_start
+        && let Some(info) = titles.update().await
+    {
+        titled = true;
+        if out.send(info).await.is_err() {
+            return;
+        }
+    }
     loop {
         if loaded.as_ref().is_some_and(|(head, _)| reached >= *head) {
             let _ = loaded.take().map(|(_, tx)| tx.send(Ok(())));
@@ -386,11 +428,11 @@ async fn forward(
             Ok(Followed::Update(u)) => {
                 if let Some(pb::rendered_update::Body::Acp(m)) = u.body {
                     for json in m.json {
-                        let info = (!titled).then(|| session_info(&session, &json)).flatten();
+                        let user = !titled && is_user_chunk(&json);
                         if out.send(json).await.is_err() {
                             return;
                         }
-                        if let Some(info) = info {
+                        if user && let Some(info) = titles.update().await {
                             titled = true;
                             if out.send(info).await.is_err() {
                                 return;

@@ -188,7 +188,7 @@ fn transient(code: Code) -> bool {
 
 /// Between half and all of `pause`, at random: clients that lost one server do not all come
 /// back to the next at the same instant.
-fn jitter(pause: Duration) -> Duration {
+pub(super) fn jitter(pause: Duration) -> Duration {
     use std::hash::{BuildHasher, Hasher};
     let random = std::collections::hash_map::RandomState::new()
         .build_hasher()

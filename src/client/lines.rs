@@ -1,12 +1,10 @@
-//! The command line's JSON lines: `publish` (a harness in a shell pipeline) and the offline
-//! `render`, and how every client command prints an update. Events are JSON lines in the
-//! protobuf JSON mapping of `ToolEvent`.
+//! The command line's JSON lines: the offline `render`, and how every client command prints an
+//! update (`publish.rs` reads its events as they arrive). Events are JSON lines in the protobuf
+//! JSON mapping of `ToolEvent`.
 
 use std::io::{BufRead, Write};
 
-use super::Remote;
 use super::json::{event_from_json, to_json};
-use super::remote::connect;
 use crate::domain::Lifecycle;
 use crate::grpc::convert::events_from_pb;
 use crate::grpc::pb;
@@ -94,25 +92,6 @@ fn decoded(update: &pb::RenderedUpdate) -> Option<Body> {
         Some(B::AiSdk(m)) => all(&m.json).map(Body::AiSdk),
         Some(B::View(_) | B::Acp(_) | B::Markdown(_) | B::Ansi(_)) | None => None,
     }
-}
-
-/// `toolview publish`: sends the events as one batch and prints one ack per line.
-pub async fn publish(
-    server: &Remote,
-    session: &str,
-    input: impl BufRead,
-    out: &mut impl Write,
-) -> anyhow::Result<()> {
-    let events = read_events(input, Some(session))?;
-    let mut client = connect(server).await?;
-    let acks = client
-        .publish(pb::PublishRequest { events })
-        .await
-        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))?;
-    for ack in acks.into_inner().acks {
-        writeln!(out, "{}", to_json(&ack, "toolview.v1.PublishAck"))?;
-    }
-    Ok(())
 }
 
 /// `toolview render`: folds and renders events offline, exactly as a subscriber would get them.

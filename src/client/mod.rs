@@ -9,8 +9,8 @@
 //! from the beginning — and says so as `Followed` items), `tail.rs` (`toolview tail` on a
 //! `Follower`: a waiting notice, AG-UI and AI SDK output framed by `render::StreamFrame`; ANSI and Markdown drawn
 //! by `screen.rs` from VIEW updates with appends, with the server's own card renderers: a terminal's
-//! running cards redrawn in place, a pipe's live lines, a transcript; each card once), `lines.rs` (`publish`
-//! and offline `render` of JSON lines), `json.rs` (the protobuf JSON mapping of events via
+//! running cards redrawn in place, a pipe's live lines, a transcript; each card once), `publish.rs` (`publish`: events
+//! from a pipe as they arrive), `lines.rs` (offline `render` of JSON lines), `json.rs` (the protobuf JSON mapping of events via
 //! `prost-reflect` and the embedded descriptor set), `acp.rs` (`toolview acp`: an ACP agent over
 //! stdio for editors, JSON-RPC lines built with the ACP schema crate: `initialize`, `session/load`
 //! — history, then the answer, then live —, `session/new`, `session/prompt`; forwards the session's
@@ -21,10 +21,12 @@ pub mod acp;
 mod follow;
 mod json;
 mod lines;
+mod publish;
 mod remote;
 pub mod screen;
 pub mod tail;
 
 pub use follow::{Followed, Follower};
-pub use lines::{print_framed, print_update, publish, read_events, render_offline};
+pub use lines::{print_framed, print_update, read_events, render_offline};
+pub use publish::publish;
 pub use remote::{Bearer, Client, Remote, connect, health};

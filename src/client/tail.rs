@@ -4,7 +4,7 @@
 //! ANSI and Markdown are drawn from VIEW updates with appends ([`super::screen`]): each card
 //! once; the other targets are printed as the server renders them.
 
-use std::io::Write;
+use std::io::{IsTerminal as _, Write};
 use std::time::{Duration, Instant};
 
 use tonic::Code;
@@ -56,7 +56,7 @@ pub async fn tail(
         Target::Markdown => Some(Style::Markdown),
         Target::View | Target::Acp | Target::AgUi | Target::AiSdk => None,
     };
-    let head = describe(server, session, follow).await?;
+    let (head, waiting) = describe(server, session, follow).await?;
     // Without following: the log as it is now, up to its head (nothing for no session).
     let until = match (follow, head) {
         (true, _) => None,
@@ -90,7 +90,7 @@ pub async fn tail(
         );
         let screen = Screen::new(style, mode, caps);
         let size = terminal.unwrap_or(|| Size { rows: 24, cols: 80 });
-        return cards(view, screen, size, until, out).await;
+        return cards(view, screen, size, until, waiting, out).await;
     }
     // AG-UI output is framed as runs, the AI SDK's as one message (`render::StreamFrame`), so
     // their clients accept it.
@@ -149,6 +149,7 @@ async fn cards(
     mut screen: Screen,
     size: fn() -> Size,
     until: Option<u64>,
+    mut waiting: Waiting,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     let mut drawn = Instant::now();
@@ -169,12 +170,14 @@ async fn cards(
         let reached = match next {
             Err(_elapsed) => None,
             Ok(Ok(Followed::Update(u))) => {
+                waiting.clear();
                 let offset = u.cursor.as_ref().map_or(0, |c| c.offset);
                 if let Some(pb::rendered_update::Body::View(v)) = u.body {
                     match ViewUpdate::try_from(v) {
                         Ok(update) => screen.apply(update, out)?,
                         Err(e) => {
                             screen.make_room(out)?;
+                            waiting.covered();
                             eprintln!("[update at offset {offset} not shown: {e}]");
                         }
                     }
@@ -184,12 +187,14 @@ async fn cards(
             Ok(Ok(Followed::Reset { epoch, head })) => {
                 screen.reset(out)?;
                 out.flush()?;
+                waiting.covered();
                 eprintln!("[reset: epoch {epoch}, head {head}]");
                 Some(0)
             }
             Ok(Ok(Followed::Heartbeat { head })) => Some(head),
             Ok(Ok(Followed::Reconnecting { why, pause })) => {
                 screen.make_room(out)?;
+                waiting.covered();
                 let at = follower.resume_point();
                 eprintln!("[{why}; reconnecting in {pause:.1?}, resuming {at}]");
                 None
@@ -215,19 +220,46 @@ async fn cards(
 }
 
 /// The session's head (`None` when it has no events yet; said on stderr while following).
-async fn describe(server: &Remote, session: &str, follow: bool) -> anyhow::Result<Option<u64>> {
+async fn describe(
+    server: &Remote,
+    session: &str,
+    follow: bool,
+) -> anyhow::Result<(Option<u64>, Waiting)> {
     let mut client = connect(server).await?;
     let request = pb::GetSessionRequest {
         session_id: session.to_owned(),
     };
     match client.get_session(request).await {
-        Ok(info) => Ok(Some(info.into_inner().head_offset)),
+        Ok(info) => Ok((
+            Some(info.into_inner().head_offset),
+            Waiting { shown: false },
+        )),
         Err(s) if s.code() == Code::NotFound => {
             if follow {
                 eprintln!("[waiting for session {session}: it has no events yet]");
             }
-            Ok(None)
+            Ok((None, Waiting { shown: follow }))
         }
         Err(s) => anyhow::bail!("{}: {}", s.code(), s.message()),
+    }
+}
+
+/// The "waiting for session" notice: taken back, on a terminal, once the session's first update
+/// arrives — when it is still the last line said on stderr.
+struct Waiting {
+    shown: bool,
+}
+
+impl Waiting {
+    /// Something else was said on stderr: the notice is no longer the line above.
+    fn covered(&mut self) {
+        self.shown = false;
+    }
+
+    /// Erases the notice (the line above the cursor) if it is there to erase.
+    fn clear(&mut self) {
+        if std::mem::take(&mut self.shown) && std::io::stderr().is_terminal() {
+            eprint!("\x1b[1A\r\x1b[2K");
+        }
     }
 }

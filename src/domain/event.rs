@@ -242,16 +242,56 @@ pub struct CallFinished {
 pub const MAX_TITLE_CHARS: usize = 100;
 
 /// A session's title from the text of its first user message: the first non-blank line,
-/// trimmed, at most [`MAX_TITLE_CHARS`] characters (cut with `…`); `None` for a blank text. The
-/// one rule the stores, `ListSessions` and ACP's `session_info_update` share.
+/// without control characters (an escape sequence whole), trimmed, at most [`MAX_TITLE_CHARS`]
+/// characters (cut with `…`); `None` for a blank text. The one rule the stores, `ListSessions`
+/// and ACP's `session_info_update` share.
 pub fn title_of(text: &str) -> Option<String> {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let line = text
+        .lines()
+        .map(|l| without_controls(l).trim().to_owned())
+        .find(|l| !l.is_empty())?;
     let mut title: String = line.chars().take(MAX_TITLE_CHARS).collect();
     if line.chars().nth(MAX_TITLE_CHARS).is_some() {
         title.pop();
         title.push('…');
     }
     Some(title)
+}
+
+/// `text` without control characters: an ANSI escape sequence (`ESC [ … final`, `ESC ] … BEL`)
+/// goes whole, any other control character becomes a space. A title is shown in lists and
+/// window titles, where none of them means anything.
+pub fn without_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\x1b' => match chars.peek() {
+                // CSI: parameters and intermediates up to a final byte in @..~.
+                Some('[') => {
+                    chars.next();
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                // OSC: up to BEL (or the string terminator's ESC).
+                Some(']') => {
+                    chars.next();
+                    for c in chars.by_ref() {
+                        if c == '\x07' || c == '\x1b' {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A turn began.
@@ -358,4 +398,22 @@ pub struct MessageDelta {
 pub struct MessageFinished {
     /// The message this event finishes.
     pub message_id: MessageId,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_title_has_no_control_characters() {
+        assert_eq!(
+            title_of("\x1b[31mFix\x1b[0m the\tbuild\x07\nmore").as_deref(),
+            Some("Fix the build")
+        );
+        assert_eq!(
+            title_of("\x1b]0;pwned\x07\n  \n second").as_deref(),
+            Some("second")
+        );
+        assert_eq!(title_of("\x1b[2J\x1b[H"), None);
+    }
 }

@@ -25,7 +25,7 @@ pub use event::{
     CallFinished, CallId, CallOutput, CallStarted, EventBody, EventId, IdError, MAX_TITLE_CHARS,
     MessageDelta, MessageFinished, MessageId, MessageRole, MessageStarted, SessionId,
     SessionStarted, StopReason, TokenUsage, ToolEvent, TurnFinished, TurnId, TurnStarted, title_of,
-    validate_id, validate_session_id,
+    validate_id, validate_session_id, without_controls,
 };
 pub use lifecycle::{BatchError, Lifecycle, LifecycleError, Pending, Phase, Subject};
 pub use plan::{Plan, PlanEntry, PlanStatus};

@@ -137,4 +137,63 @@ async fn sessions_list_resume_and_close_through_the_sdk() {
         .collect();
     let even: Vec<&str> = want.iter().step_by(2).map(String::as_str).collect();
     assert_eq!(listed, even, "only the sessions in /work/a");
+
+    // A thread resumed after the first prompt is told the session's title at once — not the
+    // first line of the prompt it happens to see — and a title has no control characters.
+    let later = ev(
+        "team-a/s000",
+        "u2",
+        Event::MessageStarted(pb::MessageStarted {
+            message_id: "u2".into(),
+            role: pb::MessageRole::User.into(),
+            text: "Now the tests".into(),
+        }),
+    );
+    let hostile = ev(
+        "team-a/s002",
+        "u1",
+        Event::MessageStarted(pb::MessageStarted {
+            message_id: "u1".into(),
+            role: pb::MessageRole::User.into(),
+            text: "\x1b[31mFix\x1b[0m the\tbuild\x07".into(),
+        }),
+    );
+    let request = pb::PublishRequest {
+        events: vec![hostile],
+    };
+    c.publish(with_token(request, &writer)).await.unwrap();
+    for (session, count, title) in [
+        ("team-a/s000", 2, "Port the build to Bazel"),
+        ("team-a/s002", 1, "Fix the build"),
+    ] {
+        let mut cmd = client_command(&server.url, session, "sessions", false, count);
+        cmd.env("TOOLVIEW_TOKEN", &reader);
+        let mut node = NodeClient::spawn(cmd);
+        node.wait_for("resumed");
+        if count == 2 {
+            let request = pb::PublishRequest {
+                events: vec![later.clone()],
+            };
+            c.publish(with_token(request, &writer)).await.unwrap();
+        }
+        let report = tokio::task::spawn_blocking(move || node.finish())
+            .await
+            .unwrap();
+        let notifications = report["notifications"].as_array().unwrap();
+        check_notifications(notifications);
+        assert_eq!(
+            notifications[0]["update"]["sessionUpdate"], "session_info_update",
+            "{session}: {notifications:?}"
+        );
+        assert_eq!(notifications[0]["update"]["title"], title, "{session}");
+        assert!(
+            notifications[1..]
+                .iter()
+                .all(|n| n["update"]["sessionUpdate"] != "session_info_update"),
+            "said once: {notifications:?}"
+        );
+        let listed = report["listed"].as_array().unwrap();
+        let entry = listed.iter().find(|s| s["sessionId"] == session).unwrap();
+        assert_eq!(entry["title"], title, "session/list agrees: {entry}");
+    }
 }

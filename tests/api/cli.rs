@@ -5,6 +5,8 @@ use std::process::Stdio;
 
 use serde_json::{Value, json};
 use support::cli::{self, Ran};
+use support::process::ServerProcess;
+use toolview::grpc::pb;
 
 #[test]
 fn present_prints_the_view_json() {
@@ -375,4 +377,98 @@ fn a_config_error_is_one_line() {
         lines[0].contains("--max-output-bytes 0 must be between 1"),
         "{err}"
     );
+}
+
+/// `toolview publish` in a pipe: each line is published, acknowledged on stdout and delivered to
+/// a live subscriber before the next line is written — the pipe is followed, not read to its
+/// end first (the writer waits for each before writing the next, so nothing here is timed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publish_follows_a_pipe_line_by_line() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut c = support::sessions::client(&server.url).await;
+    let mut publisher =
+        support::cli::command(&["publish", "--server", &server.url, "--session", "pipe"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+    let mut stdin = publisher.stdin.take().unwrap();
+    let mut acks = std::io::BufReader::new(publisher.stdout.take().unwrap()).lines();
+    let line = |event: serde_json::Value| {
+        let mut e = event;
+        e["sessionId"] = "ignored".into();
+        e.to_string()
+    };
+    writeln!(stdin, "{}", line(json!({"eventId": "e1", "callStarted": {"callId": "c1", "toolName": "bash", "argumentsJson": "{\"command\":\"make\"}"}}))).unwrap();
+    stdin.flush().unwrap();
+    assert!(acks.next().unwrap().unwrap().contains("\"e1\""));
+    let request = support::sessions::request(
+        "pipe",
+        pb::Target::View,
+        true,
+        support::sessions::from_beginning(),
+    );
+    let mut updates = support::sessions::subscribe(&mut c, request).await;
+    support::sessions::updates_until(&mut updates, 1).await;
+    for i in 2..=20u64 {
+        let out = json!({"eventId": format!("e{i}"), "callOutput": {"callId": "c1", "data": format!("line {i}\n")}});
+        writeln!(stdin, "{}", line(out)).unwrap();
+        stdin.flush().unwrap();
+        let ack = acks.next().unwrap().unwrap();
+        assert!(ack.contains(&format!("\"e{i}\"")), "{ack}");
+        let got = support::sessions::updates_until(&mut updates, i).await;
+        assert_eq!(got.last().unwrap().cursor.as_ref().unwrap().offset, i);
+    }
+    drop(stdin);
+    assert!(publisher.wait().unwrap().success());
+    assert!(acks.next().is_none(), "one ack per line");
+}
+
+/// A pipe far longer than one request may be (100,000 events, about 7 MB, past the 4 MiB
+/// message limit): every event acknowledged once, in order.
+#[test]
+fn publish_takes_a_pipe_longer_than_a_request() {
+    use std::io::Write;
+    const EVENTS: u64 = 100_000;
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(
+        dir.path(),
+        &["--store", "memory", "--max-events-per-session", "0"],
+    );
+    let mut publisher =
+        support::cli::command(&["publish", "--server", &server.url, "--session", "long"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+    let mut stdin = publisher.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let mut bytes = 0;
+        let start = r#"{"eventId":"e1","callStarted":{"callId":"c1","toolName":"bash","argumentsJson":"{}"}}"#;
+        writeln!(stdin, "{start}").unwrap();
+        for i in 2..=EVENTS {
+            let line = format!(
+                r#"{{"eventId":"e{i}","callOutput":{{"callId":"c1","data":"output line {i}\n"}}}}"#
+            );
+            bytes += line.len() + 1;
+            writeln!(stdin, "{line}").unwrap();
+        }
+        bytes
+    });
+    let mut count = 0u64;
+    for ack in std::io::BufReader::new(publisher.stdout.take().unwrap()).lines() {
+        let ack = ack.unwrap();
+        count += 1;
+        assert!(ack.contains(&format!("\"offset\":\"{count}\"")), "{ack}");
+        assert!(!ack.contains("duplicate"), "{ack}");
+    }
+    let bytes = writer.join().unwrap();
+    assert!(
+        bytes > 4 << 20,
+        "the pipe is longer than a request may be: {bytes} bytes"
+    );
+    assert!(publisher.wait().unwrap().success());
+    assert_eq!(count, EVENTS);
 }

@@ -152,6 +152,8 @@ async fn on_a_terminal_a_live_card_redraws_in_place_and_is_printed_once() {
     let script = format!("script -q -f -c '{tail}' {}", log.display());
     let pane = Pane::start(&socket, 30, 100, &script);
     let screen = || pane.capture(false);
+    // No session yet: tail says it waits, and takes that back once the session appears.
+    until_shown("the waiting notice", "waiting for session tui", screen).await;
 
     start_build(&mut c, "tui").await;
     let mut output = build_output(&mut c, "tui", 0..CHUNKS / 2).await;
@@ -179,6 +181,10 @@ async fn on_a_terminal_a_live_card_redraws_in_place_and_is_printed_once() {
     // The card once, in its final state, with every output line once: the running card's
     // redraws were erased in place, never scrolled into the history.
     assert_eq!(history.matches("$ make build").count(), 1, "{history}");
+    assert!(
+        !history.contains("waiting for session"),
+        "the notice is taken back: {history}"
+    );
     for n in [0, 500, 999] {
         let l = line(n);
         assert_eq!(history.matches(l.trim_end()).count(), 1, "{l}");
