@@ -11,10 +11,11 @@ use bytes::Bytes;
 use toolview::grpc::StorageCodec;
 use toolview::store::{Record, RecordCodec as _};
 
+use crate::config::BenchConfig;
 use crate::load::{self, Window};
 use crate::measure::{FanoutPlan, Sampled};
 use crate::process::{NatsCluster, Server};
-use crate::run::{BenchConfig, Row, errors, fanout_row, mark, median, plural, progress, thousands};
+use crate::table::{Row, errors, fanout_row, mark, median, plural, progress, thousands};
 
 /// Deliveries per second the cross-replica fan-out is run at (the goal's load), and the
 /// publish rate it never exceeds (a `--quick` run has few subscribers).

@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 
 use toolview::render::{Capabilities, Renderer, Target};
 
+use crate::config::BenchConfig;
 use crate::load;
 use crate::measure;
 use crate::process::fresh_dir;
-use crate::run::{BenchConfig, Row, mark, progress, thousands};
+use crate::table::{Row, mark, progress, thousands};
 
 /// One block, as a journal append writes it.
 const BLOCK: usize = 4096;

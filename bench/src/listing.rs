@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 use toolview::grpc::pb;
 use toolview::grpc::pb::session_service_client::SessionServiceClient;
 
+use crate::config::BenchConfig;
 use crate::load::{self, SessionScript};
 use crate::process::Server;
-use crate::run::{BenchConfig, Row, progress, thousands};
+use crate::table::{Row, progress, thousands};
 
 /// Sessions per `Publish` while filling the stream (one event each).
 const FILL_CHUNK: usize = 500;

@@ -3,6 +3,7 @@
 //! one Markdown table (`docs/performance.md`). Not part of the product: `scripts/bench.sh` builds
 //! and runs it.
 
+mod config;
 mod jetstream;
 mod limits;
 mod listing;
@@ -14,6 +15,7 @@ mod replay;
 mod run;
 mod scale;
 mod stream;
+mod table;
 
 use clap::Parser;
 
@@ -22,7 +24,7 @@ use clap::Parser;
 #[command(version, about)]
 struct Cli {
     #[command(flatten)]
-    config: run::BenchConfig,
+    config: config::BenchConfig,
 }
 
 fn main() -> anyhow::Result<()> {

@@ -2,11 +2,12 @@
 
 use std::time::Duration;
 
+use crate::config::BenchConfig;
 use crate::limits::Limits;
 use crate::load;
 use crate::measure;
 use crate::process::Server;
-use crate::run::{BenchConfig, Row, mark, progress, thousands};
+use crate::table::{Row, mark, progress, thousands};
 
 pub async fn replay_row(
     config: &BenchConfig,

@@ -4,169 +4,20 @@
 //! for the method and the figures.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
+use crate::config::{BenchConfig, Scenario};
 use crate::limits::Limits;
 
-use crate::load::{self, Window};
-use crate::measure::{self, Fanout, FanoutPlan, Sampled};
+use crate::load;
+use crate::measure::{Fanout, FanoutPlan};
 use crate::nats;
 use crate::process::Server;
-
-/// `toolview-bench` options. The defaults are the scenarios; `--quick` shrinks them
-/// all for a smoke run.
-#[derive(Debug, Clone, clap::Args)]
-pub struct BenchConfig {
-    /// Bytes of output text per published event (and of the baseline RPC's request field).
-    #[arg(long, default_value_t = 256)]
-    pub payload: usize,
-    /// Concurrent publishers, one connection and session each.
-    #[arg(long, value_delimiter = ',', default_value = "1,16,64")]
-    pub publishers: Vec<usize>,
-    /// Events per `Publish` in the extra batched rows (64 publishers, or the most given);
-    /// 0 leaves those rows out.
-    #[arg(long, default_value_t = 8)]
-    pub publish_batch: usize,
-    /// Runs of each closed-loop (publish and baseline) measurement; the row shows the run with
-    /// the median rate.
-    #[arg(long, default_value_t = 3)]
-    pub repeat: usize,
-    /// Warm-up before each closed-loop measurement, in milliseconds.
-    #[arg(long, default_value_t = 300)]
-    pub warmup_ms: u64,
-    /// Length of each closed-loop measurement, in milliseconds.
-    #[arg(long, default_value_t = 1_000)]
-    pub duration_ms: u64,
-    /// Subscribers of the fan-out session (one connection each).
-    #[arg(long, default_value_t = 1_000)]
-    pub fanout_subscribers: usize,
-    /// Output events published per second during fan-out; one run (and one NATS run) per
-    /// rate. The first is the goal's load; a lower one shows latency with CPU to spare.
-    #[arg(long, value_delimiter = ',', default_value = "250,100")]
-    pub fanout_rates: Vec<u64>,
-    /// Events per `Publish` (and per NATS flush) during fan-out.
-    #[arg(long, default_value_t = 5)]
-    pub fanout_batch: usize,
-    /// Length of the fan-out run, in milliseconds.
-    #[arg(long, default_value_t = 5_000)]
-    pub fanout_ms: u64,
-    /// Events in the replayed session.
-    #[arg(long, default_value_t = 100_000)]
-    pub replay_events: u64,
-    /// Idle subscribers whose memory is measured.
-    #[arg(long, default_value_t = 10_000)]
-    pub idle_subscribers: usize,
-    /// Idle subscribers per connection, one measurement (and fresh server) per value.
-    #[arg(long, value_delimiter = ',', default_value = "1,100")]
-    pub idle_per_connection: Vec<usize>,
-    /// Sessions stored before a server is started on them (the scale rows).
-    #[arg(long, default_value_t = 1_000_000)]
-    pub stored_sessions: usize,
-    /// Sessions in the JetStream stream when `ListSessions` is timed.
-    #[arg(long, default_value_t = 100_000)]
-    pub listed_sessions: usize,
-    /// Sessions loaded (one event each, idle) whose memory is measured; the server's
-    /// `--max-loaded-sessions` default keeps them all.
-    #[arg(long, default_value_t = 10_000)]
-    pub loaded_sessions: usize,
-    /// The `toolview` binary to serve with; by default the one next to this binary (cargo
-    /// builds both into the same directory).
-    #[arg(long, env = "TOOLVIEW_BIN", default_value_os_t = sibling_toolview())]
-    pub toolview: PathBuf,
-    /// The `nats-server` binary for the fan-out peer; without one, that row says so.
-    #[arg(long, env = "TOOLVIEW_NATS_SERVER", default_value = "nats-server")]
-    pub nats_server: PathBuf,
-    /// Which scenarios to run.
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "publish,fanout,replay,stream,idle,scale,render,jetstream"
-    )]
-    pub scenarios: Vec<Scenario>,
-    /// Small counts everywhere: checks that every scenario runs, measures nothing useful.
-    #[arg(long)]
-    pub quick: bool,
-}
-
-/// `toolview` in this binary's directory.
-fn sibling_toolview() -> PathBuf {
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| Some(exe.parent()?.join("toolview")))
-        .unwrap_or_else(|| PathBuf::from("toolview"))
-}
-
-impl BenchConfig {
-    fn shrink(&mut self) {
-        self.publishers = vec![1, 4];
-        self.repeat = 1;
-        self.warmup_ms = 50;
-        self.duration_ms = 200;
-        self.fanout_subscribers = 20;
-        self.fanout_rates = vec![200];
-        self.fanout_ms = 250;
-        self.replay_events = 2_000;
-        self.idle_subscribers = 100;
-        self.idle_per_connection = vec![1, 10];
-        self.stored_sessions = 2_000;
-        self.loaded_sessions = 100;
-        self.listed_sessions = 1_000;
-    }
-
-    pub(crate) fn window(&self) -> Window {
-        Window {
-            warmup: Duration::from_millis(self.warmup_ms),
-            duration: Duration::from_millis(self.duration_ms),
-        }
-    }
-}
-
-/// A group of rows of the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Scenario {
-    /// Publish throughput and ack latency per store, beside the bare unary RPC.
-    Publish,
-    /// One session to many subscribers, beside NATS core.
-    Fanout,
-    /// A new subscriber replays a long session.
-    Replay,
-    /// One long streaming call live to many VIEW subscribers, with and without appends.
-    Stream,
-    /// Server memory per idle subscriber.
-    Idle,
-    /// A server started on a million stored sessions; memory per loaded session.
-    Scale,
-    /// ACP rendering on one core, in process.
-    Render,
-    /// The JetStream store: publish on R1 and R3 beside bare JetStream, and fan-out across
-    /// replicas.
-    Jetstream,
-}
-
-/// One line of the table.
-pub(crate) struct Row {
-    pub scenario: String,
-    pub result: String,
-    pub latency: Option<(f64, f64)>,
-    pub goal: &'static str,
-    pub verdict: String,
-}
-
-impl Row {
-    pub fn new(scenario: String, result: String) -> Self {
-        Row {
-            scenario,
-            result,
-            latency: None,
-            goal: "",
-            verdict: String::new(),
-        }
-    }
-}
+use crate::table::{
+    Row, errors, fanout_row, mark, median, percentile_of, plural, print_table, progress, thousands,
+};
 
 /// Runs every scenario and prints the table to `out` (progress goes to stderr).
 pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Result<()> {
@@ -213,12 +64,6 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
     writeln!(out, "Limits measured in this run: {}.\n", limits.describe())?;
     print_table(&rows, out)?;
     Ok(())
-}
-
-pub(crate) fn progress(what: &str) {
-    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    let t = START.get_or_init(Instant::now).elapsed().as_secs_f64();
-    eprintln!("bench [{t:6.1} s]: {what}");
 }
 
 async fn publish_rows(
@@ -383,13 +228,6 @@ async fn publish_rows(
     Ok(())
 }
 
-/// The run with the median rate.
-pub(crate) fn median(mut runs: Vec<Sampled>) -> Sampled {
-    runs.sort_by(|a, b| a.rate().total_cmp(&b.rate()));
-    let mid = runs.len() / 2;
-    runs.swap_remove(mid)
-}
-
 async fn fanout_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     for (i, &rate) in config.fanout_rates.iter().enumerate() {
         fanout_rate_rows(config, rate, i == 0, rows).await?;
@@ -486,110 +324,4 @@ async fn fanout_rate_rows(
         }
     }
     Ok(())
-}
-
-pub(crate) fn percentile_of(f: &Fanout, p: f64) -> f64 {
-    let mut v = f.delivered.latencies_us.clone();
-    v.sort_unstable();
-    measure::percentile(&v, p)
-}
-
-pub(crate) fn fanout_row(scenario: String, mut f: Fanout) -> Row {
-    let missing = f.expected.saturating_sub(f.delivered.ops);
-    let mut row = Row::new(
-        scenario,
-        format!("{} deliveries/s", thousands(f.delivered.rate())),
-    );
-    row.latency = Some(f.delivered.percentiles());
-    row.result = format!(
-        "{} (CPU per delivery: server {:.1} µs, clients {:.1} µs)",
-        row.result,
-        f.server_cpu_per_delivery(),
-        f.client_cpu.as_secs_f64() * 1e6 / f.delivered.ops.max(1) as f64
-    );
-    if missing > 0 {
-        row.verdict = format!(
-            ", {missing} of {} ({} events × subscribers) not delivered",
-            f.expected, f.published
-        );
-    }
-    row
-}
-
-pub(crate) fn errors(s: &Sampled) -> String {
-    if s.errors > 0 {
-        format!(", {} errors", s.errors)
-    } else {
-        String::new()
-    }
-}
-
-pub(crate) fn mark(met: bool, detail: String) -> String {
-    let detail = detail.trim_start_matches(", ");
-    match (met, detail.is_empty()) {
-        (true, true) => "met".into(),
-        (true, false) => format!("met: {detail}"),
-        (false, true) => "MISSED".into(),
-        (false, false) => format!("MISSED: {detail}"),
-    }
-}
-
-/// `1 caller`, `16 callers`.
-pub(crate) fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-/// `1234567.8` → `1,234,568`.
-pub(crate) fn thousands(x: f64) -> String {
-    let digits = format!("{:.0}", x.max(0.0));
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-fn print_table(rows: &[Row], out: &mut impl Write) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "| scenario | result | p50 ms | p99 ms | goal | verdict |"
-    )?;
-    writeln!(out, "|---|---:|---:|---:|---|---|")?;
-    for r in rows {
-        let (p50, p99) = r.latency.map_or((String::new(), String::new()), |(a, b)| {
-            (format!("{a:.2}"), format!("{b:.2}"))
-        });
-        writeln!(
-            out,
-            "| {} | {} | {p50} | {p99} | {} | {} |",
-            r.scenario, r.result, r.goal, r.verdict
-        )?;
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(0.0), "0");
-        assert_eq!(thousands(999.4), "999");
-        assert_eq!(thousands(1000.0), "1,000");
-        assert_eq!(thousands(1234567.8), "1,234,568");
-    }
-
-    #[test]
-    fn verdicts() {
-        assert_eq!(mark(true, String::new()), "met");
-        assert_eq!(mark(false, ", 3 errors".into()), "MISSED: 3 errors");
-    }
 }

@@ -12,9 +12,10 @@ use toolview::grpc::pb;
 use toolview::grpc::pb::session_service_client::SessionServiceClient;
 use toolview::store::{EmbeddedStore, Record, SessionAppend, SessionMeta, Store as _};
 
+use crate::config::BenchConfig;
 use crate::load::{self, SessionScript};
 use crate::process::{Server, fresh_dir};
-use crate::run::{BenchConfig, Row, progress, thousands};
+use crate::table::{Row, progress, thousands};
 
 /// Sessions per append while storing them (one journal group and about 1 MB each).
 const PREFILL_CHUNK: usize = 1_000;

@@ -13,9 +13,10 @@ use toolview::grpc::pb::{
 };
 use toolview::render::Capabilities;
 
+use crate::config::BenchConfig;
 use crate::load;
 use crate::process::Server;
-use crate::run::{BenchConfig, Row, progress, thousands};
+use crate::table::{Row, progress, thousands};
 
 /// The output cap the subscribers ask for: a UI's, small enough that the snapshot rows send
 /// hundreds of MB rather than tens of GB.

@@ -1,5 +1,6 @@
 //! Benchmarks of the pure core: presenters by family, each render target, and the hunk
-//! algorithm on a 10,000-line file. `cargo bench --bench core` prints the figures.
+//! algorithm on a 10,000-line file. `cargo bench -p toolview-bench --bench core` prints the
+//! figures.
 
 use std::hint::black_box;
 

@@ -1,0 +1,137 @@
+//! `toolview-bench`'s options: the scenarios and their sizes.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::load::Window;
+
+/// `toolview-bench` options. The defaults are the scenarios; `--quick` shrinks them
+/// all for a smoke run.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchConfig {
+    /// Bytes of output text per published event (and of the baseline RPC's request field).
+    #[arg(long, default_value_t = 256)]
+    pub payload: usize,
+    /// Concurrent publishers, one connection and session each.
+    #[arg(long, value_delimiter = ',', default_value = "1,16,64")]
+    pub publishers: Vec<usize>,
+    /// Events per `Publish` in the extra batched rows (64 publishers, or the most given);
+    /// 0 leaves those rows out.
+    #[arg(long, default_value_t = 8)]
+    pub publish_batch: usize,
+    /// Runs of each closed-loop (publish and baseline) measurement; the row shows the run with
+    /// the median rate.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: usize,
+    /// Warm-up before each closed-loop measurement, in milliseconds.
+    #[arg(long, default_value_t = 300)]
+    pub warmup_ms: u64,
+    /// Length of each closed-loop measurement, in milliseconds.
+    #[arg(long, default_value_t = 1_000)]
+    pub duration_ms: u64,
+    /// Subscribers of the fan-out session (one connection each).
+    #[arg(long, default_value_t = 1_000)]
+    pub fanout_subscribers: usize,
+    /// Output events published per second during fan-out; one run (and one NATS run) per
+    /// rate. The first is the goal's load; a lower one shows latency with CPU to spare.
+    #[arg(long, value_delimiter = ',', default_value = "250,100")]
+    pub fanout_rates: Vec<u64>,
+    /// Events per `Publish` (and per NATS flush) during fan-out.
+    #[arg(long, default_value_t = 5)]
+    pub fanout_batch: usize,
+    /// Length of the fan-out run, in milliseconds.
+    #[arg(long, default_value_t = 5_000)]
+    pub fanout_ms: u64,
+    /// Events in the replayed session.
+    #[arg(long, default_value_t = 100_000)]
+    pub replay_events: u64,
+    /// Idle subscribers whose memory is measured.
+    #[arg(long, default_value_t = 10_000)]
+    pub idle_subscribers: usize,
+    /// Idle subscribers per connection, one measurement (and fresh server) per value.
+    #[arg(long, value_delimiter = ',', default_value = "1,100")]
+    pub idle_per_connection: Vec<usize>,
+    /// Sessions stored before a server is started on them (the scale rows).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub stored_sessions: usize,
+    /// Sessions in the JetStream stream when `ListSessions` is timed.
+    #[arg(long, default_value_t = 100_000)]
+    pub listed_sessions: usize,
+    /// Sessions loaded (one event each, idle) whose memory is measured; the server's
+    /// `--max-loaded-sessions` default keeps them all.
+    #[arg(long, default_value_t = 10_000)]
+    pub loaded_sessions: usize,
+    /// The `toolview` binary to serve with; by default the one next to this binary (cargo
+    /// builds both into the same directory).
+    #[arg(long, env = "TOOLVIEW_BIN", default_value_os_t = sibling_toolview())]
+    pub toolview: PathBuf,
+    /// The `nats-server` binary for the fan-out peer; without one, that row says so.
+    #[arg(long, env = "TOOLVIEW_NATS_SERVER", default_value = "nats-server")]
+    pub nats_server: PathBuf,
+    /// Which scenarios to run.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "publish,fanout,replay,stream,idle,scale,render,jetstream"
+    )]
+    pub scenarios: Vec<Scenario>,
+    /// Small counts everywhere: checks that every scenario runs, measures nothing useful.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+/// `toolview` in this binary's directory.
+fn sibling_toolview() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("toolview")))
+        .unwrap_or_else(|| PathBuf::from("toolview"))
+}
+
+impl BenchConfig {
+    pub(crate) fn shrink(&mut self) {
+        self.publishers = vec![1, 4];
+        self.repeat = 1;
+        self.warmup_ms = 50;
+        self.duration_ms = 200;
+        self.fanout_subscribers = 20;
+        self.fanout_rates = vec![200];
+        self.fanout_ms = 250;
+        self.replay_events = 2_000;
+        self.idle_subscribers = 100;
+        self.idle_per_connection = vec![1, 10];
+        self.stored_sessions = 2_000;
+        self.loaded_sessions = 100;
+        self.listed_sessions = 1_000;
+    }
+
+    pub(crate) fn window(&self) -> Window {
+        Window {
+            warmup: Duration::from_millis(self.warmup_ms),
+            duration: Duration::from_millis(self.duration_ms),
+        }
+    }
+}
+
+/// A group of rows of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scenario {
+    /// Publish throughput and ack latency per store, beside the bare unary RPC.
+    Publish,
+    /// One session to many subscribers, beside NATS core.
+    Fanout,
+    /// A new subscriber replays a long session.
+    Replay,
+    /// One long streaming call live to many VIEW subscribers, with and without appends.
+    Stream,
+    /// Server memory per idle subscriber.
+    Idle,
+    /// A server started on a million stored sessions; memory per loaded session.
+    Scale,
+    /// ACP rendering on one core, in process.
+    Render,
+    /// The JetStream store: publish on R1 and R3 beside bare JetStream, and fan-out across
+    /// replicas.
+    Jetstream,
+}
