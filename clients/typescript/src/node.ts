@@ -18,17 +18,24 @@ export interface NodeOptions {
 
 export { bearer } from "./bearer.js";
 
-/** A gRPC transport to `server` (`host:port`). */
+/** The base URL of `server` as the CLI takes it too: `host:port`, `http://host:port` or
+ * `https://host:port` (TLS; also with `tls` or `ca`). */
+export function baseUrl(server: string, secure: boolean): string {
+  const url = /^https?:\/\//.test(server) ? server.replace(/\/+$/, "") : `http://${server}`;
+  return secure ? url.replace(/^http:/, "https:") : url;
+}
+
+/** A gRPC transport to `server` (`host:port`, or an `http://`/`https://` URL). */
 export function grpcTransport(server: string, options: NodeOptions = {}): Transport {
   const secure = options.tls || options.ca !== undefined;
   return createGrpcTransport({
-    baseUrl: `${secure ? "https" : "http"}://${server}`,
+    baseUrl: baseUrl(server, secure),
     interceptors: options.token ? [bearer(options.token)] : [],
     nodeOptions: options.ca !== undefined ? { ca: options.ca } : {},
   });
 }
 
-/** A client of `server` (`host:port`) over gRPC. */
+/** A client of `server` (`host:port`, or an `http://`/`https://` URL) over gRPC. */
 export function connect(server: string, options: NodeOptions = {}): Client {
   return new Client(grpcTransport(server, options), {
     publish: options.publish,

@@ -239,3 +239,11 @@ test("the browser transport (gRPC-Web) publishes and subscribes", async () => {
   assert.ok(updates[1].body.value.includes("Status: Completed"), updates[1].body.value);
   await client.close();
 });
+
+test("the CLI's URL form names the server", async () => {
+  const client = connect(`http://${server.address}/`);
+  await client.session("url-form").message("user", "hello");
+  await client.flush();
+  assert.equal((await client.getSession("url-form")).headOffset, 2n);
+  await client.close();
+});

@@ -28,3 +28,11 @@ test("the field comes from the BadRequest detail", () => {
   broken.details = [{ type: "google.rpc.BadRequest", value: badRequest.slice(0, -3) }];
   assert.equal(fieldViolation(broken), undefined);
 });
+
+test("a server is named as the CLI names it", async () => {
+  const { baseUrl } = await import("@toolview/client/node");
+  assert.equal(baseUrl("127.0.0.1:50051", false), "http://127.0.0.1:50051");
+  assert.equal(baseUrl("http://127.0.0.1:50051/", false), "http://127.0.0.1:50051");
+  assert.equal(baseUrl("https://toolview.example", false), "https://toolview.example");
+  assert.equal(baseUrl("127.0.0.1:50051", true), "https://127.0.0.1:50051");
+});
