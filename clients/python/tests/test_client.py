@@ -14,10 +14,12 @@ from toolview import Capabilities, Client, Cursor, PublishOptions, Reset, Usage
 from toolview.aio import AsyncClient
 from toolview.errors import (
     BufferFull,
+    ClientClosed,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
     Undelivered,
+    UsageError,
     field_violation,
 )
 from toolview.v1 import events_pb2, session_service_pb2, session_service_pb2_grpc, views_pb2
@@ -226,3 +228,40 @@ def test_threads_writing_one_calls_output_lose_no_chunk(server: Server) -> None:
         client.flush()
         assert client.get_session("threads").head_offset == 1 + 800
         assert client.publisher.duplicates == 0
+
+
+def test_misuse_is_refused_before_anything_is_sent(server: Server) -> None:
+    with Client(server.address) as client:
+        session = client.session("misuse")
+        call = session.start_call("bash", {"command": "true"}, call_id="c1")
+        call.finish("ok")
+        with pytest.raises(UsageError, match="finished twice"):
+            call.finish("again")
+        with pytest.raises(UsageError, match="output after its finish"):
+            call.output("late")
+        # The same call id again, from another handle on the session too.
+        with pytest.raises(UsageError, match="already started"):
+            client.session("misuse").start_call("bash", {"command": "true"}, call_id="c1")
+        client.flush()
+        # Nothing of the refused uses was sent: the call's start and end only.
+        assert client.get_session("misuse").head_offset == 2
+    with pytest.raises(ClientClosed):
+        client.subscribe("misuse")
+    with pytest.raises(ClientClosed):
+        client.get_session("misuse")
+
+
+def test_the_asyncio_client_refuses_misuse_too(server: Server) -> None:
+    async def main() -> None:
+        async with AsyncClient(server.address) as client:
+            session = client.session("misuse-aio")
+            call = await session.start_call("bash", {"command": "true"}, call_id="c1")
+            await call.finish("ok")
+            with pytest.raises(UsageError):
+                await call.finish("again")
+            with pytest.raises(UsageError):
+                await session.start_call("bash", call_id="c1")
+        with pytest.raises(ClientClosed):
+            await client.subscribe("misuse-aio")
+
+    asyncio.run(main())

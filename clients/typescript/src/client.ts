@@ -2,8 +2,17 @@
 // transport (`@toolview/client/node` for gRPC over HTTP/2, `@toolview/client/web` for gRPC-Web).
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, createClient, type Client as RpcClient, type Transport } from "@connectrpc/connect";
-import { RESUMABLE, ToolviewError } from "./errors.js";
-import { type Arguments, argumentsJson, contentOf, type Meta, metaJson, type Result, Session } from "./events.js";
+import { ClientClosed, RESUMABLE, ToolviewError } from "./errors.js";
+import {
+  type Arguments,
+  argumentsJson,
+  contentOf,
+  Ledger,
+  type Meta,
+  metaJson,
+  type Result,
+  Session,
+} from "./events.js";
 import type { ToolEvent } from "./gen/toolview/v1/events_pb.js";
 import { PresentationService, type PresentResponse } from "./gen/toolview/v1/presentation_service_pb.js";
 import {
@@ -159,6 +168,8 @@ export class Client {
   private readonly sessions: RpcClient<typeof SessionService>;
   private readonly presentation: RpcClient<typeof PresentationService>;
   readonly publisher: Publisher;
+  private readonly ledger = new Ledger();
+  private closed = false;
 
   private readonly refreshableToken: boolean;
 
@@ -176,7 +187,12 @@ export class Client {
 
   /** The publishing side of a session. */
   session(sessionId: string): Session {
-    return new Session((event: ToolEvent) => this.publisher.put(event), sessionId);
+    return new Session((event: ToolEvent) => this.publisher.put(event), sessionId, this.ledger);
+  }
+
+  /** Refuses a call on a closed client. */
+  private open(): void {
+    if (this.closed) throw new ClientClosed();
   }
 
   /** Resolves once every event published so far is acknowledged; rejects with the first
@@ -187,11 +203,13 @@ export class Client {
 
   /** Flushes and stops publishing; events unacknowledged after `timeoutMs` are given up. */
   close(timeoutMs = 30_000): Promise<void> {
+    this.closed = true;
     return this.publisher.flush(timeoutMs, true);
   }
 
   /** A session's updates for a target (`view` by default), from `start` (`beginning`). */
   async subscribe(sessionId: string, options: SubscribeOptions = {}): Promise<Subscription> {
+    this.open();
     let start = options.start ?? "beginning";
     if (start === "live") {
       // Pinned to the head as it is now, so a reconnection before the first update misses
@@ -226,11 +244,13 @@ export class Client {
 
   /** A session's epoch, head, call count, times, title and cwd. */
   getSession(sessionId: string): Promise<GetSessionResponse> {
+    if (this.closed) return Promise.reject(new ClientClosed());
     return unary(() => this.sessions.getSession({ sessionId }));
   }
 
   /** Every session the caller may read, in id order, fetched a page at a time. */
   async *listSessions(pageSize = 0): AsyncIterable<GetSessionResponse> {
+    this.open();
     let pageToken = "";
     do {
       const page = await unary(() => this.sessions.listSessions({ pageSize, pageToken }));
@@ -246,6 +266,7 @@ export class Client {
     result?: Result,
     options: { isError?: boolean; meta?: Meta } = {},
   ): Promise<PresentResponse> {
+    if (this.closed) return Promise.reject(new ClientClosed());
     const withResult = result !== undefined || options.isError || options.meta !== undefined;
     return unary(() =>
       this.presentation.present({
@@ -265,6 +286,7 @@ export class Client {
     capabilities?: MessageInitShape<typeof CapabilitiesSchema>,
     sessionCwd = "",
   ): Promise<RenderedUpdate[]> {
+    this.open();
     const response = await unary(() =>
       this.presentation.render({ events, target: TARGETS[target], capabilities, sessionCwd }),
     );

@@ -71,6 +71,24 @@ export function fieldViolation(error: ConnectError): string | undefined {
   return undefined;
 }
 
+/** A use the client refuses before sending anything, since the server would take it as a
+ * duplicate and say nothing: a second `finish` of a call, output after it, a call id started
+ * twice in a session. */
+export class UsageError extends ToolviewError {
+  constructor(details: string) {
+    super(details, undefined);
+    this.name = "UsageError";
+  }
+}
+
+/** A call on a client that was closed. */
+export class ClientClosed extends ToolviewError {
+  constructor() {
+    super("the client is closed", undefined);
+    this.name = "ClientClosed";
+  }
+}
+
 /** The buffer stayed full for the whole `blockTimeoutMs`; the event was not taken. */
 export class BufferFull extends ToolviewError {
   constructor(details: string) {

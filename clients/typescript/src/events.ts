@@ -1,6 +1,7 @@
 // The events a harness publishes, with derived ids (see ids.ts), and the objects that publish
 // them: Session, Call, Message, Turn.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { UsageError } from "./errors.js";
 import {
   MessageRole,
   StopReason,
@@ -73,6 +74,24 @@ function event(sessionId: string, id: string, init: MessageInitShape<typeof Tool
   return create(ToolEventSchema, { sessionId, eventId: id, event: init });
 }
 
+/** The call ids a client started, per session: a second start of one is refused before it is
+ * sent (the server would take it for a duplicate of the first). Remembers the latest
+ * `Ledger.MAX` starts, so a long-running harness's memory stays bounded. */
+export class Ledger {
+  static readonly MAX = 100_000;
+  private readonly started = new Set<string>();
+
+  start(sessionId: string, callId: string): void {
+    const key = `${sessionId}\u0000${callId}`;
+    if (this.started.has(key)) throw new UsageError(`call ${callId}: already started in session ${sessionId}`);
+    this.started.add(key);
+    if (this.started.size > Ledger.MAX) {
+      const oldest = this.started.values().next().value;
+      if (oldest !== undefined) this.started.delete(oldest);
+    }
+  }
+}
+
 /** A started tool call: its live output, then its end. */
 export class Call {
   private chunks = 0;
@@ -85,6 +104,7 @@ export class Call {
 
   /** A chunk of live output. */
   output(data: string): Promise<void> {
+    if (this.finished) return Promise.reject(new UsageError(`call ${this.callId}: output after its finish`));
     this.chunks += 1;
     const id = eventId("call", this.callId, this.chunks);
     return this.put(event(this.sessionId, id, { case: "callOutput", value: { callId: this.callId, data } }));
@@ -92,6 +112,7 @@ export class Call {
 
   /** The call's end: its result, whether it failed, presentation meta, or a custom view. */
   finish(result?: Result, options: { isError?: boolean; meta?: Meta; view?: ToolResultView } = {}): Promise<void> {
+    if (this.finished) return Promise.reject(new UsageError(`call ${this.callId}: finished twice`));
     this.finished = true;
     const value = {
       callId: this.callId,
@@ -147,6 +168,7 @@ export class Session {
   constructor(
     private readonly put: Put,
     readonly sessionId: string,
+    private readonly ledger: Ledger = new Ledger(),
   ) {}
 
   /** The session began in `cwd` (absolute): paths under it are shown relative. */
@@ -161,6 +183,7 @@ export class Session {
     options: { callId?: string; view?: ToolCallView } = {},
   ): Promise<Call> {
     const callId = options.callId ? safeId(options.callId) : newId("call");
+    this.ledger.start(this.sessionId, callId);
     const value = { callId, toolName: tool, argumentsJson: argumentsJson(args), view: options.view };
     await this.put(event(this.sessionId, eventId("call", callId), { case: "callStarted", value }));
     return new Call(this.put, this.sessionId, callId);

@@ -10,7 +10,15 @@ export {
   Subscription,
   type TargetName,
 } from "./client.js";
-export { BufferFull, codeName, fieldViolation, ToolviewError, Undelivered } from "./errors.js";
+export {
+  BufferFull,
+  ClientClosed,
+  codeName,
+  fieldViolation,
+  ToolviewError,
+  Undelivered,
+  UsageError,
+} from "./errors.js";
 export { Call, Message, type Role, Session, type Stop, Turn, textBlock, type Usage } from "./events.js";
 export * from "./gen/toolview/v1/events_pb.js";
 export * from "./gen/toolview/v1/presentation_service_pb.js";

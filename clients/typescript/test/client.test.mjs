@@ -8,6 +8,7 @@ import { Code, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import {
   BufferFull,
+  ClientClosed,
   CursorSchema,
   eventId,
   fieldViolation,
@@ -20,6 +21,7 @@ import {
   ToolResultViewSchema,
   ToolviewError,
   Undelivered,
+  UsageError,
 } from "@toolview/client";
 import { connect } from "@toolview/client/node";
 import { connect as connectWeb } from "@toolview/client/web";
@@ -246,4 +248,22 @@ test("the CLI's URL form names the server", async () => {
   await client.flush();
   assert.equal((await client.getSession("url-form")).headOffset, 2n);
   await client.close();
+});
+
+test("misuse is refused before anything is sent", async () => {
+  const client = connect(server.address);
+  try {
+    const session = client.session("misuse");
+    const call = await session.startCall("bash", { command: "true" }, { callId: "c1" });
+    await call.finish("ok");
+    await assert.rejects(call.finish("again"), (e) => e instanceof UsageError && /finished twice/.test(e.message));
+    await assert.rejects(call.output("late"), (e) => e instanceof UsageError && /after its finish/.test(e.message));
+    await assert.rejects(client.session("misuse").startCall("bash", {}, { callId: "c1" }), UsageError);
+    await client.flush();
+    assert.equal((await client.getSession("misuse")).headOffset, 2n, "only the start and the end were sent");
+  } finally {
+    await client.close();
+  }
+  await assert.rejects(client.subscribe("misuse"), ClientClosed);
+  await assert.rejects(client.getSession("misuse"), (e) => e instanceof ClientClosed && e instanceof ToolviewError);
 });

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union, cast
+from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union, cast
 
 from ._ids import event_id, new_id, safe_id
+from .errors import UsageError
 from .v1 import events_pb2, views_pb2
 
 #: What a call's arguments may be: a JSON-able mapping, or the raw argument text.
@@ -112,6 +115,27 @@ def session_started(session_id: str, cwd: str) -> events_pb2.ToolEvent:
     )
 
 
+class Ledger:
+    """The call ids a client started, per session: a second start of one is refused before it
+    is sent (the server would take it for a duplicate of the first). Remembers the latest
+    ``MAX`` starts, so a long-running harness's memory stays bounded."""
+
+    MAX = 100_000
+
+    def __init__(self) -> None:
+        self._started: OrderedDict[Tuple[str, str], None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def start(self, session_id: str, call_id: str) -> None:
+        key = (session_id, call_id)
+        with self._lock:
+            if key in self._started:
+                raise UsageError(f"call {call_id}: already started in session {session_id}")
+            self._started[key] = None
+            if len(self._started) > self.MAX:
+                self._started.popitem(last=False)
+
+
 class CallEvents:
     """One call's events: started, output chunks 1, 2, …, finished."""
 
@@ -120,6 +144,7 @@ class CallEvents:
         self.call_id = safe_id(call_id) if call_id else new_id("call")
         # next() on a count is atomic: threads writing one call's output never share an id.
         self._chunks = itertools.count(1)
+        self._ended = False
 
     def started(
         self, tool: str, args: Arguments, view: Optional[views_pb2.ToolCallView]
@@ -134,6 +159,8 @@ class CallEvents:
         )
 
     def output(self, data: str) -> events_pb2.ToolEvent:
+        if self._ended:
+            raise UsageError(f"call {self.call_id}: output after its finish")
         return events_pb2.ToolEvent(
             session_id=self.session_id,
             event_id=event_id("call", self.call_id, next(self._chunks)),
@@ -143,6 +170,9 @@ class CallEvents:
     def finished(
         self, result: Result, is_error: bool, meta: Meta, view: Optional[views_pb2.ToolResultView]
     ) -> events_pb2.ToolEvent:
+        if self._ended:
+            raise UsageError(f"call {self.call_id}: finished twice")
+        self._ended = True
         finished = events_pb2.ToolCallFinished(
             call_id=self.call_id, content=content(result), is_error=is_error, meta_json=meta_json(meta)
         )

@@ -18,7 +18,7 @@ from ._events import Arguments, Meta, Result, Usage
 from ._outbox import Backoff, Outbox, PublishOptions
 from ._publisher import OnError, raise_failures, settle
 from ._resume import Item, Resume, Start, target_of
-from .errors import NotFound, PublisherClosed, Undelivered, from_rpc_error
+from .errors import ClientClosed, NotFound, PublisherClosed, Undelivered, from_rpc_error
 from .v1 import (
     events_pb2,
     presentation_service_pb2,
@@ -240,8 +240,8 @@ class AsyncTurn:
 class AsyncSession:
     """One session's publishing side (see ``toolview.Session``)."""
 
-    def __init__(self, publisher: AsyncPublisher, session_id: str) -> None:
-        self._publisher, self.session_id = publisher, session_id
+    def __init__(self, publisher: AsyncPublisher, session_id: str, ledger: _events.Ledger) -> None:
+        self._publisher, self.session_id, self._ledger = publisher, session_id, ledger
 
     async def start(self, cwd: str = "") -> None:
         await self._publisher.put(_events.session_started(self.session_id, cwd))
@@ -255,6 +255,7 @@ class AsyncSession:
         view: Optional[views_pb2.ToolCallView] = None,
     ) -> AsyncCall:
         events = _events.CallEvents(self.session_id, call_id)
+        self._ledger.start(self.session_id, events.call_id)
         await self._publisher.put(events.started(tool, args, view))
         return AsyncCall(self._publisher, events)
 
@@ -360,9 +361,15 @@ class AsyncClient:
         self._sessions = session_service_pb2_grpc.SessionServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self._presentation = presentation_service_pb2_grpc.PresentationServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self.publisher = AsyncPublisher(self._sessions.Publish, self._metadata, publish, on_error)
+        self._ledger = _events.Ledger()
+        self._closed = False
 
     def session(self, session_id: str) -> AsyncSession:
-        return AsyncSession(self.publisher, session_id)
+        return AsyncSession(self.publisher, session_id, self._ledger)
+
+    def _open(self) -> None:
+        if self._closed:
+            raise ClientClosed("the client is closed")
 
     async def flush(self, timeout: Optional[float] = None) -> None:
         await self.publisher.flush(timeout)
@@ -371,6 +378,7 @@ class AsyncClient:
         try:
             await self.publisher.flush(timeout, closing=True)
         finally:
+            self._closed = True
             await self._channel.close()
 
     async def __aenter__(self) -> "AsyncClient":
@@ -388,6 +396,7 @@ class AsyncClient:
         start: Start = "beginning",
         reconnect: bool = True,
     ) -> AsyncSubscription:
+        self._open()
         resume = Resume(session_id, target_of(target), capabilities, start)
         if start == "live":
             try:
@@ -399,6 +408,7 @@ class AsyncClient:
         return AsyncSubscription(self, resume, reconnect)
 
     async def get_session(self, session_id: str) -> session_service_pb2.GetSessionResponse:
+        self._open()
         request = session_service_pb2.GetSessionRequest(session_id=session_id)
         return await _unary(
             self._sessions.GetSession, request, self._metadata(), session_service_pb2.GetSessionResponse

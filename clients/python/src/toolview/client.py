@@ -27,7 +27,7 @@ from ._events import Arguments, Meta, Result, Usage
 from ._outbox import Backoff, PublishOptions
 from ._publisher import OnError, Publisher
 from ._resume import Item, Resume, Start, target_of
-from .errors import NotFound, from_rpc_error
+from .errors import ClientClosed, NotFound, from_rpc_error
 from .v1 import (
     events_pb2,
     presentation_service_pb2,
@@ -147,8 +147,8 @@ class Session:
     """One session's publishing side. Ids left out are drawn at random; every event id is
     derived from its subject, so a retry is a duplicate (see ``_ids``)."""
 
-    def __init__(self, publisher: Publisher, session_id: str) -> None:
-        self._publisher, self.session_id = publisher, session_id
+    def __init__(self, publisher: Publisher, session_id: str, ledger: _events.Ledger) -> None:
+        self._publisher, self.session_id, self._ledger = publisher, session_id, ledger
 
     def start(self, cwd: str = "") -> None:
         """The session began, in ``cwd`` (absolute): paths under it are shown relative."""
@@ -165,6 +165,7 @@ class Session:
         """A tool call started: its tool name (matched against the built-in presenters), its
         arguments, and optionally a custom call view."""
         events = _events.CallEvents(self.session_id, call_id)
+        self._ledger.start(self.session_id, events.call_id)
         self._publisher.put(events.started(tool, args, view))
         return Call(self._publisher, events)
 
@@ -217,6 +218,7 @@ class Subscription:
 
     def __next__(self) -> Item:
         while not self._closed:
+            self._client._open()
             if self._stream is None:
                 self._stream = self._client._sessions.Subscribe(
                     self._resume.request(), metadata=self._client._metadata()
@@ -286,10 +288,16 @@ class Client:
         self._sessions = session_service_pb2_grpc.SessionServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self._presentation = presentation_service_pb2_grpc.PresentationServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self.publisher = Publisher(self._sessions.Publish, self._metadata, publish, on_error)
+        self._ledger = _events.Ledger()
+        self._closed = False
 
     def session(self, session_id: str) -> Session:
         """The publishing side of a session."""
-        return Session(self.publisher, session_id)
+        return Session(self.publisher, session_id, self._ledger)
+
+    def _open(self) -> None:
+        if self._closed:
+            raise ClientClosed("the client is closed")
 
     def flush(self, timeout: Optional[float] = None) -> None:
         """Waits until every event published so far is acknowledged or refused; raises the
@@ -302,6 +310,7 @@ class Client:
         try:
             self.publisher.flush(timeout, closing=True)
         finally:
+            self._closed = True
             self._channel.close()
 
     def __enter__(self) -> "Client":
@@ -324,6 +333,7 @@ class Client:
         """A session's updates for ``target`` (``view``, ``acp``, ``ag_ui``, ``markdown``,
         ``ansi``, ``ai_sdk``), from its ``start``: ``"beginning"`` (replay, then live),
         ``"live"`` (from now on) or after a ``Cursor``."""
+        self._open()
         resume = Resume(session_id, target_of(target), capabilities, start)
         if start == "live":
             resume.pin_live_start(self._head(session_id))
@@ -338,6 +348,7 @@ class Client:
 
     def get_session(self, session_id: str) -> session_service_pb2.GetSessionResponse:
         """A session's epoch, head, call count, times, title and cwd (``NotFound`` if none)."""
+        self._open()
         request = session_service_pb2.GetSessionRequest(session_id=session_id)
         return _unary(
             self._sessions.GetSession, request, self._metadata(), session_service_pb2.GetSessionResponse
@@ -345,6 +356,7 @@ class Client:
 
     def list_sessions(self, page_size: int = 0) -> Iterator[session_service_pb2.GetSessionResponse]:
         """Every session the caller may read, in id order, fetched a page at a time."""
+        self._open()
         token = ""
         while True:
             request = session_service_pb2.ListSessionsRequest(page_size=page_size, page_token=token)
@@ -369,6 +381,7 @@ class Client:
         meta: Meta = None,
     ) -> presentation_service_pb2.PresentResponse:
         """The built-in presenters' views for one call (and its result, when given)."""
+        self._open()
         request = _requests.present(tool, args, result, is_error, meta)
         return _unary(
             self._presentation.Present, request, self._metadata(), presentation_service_pb2.PresentResponse
@@ -383,6 +396,7 @@ class Client:
         session_cwd: str = "",
     ) -> List[rendering_pb2.RenderedUpdate]:
         """Events rendered for a target without a session, one update per event."""
+        self._open()
         request = _requests.render(events, target, capabilities, session_cwd)
         response = _unary(
             self._presentation.Render, request, self._metadata(), presentation_service_pb2.RenderResponse

@@ -117,6 +117,16 @@ class PublisherClosed(ToolviewError):
     """An event was published after the client was closed."""
 
 
+class ClientClosed(ToolviewError):
+    """A call on a client that was closed."""
+
+
+class UsageError(ToolviewError):
+    """A use the client refuses before sending anything, since the server would take it as a
+    duplicate and say nothing: a second ``finish`` of a call, output after it, a call id
+    started twice in a session."""
+
+
 class Undelivered(ToolviewError):
     """``close`` or ``flush`` ran out of time with events still unacknowledged (``pending``)."""
 
