@@ -454,34 +454,36 @@ async fn forward(
                 let at = follower.resume_point();
                 eprintln!("toolview acp: {why}; reconnecting in {pause:.1?}, resuming {at}");
             }
-            Err(status) => {
-                let why = format!(
-                    "toolview cannot show session {session}: {}: {}",
-                    code_name(status.code()),
-                    status.message()
-                );
-                eprintln!("toolview acp: {why}");
-                match loaded.take() {
-                    // `session/load` answers with the error.
-                    Some((_, tx)) => {
-                        let _ = tx.send(Err(why));
-                    }
-                    // A thread already open: the editor shows why it stopped.
-                    None => {
-                        let chunk = acp::ContentChunk::new(acp::ContentBlock::Text(
-                            acp::TextContent::new(why),
-                        ));
-                        let update = acp::SessionNotification::new(
-                            session,
-                            acp::SessionUpdate::AgentMessageChunk(chunk),
-                        );
-                        let message =
-                            json!({"jsonrpc": "2.0", "method": "session/update", "params": update});
-                        let _ = out.send(message.to_string()).await;
-                    }
-                }
-                return;
-            }
+            Err(status) => return refused(session, &status, loaded, &out).await,
+        }
+    }
+}
+
+/// The server refused the stream: `session/load` answers with why; an open thread is told.
+async fn refused(
+    session: String,
+    status: &tonic::Status,
+    loaded: Option<(u64, Loaded)>,
+    out: &mpsc::Sender<String>,
+) {
+    let why = format!(
+        "toolview cannot show session {session}: {}: {}",
+        code_name(status.code()),
+        status.message()
+    );
+    eprintln!("toolview acp: {why}");
+    match loaded {
+        Some((_, tx)) => {
+            let _ = tx.send(Err(why));
+        }
+        None => {
+            let chunk = acp::ContentChunk::new(acp::ContentBlock::Text(acp::TextContent::new(why)));
+            let update = acp::SessionNotification::new(
+                session,
+                acp::SessionUpdate::AgentMessageChunk(chunk),
+            );
+            let message = json!({"jsonrpc": "2.0", "method": "session/update", "params": update});
+            let _ = out.send(message.to_string()).await;
         }
     }
 }
