@@ -193,12 +193,15 @@ impl Agent {
         };
         self.reply(id, acp::NewSessionResponse::new(session.clone()))
             .await?;
-        let start = if self.options.live_only {
-            Start::LiveOnly(pb::StartLiveOnly {})
+        // Live only: the title as it is now, said first (the stream may not see the first user
+        // message); a replay says it after that message.
+        let (start, title) = if self.options.live_only {
+            let title = self.describe(&session).await.map(|i| i.title);
+            (Start::LiveOnly(pb::StartLiveOnly {}), title)
         } else {
-            Start::FromBeginning(pb::StartFromBeginning {})
+            (Start::FromBeginning(pb::StartFromBeginning {}), None)
         };
-        self.watch(session, start, None);
+        self.watch(session, start, None, title);
         Ok(())
     }
 
@@ -214,7 +217,7 @@ impl Agent {
         let head = self.head(&session).await;
         let (loaded_tx, loaded_rx) = tokio::sync::oneshot::channel();
         let start = Start::FromBeginning(pb::StartFromBeginning {});
-        self.watch(session, start, Some((head, loaded_tx)));
+        self.watch(session, start, Some((head, loaded_tx)), None);
         match loaded_rx.await {
             Ok(Err(why)) => self.fail(id, INTERNAL_ERROR, &why).await,
             Ok(Ok(())) | Err(_) => self.reply(id, acp::LoadSessionResponse::new()).await,
@@ -226,12 +229,18 @@ impl Agent {
         let Some(session) = params["sessionId"].as_str().map(str::to_owned) else {
             return self.fail(id, INVALID_PARAMS, "sessionId: not set").await;
         };
-        let start = match self.position(&session).await {
-            Some(cursor) => Start::After(cursor),
+        // Live from the head, with the title as it was there (said first: the stream will not
+        // see the first user message).
+        let info = self.describe(&session).await;
+        let start = match &info {
+            Some(info) => Start::After(pb::Cursor {
+                offset: info.head_offset,
+                epoch: info.epoch.clone(),
+            }),
             None => Start::FromBeginning(pb::StartFromBeginning {}),
         };
         self.reply(id, acp::ResumeSessionResponse::new()).await?;
-        self.watch(session, start, None);
+        self.watch(session, start, None, info.map(|i| i.title));
         Ok(())
     }
 
@@ -300,17 +309,13 @@ impl Agent {
         Ok(acp::ListSessionsResponse::new(sessions).next_cursor(next))
     }
 
-    /// The session's position now (`None` when it has no log, or the server cannot say).
-    async fn position(&self, session: &str) -> Option<pb::Cursor> {
+    /// The session as it is now (`None` when it has no log, or the server cannot say).
+    async fn describe(&self, session: &str) -> Option<pb::GetSessionResponse> {
         let mut client = connect(&self.options.remote).await.ok()?;
         let request = pb::GetSessionRequest {
             session_id: session.to_owned(),
         };
-        let info = client.get_session(request).await.ok()?.into_inner();
-        Some(pb::Cursor {
-            offset: info.head_offset,
-            epoch: info.epoch,
-        })
+        Some(client.get_session(request).await.ok()?.into_inner())
     }
 
     /// The session's head now (0 when it has none, or the server cannot say).
@@ -329,9 +334,15 @@ impl Agent {
 
     /// Streams the session's ACP rendering to the editor, following it again after the last
     /// cursor when the connection breaks. With `loaded`, says when the replay reached `head`
-    /// (or why it cannot).
-    fn watch(&mut self, session: String, start: Start, loaded: Option<(u64, Loaded)>) {
-        let title_at_start = !matches!(start, Start::FromBeginning(_));
+    /// (or why it cannot). `title`: the session's title where the stream starts, said first;
+    /// `None` to say it after the first user message the stream shows.
+    fn watch(
+        &mut self,
+        session: String,
+        start: Start,
+        loaded: Option<(u64, Loaded)>,
+        title: Option<String>,
+    ) {
         let caps = Capabilities {
             reasoning: self.options.reasoning,
             ..Capabilities::all(self.terminal)
@@ -348,35 +359,34 @@ impl Agent {
         let titles = Titles {
             remote: self.options.remote.clone(),
             session: session.clone(),
-            // A replay from the beginning shows the first user message, after which the title
-            // is said; a stream that starts later says it at once.
-            at_start: title_at_start,
         };
-        let stream = tokio::spawn(forward(follower, titles, out, loaded));
+        let stream = tokio::spawn(forward(follower, titles, title, out, loaded));
         self.streams.push((session, stream));
     }
 }
 
-/// Where the session's title comes from, and when it is said: the server's title (what
-/// `session/list` shows: the first line of the first user message), never the text a stream
-/// happened to see first.
+/// Where the session's title comes from: the server's (what `session/list` shows: the first line
+/// of the first user message), never the text a stream happened to see first.
 struct Titles {
     remote: Remote,
     session: String,
-    /// Say it when the stream starts (it will not see the first user message).
-    at_start: bool,
 }
 
 impl Titles {
-    /// The `session_info_update` with the session's title, if it has one yet.
+    /// The `session_info_update` with the session's title as the server has it now, if any.
     async fn update(&self) -> Option<String> {
         let mut client = connect(&self.remote).await.ok()?;
         let request = pb::GetSessionRequest {
             session_id: self.session.clone(),
         };
         let info = client.get_session(request).await.ok()?.into_inner();
+        self.said(&info.title)
+    }
+
+    /// The `session_info_update` saying `title`; `None` for no title.
+    fn said(&self, title: &str) -> Option<String> {
         // Titles stored before control characters were left out of them.
-        let title = crate::domain::without_controls(&info.title);
+        let title = crate::domain::without_controls(title);
         let title = title.trim();
         if title.is_empty() {
             return None;
@@ -405,16 +415,16 @@ type Loaded = tokio::sync::oneshot::Sender<Result<(), String>>;
 async fn forward(
     mut follower: Follower,
     titles: Titles,
+    title: Option<String>,
     out: mpsc::Sender<String>,
     mut loaded: Option<(u64, Loaded)>,
 ) {
     let session = titles.session.clone();
     let mut reached = 0;
-    // The title is said once: at the start, or when the first user message goes by.
+    // The title is said once: at the start (where the stream starts after the first user
+    // message), or when the first user message goes by.
     let mut titled = false;
-    if titles.at_start
-        && let Some(info) = titles.update().await
-    {
+    if let Some(info) = title.and_then(|t| titles.said(&t)) {
         titled = true;
         if out.send(info).await.is_err() {
             return;

@@ -2,13 +2,15 @@
 //! (`ai_sdk/`), and what they share: the caller's `Authorization` header checked like a gRPC
 //! call's, the request body within the message size, the capabilities a request declares, a
 //! subscription read as a stream (`Feed`: where a stream that does not follow ends, the token's
-//! expiry), the subscription as Server-Sent Events (`sse.rs`), and every refusal — the
+//! expiry), the subscription as Server-Sent Events (`sse.rs`, with an AG-UI history join's
+//! snapshot folded by `messages.rs`), and every refusal — the
 //! endpoints', and the router's own unknown path, wrong method and bad path — as JSON
 //! `{"error", "code"}` (and `"field"` when it names one) with the HTTP status and gRPC code
 //! name of `Error`'s one table.
 
 pub mod ag_ui;
 pub mod ai_sdk;
+mod messages;
 mod sse;
 
 use std::pin::Pin;

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
 
 use super::Feed;
-use super::ag_ui::Messages;
+use super::messages::Messages;
 use crate::domain::Cursor;
 use crate::error::{Error, code_name};
 use crate::render::{StreamEvent, StreamFrame};

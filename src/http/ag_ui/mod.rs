@@ -6,10 +6,9 @@
 //! and grants as the gRPC API (`subscribe` on the session).
 //!
 //! Where things are: `options.rs` (a `RunAgentInput`: the session is `threadId`, toolview's
-//! options in `forwardedProps.toolview`, `Last-Event-ID`; errors name the field), `messages.rs`
-//! (`MESSAGES_SNAPSHOT` for a history join: the replay folded as the client folds it).
+//! options in `forwardedProps.toolview`, `Last-Event-ID`; errors name the field); a history
+//! join's `MESSAGES_SNAPSHOT` is `http/messages.rs` (the replay folded as the client folds it).
 
-mod messages;
 mod options;
 
 use std::sync::Arc;
@@ -20,13 +19,13 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 
+use super::messages::Messages;
 use super::sse::{self, CursorMark, Snapshot, SseBody, SseOptions};
 use super::{Feed, FeedOptions, refusal};
 use crate::auth::{Authenticator, Right};
 use crate::error::Error;
 use crate::render::{StreamFrame, Target};
 use crate::session::{SessionError, Sessions};
-pub use messages::Messages;
 pub use options::RunOptions;
 
 /// The endpoint's path.

@@ -128,7 +128,7 @@ impl RunOptions {
             snapshot: toolview.snapshot.then(|| {
                 toolview
                     .snapshot_messages
-                    .unwrap_or(super::messages::DEFAULT_SNAPSHOT_MESSAGES)
+                    .unwrap_or(crate::http::messages::DEFAULT_SNAPSHOT_MESSAGES)
             }),
         })
     }
