@@ -18,6 +18,7 @@ from toolview.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    Unavailable,
     Undelivered,
     UsageError,
     field_violation,
@@ -265,3 +266,15 @@ def test_the_asyncio_client_refuses_misuse_too(server: Server) -> None:
             await client.subscribe("misuse-aio")
 
     asyncio.run(main())
+
+
+def test_a_subscription_to_a_server_that_is_gone_gives_up_at_its_deadline() -> None:
+    with tempfile.TemporaryDirectory() as data:
+        server = Server(data).start()
+        address = server.address
+        server.kill()
+    with Client(address) as client:
+        subscription = client.subscribe("gone", start="beginning", reconnect_deadline=0.5)
+        with pytest.raises(Unavailable):
+            next(subscription)
+        assert subscription.reconnects >= 1, "it tried again before giving up"

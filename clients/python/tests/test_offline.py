@@ -9,7 +9,14 @@ from toolview._events import CallEvents, MessageEvents, TurnEvents
 from toolview._ids import ID_RULE, event_id, safe_id
 from toolview._outbox import Backoff, Outbox
 from toolview._resume import Resume
-from toolview.errors import FailedPrecondition, InvalidArgument, ToolviewError, Undelivered, from_rpc_error
+from toolview.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    ToolviewError,
+    Unavailable,
+    Undelivered,
+    from_rpc_error,
+)
 from toolview.v1 import session_service_pb2
 
 
@@ -220,3 +227,18 @@ def test_retries_keep_their_backoff_while_events_keep_coming() -> None:
     assert publisher.retries == len(attempts)
     with pytest.raises(Undelivered):
         publisher.flush(0.05, closing=True)
+
+
+def test_a_subscription_gives_up_reconnecting_after_its_deadline() -> None:
+    resume = Resume("s", 0, None, "beginning")
+    away = Unavailable("the server is away")
+    assert resume.resumable(away, False, now=100.0), "no deadline: always"
+    resume = Resume("s", 0, None, "beginning")
+    resume.reconnect_deadline = 5.0
+    assert resume.resumable(away, False, now=100.0)
+    assert resume.resumable(away, False, now=104.0)
+    assert not resume.resumable(away, False, now=105.0), "5 s of failures"
+    # An item in between starts the count again.
+    resume.accept(session_service_pb2.SubscribeResponse(heartbeat={"head_offset": 1}))
+    assert resume.resumable(away, False, now=200.0)
+    assert resume.resumable(away, False, now=204.9)

@@ -54,6 +54,9 @@ export interface SubscribeOptions {
   reconnect?: boolean;
   /** Ends the subscription. */
   signal?: AbortSignal;
+  /** How long (ms) a subscription keeps reconnecting without reaching the server before it
+   * throws the last failure; unset: as long as it takes. */
+  reconnectDeadlineMs?: number;
 }
 
 /** What a subscription yields: a rendered update, or a reset before the updates that rebuild. */
@@ -101,6 +104,7 @@ export class Subscription implements AsyncIterable<Item> {
     private readonly reconnect: boolean,
     private readonly refreshableToken: boolean,
     signal?: AbortSignal,
+    private readonly reconnectDeadlineMs?: number,
   ) {
     this.start = start;
     signal?.addEventListener("abort", () => this.close());
@@ -126,12 +130,15 @@ export class Subscription implements AsyncIterable<Item> {
 
   async *[Symbol.asyncIterator](): AsyncIterator<Item> {
     const backoff = new Backoff(50, 2_000);
+    // When the failures since the last item began.
+    let failingSince: number | undefined;
     while (!this.abort.signal.aborted) {
       let error: ToolviewError | undefined;
       let progressed = false;
       try {
         for await (const response of this.sessions.subscribe(this.nextRequest(), { signal: this.abort.signal })) {
           progressed = true;
+          failingSince = undefined;
           const item = response.item;
           if (item.case === "update") {
             this.cursor = item.value.cursor;
@@ -157,6 +164,10 @@ export class Subscription implements AsyncIterable<Item> {
       // a fresh one. One refused before anything arrived is not tried again.
       const freshToken = error?.code === Code.Unauthenticated && this.refreshableToken && progressed;
       if (error && !freshToken && (error.code === undefined || !RESUMABLE.has(error.code))) throw error;
+      failingSince ??= Date.now();
+      if (this.reconnectDeadlineMs !== undefined && Date.now() - failingSince >= this.reconnectDeadlineMs) {
+        throw error ?? new ToolviewError("the subscription could not reconnect in time", Code.Unavailable);
+      }
       this.reconnects += 1;
       await sleep(backoff.next(), this.abort.signal);
     }
@@ -229,6 +240,7 @@ export class Client {
       options.reconnect ?? true,
       this.refreshableToken,
       options.signal,
+      options.reconnectDeadlineMs,
     );
   }
 

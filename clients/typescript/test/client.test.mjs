@@ -267,3 +267,22 @@ test("misuse is refused before anything is sent", async () => {
   await assert.rejects(client.subscribe("misuse"), ClientClosed);
   await assert.rejects(client.getSession("misuse"), (e) => e instanceof ClientClosed && e instanceof ToolviewError);
 });
+
+test("a subscription to a server that is gone gives up at its deadline", async () => {
+  const away = await new Server().start();
+  const address = away.address;
+  await away.kill();
+  const client = connect(address);
+  try {
+    const subscription = await client.subscribe("gone", { reconnectDeadlineMs: 500 });
+    await assert.rejects(
+      (async () => {
+        for await (const _ of subscription) break;
+      })(),
+      (e) => e instanceof ToolviewError && e.code === Code.Unavailable,
+    );
+    assert.ok(subscription.reconnects >= 1, "it tried again before giving up");
+  } finally {
+    await client.close(0).catch(() => {});
+  }
+});

@@ -53,6 +53,11 @@ class Resume:
     cursor: Optional[rendering_pb2.Cursor] = None
     #: Whether the current connection has had any item (heartbeats included).
     progressed: bool = False
+    #: Seconds a subscription keeps reconnecting without reaching the server before it raises
+    #: the last failure (``None``: as long as it takes).
+    reconnect_deadline: Optional[float] = None
+    #: When the failures since the last item began (``time.monotonic()``), if they have.
+    failing_since: Optional[float] = None
 
     def request(self) -> session_service_pb2.SubscribeRequest:
         """The request for a new connection."""
@@ -82,6 +87,7 @@ class Resume:
     def accept(self, response: session_service_pb2.SubscribeResponse) -> Optional[Item]:
         """What to pass on for one stream item (heartbeats: nothing)."""
         self.progressed = True
+        self.failing_since = None
         kind = response.WhichOneof("item")
         if kind == "update":
             self.cursor = response.update.cursor
@@ -94,8 +100,14 @@ class Resume:
             return response.reset
         return None
 
-    def resumable(self, error: Optional[ToolviewError], refreshable_token: bool) -> bool:
-        """Whether a connection that ended with ``error`` (``None``: it just ended) is resumed."""
+    def resumable(self, error: Optional[ToolviewError], refreshable_token: bool, now: float) -> bool:
+        """Whether a connection that ended with ``error`` (``None``: it just ended) at ``now``
+        is resumed: not past the reconnect deadline, counted from the first failure since the
+        last item."""
+        if self.failing_since is None:
+            self.failing_since = now
+        if self.reconnect_deadline is not None and now - self.failing_since >= self.reconnect_deadline:
+            return False
         if error is None or error.code in RESUMABLE:
             return True
         # The token expired under a live stream (the server ends it then): a token function

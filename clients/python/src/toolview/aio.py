@@ -320,7 +320,8 @@ class AsyncSubscription:
             self._stream = None
             if self._closed:
                 break
-            if not self._reconnect or not self._resume.resumable(error, self._client._refreshable):
+            resumable = self._resume.resumable(error, self._client._refreshable, time.monotonic())
+            if not self._reconnect or not resumable:
                 if error is not None:
                     raise error
                 break
@@ -395,9 +396,11 @@ class AsyncClient:
         *,
         start: Start = "beginning",
         reconnect: bool = True,
+        reconnect_deadline: Optional[float] = None,
     ) -> AsyncSubscription:
         self._open()
         resume = Resume(session_id, target_of(target), capabilities, start)
+        resume.reconnect_deadline = reconnect_deadline
         if start == "live":
             try:
                 info = await self.get_session(session_id)

@@ -240,7 +240,8 @@ class Subscription:
             self._stream = None
             if self._closed:
                 break
-            if not self._reconnect or not self._resume.resumable(error, self._client._refreshable):
+            resumable = self._resume.resumable(error, self._client._refreshable, time.monotonic())
+            if not self._reconnect or not resumable:
                 if error is not None:
                     raise error
                 break
@@ -329,12 +330,16 @@ class Client:
         *,
         start: Start = "beginning",
         reconnect: bool = True,
+        reconnect_deadline: Optional[float] = None,
     ) -> Subscription:
         """A session's updates for ``target`` (``view``, ``acp``, ``ag_ui``, ``markdown``,
         ``ansi``, ``ai_sdk``), from its ``start``: ``"beginning"`` (replay, then live),
-        ``"live"`` (from now on) or after a ``Cursor``."""
+        ``"live"`` (from now on) or after a ``Cursor``. After a transient failure it reconnects
+        and resumes; with ``reconnect_deadline`` (seconds), it raises the last failure once
+        it has failed that long without an item."""
         self._open()
         resume = Resume(session_id, target_of(target), capabilities, start)
+        resume.reconnect_deadline = reconnect_deadline
         if start == "live":
             resume.pin_live_start(self._head(session_id))
         return Subscription(self, resume, reconnect)
