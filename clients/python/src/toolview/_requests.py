@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Union
+from typing import Iterable, Optional, Type, TypeVar, Union
+
+from google.protobuf.message import Message as ProtoMessage
 
 from . import _events
 from ._events import Arguments, Meta, Result
 from ._resume import target_of
 from .v1 import events_pb2, presentation_service_pb2, rendering_pb2, session_service_pb2
+
+#: A unary call's response type.
+Response = TypeVar("Response", bound=ProtoMessage)
+
+
+def checked(answer: object, response: Type[Response]) -> Response:
+    """A unary call's answer as its response type (the generated stubs are untyped)."""
+    if not isinstance(answer, response):
+        raise TypeError(f"expected a {response.__name__}, got {type(answer).__name__}")
+    return answer
 
 
 def present(

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import time
 from types import TracebackType
-from typing import Any, AsyncIterator, Iterable, List, Optional, Sequence, Tuple, Type, TypeVar, Union
+from typing import Any, AsyncIterator, Iterable, List, Optional, Sequence, Tuple, Type, Union
 
 import grpc
 import grpc.aio
@@ -29,23 +29,19 @@ from .v1 import (
     views_pb2,
 )
 
-_Response = TypeVar("_Response", bound=ProtoMessage)
-
 
 async def _unary(
     call: Any,
     request: ProtoMessage,
     metadata: List[Tuple[str, str]],
-    response: Type[_Response],
-) -> _Response:
+    response: Type[_requests.Response],
+) -> _requests.Response:
     """One unary call; its response, of the type the stub (untyped) returns."""
     try:
         answer = await call(request, metadata=metadata)
     except grpc.RpcError as e:
         raise from_rpc_error(e) from None
-    if not isinstance(answer, response):
-        raise TypeError(f"expected a {response.__name__}, got {type(answer).__name__}")
-    return answer
+    return _requests.checked(answer, response)
 
 
 class AsyncPublisher:

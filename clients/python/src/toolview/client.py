@@ -15,7 +15,6 @@ from typing import (
     Sequence,
     Tuple,
     Type,
-    TypeVar,
     Union,
 )
 
@@ -38,8 +37,6 @@ from .v1 import (
     views_pb2,
 )
 
-_Response = TypeVar("_Response", bound=ProtoMessage)
-
 
 class _Stream(Iterator[session_service_pb2.SubscribeResponse], Protocol):
     """A server-streaming call: its responses, and a way to end it."""
@@ -51,16 +48,14 @@ def _unary(
     call: Callable[..., object],
     request: ProtoMessage,
     metadata: List[Tuple[str, str]],
-    response: Type[_Response],
-) -> _Response:
+    response: Type[_requests.Response],
+) -> _requests.Response:
     """One unary call; its response, of the type the stub (untyped) returns."""
     try:
         answer = call(request, metadata=metadata)
     except grpc.RpcError as e:
         raise from_rpc_error(e) from None
-    if not isinstance(answer, response):
-        raise TypeError(f"expected a {response.__name__}, got {type(answer).__name__}")
-    return answer
+    return _requests.checked(answer, response)
 
 
 class Call:
