@@ -116,12 +116,13 @@ async fn the_viewer_renders_a_live_session() {
         ],
         "{summary}"
     );
-    assert!(messages.iter().all(|m| m["markup"] == 0), "{summary}");
-    let answer = &messages[2];
-    assert_eq!(
-        (answer["status"].as_str(), answer["textNodes"].as_u64()),
-        (Some("streaming"), Some(2))
-    );
+    // The prompt is text as typed; the reasoning and the answer are Markdown, whose raw HTML
+    // is text too.
+    assert_eq!(messages[0]["markup"], 0, "{summary}");
+    for m in &messages[1..] {
+        assert_eq!(m["tags"], serde_json::json!(["p"]), "{summary}");
+    }
+    assert_eq!(messages[2]["status"], "streaming");
     assert_eq!(summary["turns"], serde_json::json!(["turn t1"]));
     let running = card("s1");
     assert_eq!(
@@ -180,6 +181,65 @@ async fn the_viewer_renders_a_live_session() {
     assert!(
         std::fs::metadata(&shot).unwrap().len() > 10_000,
         "the screenshot is saved"
+    );
+    println!("viewer screenshot: {}", shot.display());
+    server.shutdown().await;
+}
+
+/// An answer in Markdown (`tests/data/markdown_answer.jsonl`: a fence split across deltas, a
+/// list, a link, an image, raw HTML, a `javascript:` link) is drawn as sanitized elements — the
+/// page's HTML is kept as a snapshot — and a failed command's console fallback as output.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_viewer_renders_an_answer_as_sanitized_markdown() {
+    let shot = artifact("viewer-markdown.png");
+    let server = Server::start().await;
+    let mut c = client(&server.url).await;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/markdown_answer.jsonl");
+    let mut events =
+        toolview::client::read_events(std::fs::read(path).unwrap().as_slice(), None).unwrap();
+    // A last call the page waits for.
+    events.push(start_call("md", "z-start", "z1", "job_list", "{}"));
+    events.push(finish("md", "z-finish", "z1", "done", ""));
+    // The answer starts (an open fence) before the page does; its deltas arrive live.
+    let rest = events.split_off(9);
+    publish(&mut c, events).await.unwrap();
+    let viewer = Viewer::open(&server.url, "md", &shot, "z1", None, "").await;
+    for e in rest {
+        publish(&mut c, vec![e]).await.unwrap();
+    }
+    let summary = viewer.finish().await;
+    let messages = summary["messages"].as_array().unwrap();
+    let message = |id: &str| {
+        messages
+            .iter()
+            .find(|m| m["id"] == id)
+            .unwrap_or_else(|| panic!("no message {id}: {summary}"))
+    };
+    let user = message("u1");
+    assert_eq!(user["text"], "Why does `npm test` fail? <b>help</b>");
+    assert_eq!(user["markup"], 0);
+    let answer = message("a1");
+    assert_eq!(answer["status"], "complete");
+    assert_eq!(
+        answer["tags"],
+        serde_json::json!(["a", "code", "li", "ol", "p", "pre", "strong"]),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["links"],
+        serde_json::json!(["https://docs.example/port", "https://e.example/c.png"])
+    );
+    insta::assert_snapshot!("viewer_markdown_answer", answer["html"].as_str().unwrap());
+    assert_eq!(
+        message("r1")["tags"],
+        serde_json::json!(["code", "p", "strong"])
+    );
+    let cards = summary["cards"].as_array().unwrap();
+    let bash = cards.iter().find(|c| c["call"] == "bash-1").unwrap();
+    assert_eq!(bash["status"], "failed");
+    assert_eq!(
+        bash["console"],
+        "FAIL src/app.test.ts\n```\n# not a heading <img src=x onerror=alert(1)>"
     );
     println!("viewer screenshot: {}", shot.display());
     server.shutdown().await;

@@ -308,10 +308,9 @@ fn scenarios() -> Vec<(&'static str, Vec<ToolEvent>, u64)> {
     ]
 }
 
-/// `examples/conversation.jsonl`: two turns around two calls, with reasoning and usage.
-fn conversation() -> Vec<ToolEvent> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/conversation.jsonl");
-    let text = std::fs::read_to_string(path).unwrap();
+/// Events from a JSON-lines file of the repository.
+fn jsonl(path: &str) -> Vec<ToolEvent> {
+    let text = std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let events = toolview::client::read_events(text.as_bytes(), None).unwrap();
     toolview::grpc::convert::events_from_pb(events).unwrap()
 }
@@ -369,7 +368,15 @@ fn every_target_card_and_capability() {
         Target::AiSdk,
     ];
     let mut all = scenarios();
-    all.push(("conversation", conversation(), 0));
+    // Two turns around two calls, with reasoning and usage.
+    all.push(("conversation", jsonl("examples/conversation.jsonl"), 0));
+    // An answer in Markdown (a fence split across deltas, a list, a link, an image, raw HTML, an
+    // unsafe link) and a failed command whose output has a fence of its own.
+    all.push((
+        "markdown_answer",
+        jsonl("tests/data/markdown_answer.jsonl"),
+        0,
+    ));
     for (name, events, cap) in all {
         for target in targets {
             let mut out = String::new();

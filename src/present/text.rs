@@ -22,10 +22,25 @@ pub fn fence(info: &str, body: &str) -> String {
     format!("{f}{info}\n{body}{nl}{f}")
 }
 
-/// A `console` block of `text` with its trailing newlines removed (the plain three-backtick
-/// form the reference bridge uses for command output).
+/// A `console` block of `text` with its trailing newlines removed: the three-backtick form the
+/// reference bridge uses for command output, with a longer fence when the output has a backtick
+/// run that would close it (the spec's form, made safe; `docs/conversation.md#message-text`).
 pub fn console_block(text: &str) -> String {
-    format!("```console\n{}\n```", text.trim_end_matches('\n'))
+    let text = text.trim_end_matches('\n');
+    let f = fence_for(text);
+    format!("{f}console\n{text}\n{f}")
+}
+
+/// The output inside a block [`console_block`] made, or `None` when `text` is not exactly one:
+/// the Markdown and terminal targets show it as a code block, not as Markdown source.
+pub fn console_body(text: &str) -> Option<&str> {
+    let ticks = text.bytes().take_while(|&b| b == b'`').count();
+    let fence = &text[..ticks];
+    let body = text[ticks..]
+        .strip_prefix("console\n")?
+        .strip_suffix(fence)?
+        .strip_suffix('\n')?;
+    (ticks >= 3 && fence_for(body) == fence).then_some(body)
 }
 
 #[cfg(test)]
@@ -49,5 +64,15 @@ mod tests {
     fn console_strips_trailing_newlines() {
         assert_eq!(console_block("hi\n\n"), "```console\nhi\n```");
         assert_eq!(console_block(""), "```console\n\n```");
+        // Output cannot close the block early, and the block reads back as its output.
+        assert_eq!(console_block("a\n```\nb"), "````console\na\n```\nb\n````");
+        for out in ["hi", "", "a\n```\nb", "```console"] {
+            assert_eq!(console_body(&console_block(out)), Some(out));
+        }
+        // Not one block: text that merely looks like one, or a block with text after it.
+        assert_eq!(console_body("```console\na\n```\nb\n```"), None);
+        assert_eq!(console_body("```console\na```"), None);
+        assert_eq!(console_body("``console\na\n``"), None);
+        assert_eq!(console_body("```sh\na\n```"), None);
     }
 }

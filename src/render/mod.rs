@@ -6,7 +6,8 @@
 //! and the bench: fold, render, and a stand-in card for an update over the size limit), `fold.rs`
 //! (events → per-call `CallState`; total over any sequence), `streamed.rs` (a call's live output
 //! kept within the output cap: head, tail, length), `markdown_text.rs` (escaping untrusted text for
-//! Markdown), `visible.rs` (untrusted text made safe for terminals), `card.rs` (`Capabilities`;
+//! Markdown), `md/` (an answer's Markdown read into a sanitized tree, written as Markdown or for a
+//! terminal), `visible.rs` (untrusted text made safe for terminals), `card.rs` (`Capabilities`;
 //! target-independent preparation: relativized titles, resolved terminal cwd, capped blocks;
 //! capability degradation), `cap.rs` (the output cap: head and tail of long text, streamed output
 //! cut at the crossing chunk), `text_form.rs` (`CONSOLE`, `UNIFIED`, the search and web forms,
@@ -30,6 +31,7 @@ mod frame;
 mod json_len;
 mod markdown;
 mod markdown_text;
+mod md;
 pub mod paths;
 mod renderer;
 mod streamed;

@@ -4,7 +4,7 @@
 
 use super::streamed::Streamed;
 use crate::domain::{ContentBlock, FileDiff, TerminalExit};
-use crate::present::text::{console_block, fence};
+use crate::present::text::{console_block, console_body, fence};
 use crate::present::{LineOp, diff_lines};
 
 /// Whether an exit is clean: no signal, and no or a zero exit code.
@@ -259,12 +259,14 @@ pub fn read_lines_text(r: &crate::domain::ReadResultView) -> String {
         .join("\n")
 }
 
-/// Content flattened to text: text and reasoning as is, images and links as placeholders.
+/// Content flattened to text: text and reasoning as is (a console block as its output), images and links as placeholders.
 pub fn flatten(content: &[ContentBlock]) -> String {
     content
         .iter()
         .map(|b| match b {
-            ContentBlock::Text { text } | ContentBlock::Reasoning { text } => text.clone(),
+            // A console block made by a presenter shows its output, not its fence.
+            ContentBlock::Text { text } => console_body(text).unwrap_or(text).to_owned(),
+            ContentBlock::Reasoning { text } => text.clone(),
             ContentBlock::Image(_) => "[image result]".to_owned(),
             ContentBlock::ResourceLink(l) => format!("[link: {}]", l.uri),
         })

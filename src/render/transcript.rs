@@ -8,6 +8,7 @@ use super::cap::{LiveChunk, capped_text, live_text};
 use super::card::Capabilities;
 use super::fold::{Change, MessageChange, MessageState, Turn};
 use super::markdown_text::escape;
+use super::md;
 use super::view::MessageStatus;
 use super::visible::visible;
 use crate::domain::{MessageRole, StopReason, TokenUsage};
@@ -99,14 +100,21 @@ fn label(role: MessageRole) -> &'static str {
     }
 }
 
-/// A message in Markdown: its speaker in bold, its text escaped; reasoning as a quote.
+/// A message in Markdown: its speaker in bold, then its text — an answer's or reasoning's as
+/// sanitized Markdown (`md`), a user's escaped as typed; reasoning as a quote.
 pub fn message_markdown(role: MessageRole, text: &str, status: MessageStatus) -> String {
     let more = match status {
         MessageStatus::Streaming => " …",
         MessageStatus::Complete => "",
     };
     let head = format!("**{}:**{more}", label(role));
-    let text = escape(text);
+    let text = match role {
+        MessageRole::User => escape(text),
+        MessageRole::Assistant | MessageRole::Reasoning => match md::parse(text) {
+            Some(blocks) => md::markdown(&blocks),
+            None => escape(text),
+        },
+    };
     match role {
         MessageRole::User | MessageRole::Assistant if text.is_empty() => head,
         MessageRole::User | MessageRole::Assistant => format!("{head}\n\n{text}"),
@@ -118,28 +126,38 @@ pub fn message_markdown(role: MessageRole, text: &str, status: MessageStatus) ->
     }
 }
 
-/// A message for a terminal: its speaker, then its text made visible; reasoning dimmed.
+/// A message for a terminal: its speaker, then its text made visible — an answer's and
+/// reasoning's Markdown drawn with styles (`md`), a user's as typed; reasoning dimmed.
 pub fn message_ansi(role: MessageRole, text: &str, status: MessageStatus) -> String {
     let more = match status {
         MessageStatus::Streaming => " …",
         MessageStatus::Complete => "",
     };
-    let text = visible(text);
-    let (head, style) = match role {
+    let (head, base) = match role {
         MessageRole::User => (format!("{BOLD}{CYAN}› User{more}{RESET}"), ""),
         MessageRole::Assistant => (format!("{BOLD}● Assistant{more}{RESET}"), ""),
         MessageRole::Reasoning => (format!("{DIM}∴ Reasoning{more}{RESET}"), DIM),
     };
     let mut lines = vec![head];
-    if !text.is_empty() {
-        // Styled line by line: a terminal UI may draw any line alone.
-        lines.extend(text.split('\n').map(|l| {
-            if style.is_empty() || l.is_empty() {
-                l.to_owned()
-            } else {
-                format!("{style}{l}{RESET}")
-            }
-        }));
+    if text.is_empty() {
+        return lines.join("\n");
+    }
+    let blocks = match role {
+        MessageRole::User => None,
+        MessageRole::Assistant | MessageRole::Reasoning => md::parse(text),
+    };
+    match blocks {
+        Some(blocks) => lines.extend(md::terminal(&blocks, base)),
+        None => {
+            // Styled line by line: a terminal UI may draw any line alone.
+            lines.extend(visible(text).split('\n').map(|l| {
+                if base.is_empty() || l.is_empty() {
+                    l.to_owned()
+                } else {
+                    format!("{base}{l}{RESET}")
+                }
+            }));
+        }
     }
     lines.join("\n")
 }
@@ -195,17 +213,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn markup_in_messages_is_text() {
+    fn answers_are_sanitized_markdown_and_user_text_is_text() {
         let md = message_markdown(
             MessageRole::Assistant,
             "see [x](http://evil) <b>",
             MessageStatus::Complete,
         );
-        assert_eq!(md, "**Assistant:**\n\nsee \\[x\\](http\\://evil) \\<b\\>");
+        assert_eq!(
+            md,
+            "**Assistant:**\n\nsee x ([http\\://evil](<http://evil>)) \\<b\\>"
+        );
+        let user = message_markdown(
+            MessageRole::User,
+            "see [x](http://evil)",
+            MessageStatus::Complete,
+        );
+        assert_eq!(user, "**User:**\n\nsee \\[x\\](http\\://evil)");
         let quote = message_markdown(MessageRole::Reasoning, "a\n# b", MessageStatus::Streaming);
-        assert_eq!(quote, "> **Reasoning:** …\n> a\n> \\# b");
+        assert_eq!(quote, "> **Reasoning:** …\n> a\n>\n> # b");
         let ansi = message_ansi(MessageRole::User, "hi\x1b[2J", MessageStatus::Complete);
         assert!(!ansi.contains("\x1b[2J"), "{ansi:?}");
+        let ansi = message_ansi(
+            MessageRole::Reasoning,
+            "*hi*\x1b[2J",
+            MessageStatus::Complete,
+        );
+        assert_eq!(
+            ansi,
+            "\x1b[2m∴ Reasoning\x1b[0m\n\x1b[2m\x1b[3mhi\x1b[0m\x1b[2m^[[2J\x1b[0m"
+        );
     }
 
     #[test]

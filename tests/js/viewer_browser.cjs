@@ -54,6 +54,8 @@ async function main() {
         lines: [...c.querySelectorAll('pre.read > span')].map((e) => e.textContent.trim()),
         text: c.textContent,
         links: [...c.querySelectorAll('a')].map((a) => a.getAttribute('href')),
+        // A presenter's console block, shown as output.
+        console: c.querySelector('pre.console')?.textContent ?? null,
       })),
       messages: [...document.querySelectorAll('section.message')].map((m) => ({
         id: m.dataset.message,
@@ -63,6 +65,10 @@ async function main() {
         // Text nodes: one per append applied.
         textNodes: m.querySelector('.text').childNodes.length,
         markup: m.querySelector('.text').children.length,
+        // What the text became: its HTML, its element kinds and its links.
+        html: m.querySelector('.text').innerHTML,
+        tags: [...new Set([...m.querySelectorAll('.text *')].map((e) => e.localName))].sort(),
+        links: [...m.querySelectorAll('.text a')].map((a) => a.getAttribute('href')),
       })),
       turns: [...document.querySelectorAll('div.turn')].map((t) => t.textContent),
     }));

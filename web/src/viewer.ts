@@ -9,6 +9,7 @@ import { SessionService } from "./gen/toolview/v1/session_service_pb";
 import { CallStatus, MessageStatus, Target, type CardSnapshot, type MessageSnapshot, type TurnUpdate } from "./gen/toolview/v1/rendering_pb";
 import { MessageRole, StopReason } from "./gen/toolview/v1/events_pb";
 import type { ContentBlock, FileDiff, ToolCallView, ToolResultView } from "./gen/toolview/v1/views_pb";
+import { consoleBody, markdown } from "./markdown";
 
 type Child = Node | string | null | undefined | false;
 
@@ -38,8 +39,11 @@ function link(url: string, label: string): HTMLElement {
 function texts(content: ContentBlock[]): Child[] {
   return content.map((b) => {
     switch (b.block.case) {
-      case "text":
-        return el("pre", { class: "text" }, b.block.value.text);
+      case "text": {
+        // A presenter's console block is output; any other text is untrusted text, as is.
+        const output = consoleBody(b.block.value.text);
+        return output === undefined ? el("pre", { class: "text" }, b.block.value.text) : el("pre", { class: "output console" }, output);
+      }
       case "reasoning":
         return null;
       case "image":
@@ -158,13 +162,19 @@ const ROLE: Record<number, [string, string]> = {
   [MessageRole.REASONING]: ["reasoning", "Reasoning"],
 };
 
-/** A message item: its speaker and its text, always as a text node (never markup). */
+/** A message's text: an answer's or reasoning's as sanitized Markdown, a user's as typed (a text
+ *  node either way where it is text: never markup). */
+function messageText(role: MessageRole, text: string): HTMLElement {
+  return role === MessageRole.USER ? el("div", { class: "text" }, text) : el("div", { class: "text md" }, ...markdown(text));
+}
+
+/** A message item: its speaker and its text. */
 function renderMessage(m: MessageSnapshot): HTMLElement {
   const [cls, label] = ROLE[m.role] ?? ["assistant", "?"];
   const streaming = m.status === MessageStatus.STREAMING;
   return el("section", { class: `message ${cls}`, "data-message": m.messageId, "data-role": cls, "data-status": streaming ? "streaming" : "complete" },
     el("header", {}, el("span", { class: "speaker" }, label), streaming && el("span", { class: "muted" }, "…")),
-    el("div", { class: "text" }, m.text));
+    messageText(m.role, m.text));
 }
 
 /** A turn boundary: a rule with the turn's id, and how it ended. */
@@ -300,7 +310,10 @@ async function main() {
       const shown = byMessage.get(view.value.messageId);
       if (!shown) continue;
       shown.message.text += view.value.text;
-      shown.el.querySelector(".text")!.append(view.value.text);
+      // Markdown is read whole again (a later delta may close a fence); a user's text appends.
+      const text = shown.el.querySelector(".text")!;
+      if (shown.message.role === MessageRole.USER) text.append(view.value.text);
+      else text.replaceWith(messageText(shown.message.role, shown.message.text));
     } else if (view.case === "turn") {
       cards.append(renderTurn(view.value));
     } else if (view.case === "outputAppended") {
