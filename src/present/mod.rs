@@ -2,12 +2,13 @@
 //! state, and no JSON value can make them fail — malformed input degrades to the generic card.
 //!
 //! Where things are: `registry.rs` (the closed `Tool` enum, name lookup), `dsh.rs` (vocabulary 1),
-//! `claude.rs` (vocabulary 2), `meta.rs` (meta forms), `hunks.rs` (jsdiff-exact hunks), `args.rs`
+//! `claude.rs` (vocabulary 2), `doc.rs` (what each reads and gives: `docs/producers.md`), `meta.rs` (meta forms), `hunks.rs` (jsdiff-exact hunks), `args.rs`
 //! (strict/lenient field access), `text.rs` (fences), `lang.rs`. `mod.rs` holds the resolution
 //! order (`resolve_call`, `resolve_result`).
 
 mod args;
 mod claude;
+mod doc;
 mod dsh;
 mod hunks;
 mod lang;
@@ -18,6 +19,7 @@ pub mod text;
 use serde_json::Value;
 
 pub use args::{parse_arguments, parse_meta};
+pub use doc::{Example, ToolDoc};
 pub use hunks::{Hunk, Op as LineOp, diff_lines, hunks};
 pub use lang::lang_for_path;
 pub use meta::{MetaDiffs, diffs as meta_diffs};

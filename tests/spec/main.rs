@@ -5,6 +5,7 @@
 //! One test crate (one link of the library) for many suites; each suite is a module.
 
 mod bridge_vectors;
+mod producers_doc;
 mod properties;
 mod session_timers;
 mod store_contract;
