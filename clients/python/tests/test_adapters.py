@@ -82,8 +82,35 @@ CLAUDE_CALLS = [
         {"command": "npm test", "description": "Run the tests"},
         {"stdout": "> vitest run\nTests 3 passed", "stderr": "", "interrupted": False, "isImage": False},
     ),
-    ("PostToolUseFailure", "Bash", "toolu_04", {"command": "npm run lint"}, "Exit code 1\nlint: 2 problems"),
+    ("PostToolUseFailure", "Bash", "toolu_04", {"command": "npm run lint"}, "Exit code 3\nlint: 2 problems"),
+    (
+        "PostToolUse",
+        "Grep",
+        "toolu_05",
+        {"pattern": "TODO", "output_mode": "content", "-n": True},
+        {"mode": "content", "numFiles": 0, "filenames": [], "content": "app.ts:2:// TODO", "numLines": 1},
+    ),
+    (
+        "PostToolUse",
+        "Glob",
+        "toolu_06",
+        {"pattern": "**/*.ts"},
+        {
+            "filenames": ["/work/app.ts", "/work/app.test.ts"],
+            "durationMs": 3,
+            "numFiles": 2,
+            "truncated": False,
+        },
+    ),
+    ("PostToolUseFailure", "Read", "toolu_07", {"file_path": "/work/gone.ts"}, "File does not exist."),
 ]
+# What each call's card must show: (result card, its text or (output, exit code)).
+CLAUDE_SHOWN = {
+    "toolu_04": ("terminal", ("lint: 2 problems", 3)),
+    "toolu_05": ("generic", "app.ts:2:// TODO"),
+    "toolu_06": ("generic", "/work/app.ts\n/work/app.test.ts"),
+}
+USAGE = {"input_tokens": 900, "cache_read_input_tokens": 300, "output_tokens": 120}
 
 
 class ScriptedClaudeCode:
@@ -145,13 +172,32 @@ class ScriptedClaudeCode:
             answer = await self.answers[request_id]
             assert answer["subtype"] == "success" and answer["response"] == {}, answer
 
+    async def say(self, text: str, n: int) -> None:
+        await self.out.put(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": f"msg_{n}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-test",
+                    "content": [{"type": "text", "text": text}],
+                },
+                "parent_tool_use_id": None,
+                "session_id": "cc-1",
+                "uuid": f"uuid-{n}",
+            }
+        )
+
     async def turn(self, prompt: str) -> None:
         await self.hook("UserPromptSubmit", {"prompt": prompt})
+        await self.say("I'll look at the app first.", 1)
         for event, tool, tool_use_id, args, outcome in CLAUDE_CALLS:
             common = {"tool_name": tool, "tool_input": args, "tool_use_id": tool_use_id}
             await self.hook("PreToolUse", common, tool_use_id)
             after = {"tool_response": outcome} if event == "PostToolUse" else {"error": outcome}
             await self.hook(event, {**common, **after}, tool_use_id)
+        await self.say("The port is configurable.", 2)
         await self.hook(
             "Stop", {"stop_hook_active": False, "last_assistant_message": "The port is configurable."}
         )
@@ -165,6 +211,7 @@ class ScriptedClaudeCode:
                 "num_turns": 1,
                 "session_id": "cc-1",
                 "result": "done",
+                "usage": USAGE,
             }
         )
 
@@ -179,7 +226,24 @@ class ScriptedClaudeCode:
         pass
 
 
-def test_claude_agent_sdk_hooks_publish_the_calls_as_toolview_presents_them(server: Server) -> None:
+def conversation(server: Server, session_id: str, events: int) -> List[Any]:
+    """The session's messages and turns, in order, from a VIEW subscription."""
+    shown: List[Any] = []
+    with Client(server.address) as client, client.subscribe(session_id, "view") as subscription:
+        for update in itertools.islice(subscription, events):
+            kind = update.view.WhichOneof("update")
+            if kind == "message" and update.view.message.status == 2:  # complete
+                shown.append(("message", update.view.message.role, update.view.message.text))
+            elif kind == "turn" and update.view.turn.finished:
+                usage = update.view.turn.usage
+                shown.append(("turn", usage.input_tokens, usage.output_tokens))
+    return shown
+
+
+@pytest.mark.parametrize("watch", [True, False], ids=["watching the messages", "hooks only"])
+def test_claude_agent_sdk_hooks_publish_the_calls_as_toolview_presents_them(
+    server: Server, watch: bool
+) -> None:
     from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
 
     from toolview.adapters.claude_agent_sdk import ToolviewHooks, result_of
@@ -188,30 +252,57 @@ def test_claude_agent_sdk_hooks_publish_the_calls_as_toolview_presents_them(serv
         async with AsyncClient(server.address) as client:
             hooks = ToolviewHooks(client.session("claude"))
             options = ClaudeAgentOptions(hooks=hooks.matchers())
-            return [
-                m
-                async for m in query(
-                    prompt="Make the port configurable.", options=options, transport=ScriptedClaudeCode()
-                )
-            ]
+            prompt = "Make the port configurable."
+            messages = query(prompt=prompt, options=options, transport=ScriptedClaudeCode())
+            return [m async for m in (hooks.watch(messages) if watch else messages)]
 
     messages = asyncio.run(run())
     assert isinstance(messages[-1], ResultMessage)
-    # A turn: its start, the prompt (start, end), 4 calls (start, end), the answer, its end.
-    cards = final_cards(server, "claude", 1 + 2 + 8 + 2 + 1)
-    assert list(cards) == ["toolu_01", "toolu_02", "toolu_03", "toolu_04"]
+    calls = len(CLAUDE_CALLS)
+    # A turn: its start, the prompt (start, end), the calls (start, end), the answers, its end.
+    answers = 2 if watch else 1
+    events = 1 + 2 + 2 * calls + 2 * answers + 1
+    cards = final_cards(server, "claude", events)
+    assert list(cards) == [c[2] for c in CLAUDE_CALLS]
     for event, tool, tool_use_id, args, outcome in CLAUDE_CALLS:
         card = cards[tool_use_id]
+        shown = CLAUDE_SHOWN.get(tool_use_id)
+        if shown and shown[0] == "terminal":
+            output, exit_code = shown[1]
+            assert card.result.terminal.output == output and card.result.terminal.exit_code == exit_code
+        elif shown:
+            assert card.result.generic.content[0].text.text == shown[1], tool
         if event == "PostToolUse":
             text, meta = result_of(tool, outcome)
             assert_presented(server, card, tool, args, text, meta=meta)
-        else:
-            assert_presented(server, card, tool, args, outcome, is_error=True, meta={"exit_code": 1})
+        elif tool != "Bash":
+            assert_presented(server, card, tool, args, outcome, is_error=True)
+            assert card.status == 3  # failed
     assert cards["toolu_01"].result.WhichOneof("card") == "read"
     assert cards["toolu_02"].result.WhichOneof("card") == "diff"
     assert cards["toolu_03"].result.WhichOneof("card") == "terminal"
+    assert cards["toolu_04"].result.WhichOneof("card") == "terminal"
+    said = conversation(server, "claude", events)
+    user = ("message", 1, "Make the port configurable.")
+    if watch:
+        # The text between the calls and the answer, then the turn's end with the run's usage.
+        assert said == [
+            user,
+            ("message", 2, "I'll look at the app first."),
+            ("message", 2, "The port is configurable."),
+            ("turn", 1200, 120),
+        ]
+    else:
+        assert said == [user, ("message", 2, "The port is configurable."), ("turn", 0, 0)]
     with Client(server.address) as client:
         assert client.get_session("claude").title == "Make the port configurable."
+
+
+def test_claude_hooks_refuse_a_sync_session(server: Server) -> None:
+    from toolview.adapters.claude_agent_sdk import ToolviewHooks
+
+    with Client(server.address) as client, pytest.raises(TypeError, match="AsyncSession"):
+        ToolviewHooks(client.session("sync"))  # type: ignore[arg-type]
 
 
 # --- OpenAI Agents SDK -------------------------------------------------------------------------

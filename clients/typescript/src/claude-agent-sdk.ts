@@ -2,14 +2,20 @@
 // answers:
 //
 //   const hooks = new ToolviewHooks(client.session("my-session"));
-//   for await (const message of query({ prompt, options: { hooks: hooks.hooks() } })) { … }
+//   for await (const message of hooks.watch(query({ prompt, options: { hooks: hooks.hooks() } }))) { … }
 //
 // Claude Code's tool names are toolview's second built-in vocabulary (Bash, Read, Edit, …), so
 // the calls get the cards the ACP adapter for Claude Code shows. Each tool response becomes the
-// result the model saw (Read's numbered lines, Bash's output) and the meta toolview reads
-// (Edit's and Write's structuredPatch). The hooks never block or alter the agent: each returns
-// `{}`. It names no type of the SDK: the hook inputs are read structurally.
-import type { Call, Session, Turn } from "./events.js";
+// result the model saw (Read's numbered lines, Bash's output, Grep's and Glob's matches) and the
+// meta toolview reads (Edit's and Write's structuredPatch, a command's exit_code). A command that
+// ran and exited non-zero is a terminal card with its exit code, not an error. The hooks never
+// block or alter the agent: each returns `{}`. It names no type of the SDK: the hook inputs and
+// messages are read structurally.
+//
+// The hooks see no text from the model: `watch` (optional) passes query()'s messages through and
+// publishes the assistant's text and thinking as they come, then ends the turn with the run's
+// usage when its result arrives (without it, `Stop` ends the turn with the last answer).
+import type { Call, Session, Stop, Turn, Usage } from "./events.js";
 
 type Input = Record<string, unknown>;
 /** A hook callback as the SDK calls it. */
@@ -36,6 +42,8 @@ export function resultOf(toolName: string, response: unknown): { text: string; m
   if (toolName === "Bash" && "stdout" in response) {
     return { text: [response.stdout, response.stderr].filter((p) => typeof p === "string" && p).join("\n") };
   }
+  const search = searchText(toolName, response);
+  if (search !== undefined) return { text: search };
   if (["Edit", "MultiEdit", "Write"].includes(toolName) && Array.isArray(response.structuredPatch)) {
     const meta: Record<string, unknown> = { structuredPatch: response.structuredPatch };
     if (typeof response.filePath === "string") meta.filePath = response.filePath;
@@ -49,12 +57,49 @@ export function resultOf(toolName: string, response: unknown): { text: string; m
   return { text: JSON.stringify(response) };
 }
 
+/** Grep's and Glob's matches as Claude Code gives them to the model. */
+function searchText(toolName: string, response: Record<string, unknown>): string | undefined {
+  const files = Array.isArray(response.filenames) ? response.filenames.map(String) : [];
+  if (toolName === "Grep" && typeof response.content === "string" && response.content) return response.content;
+  if ((toolName === "Grep" || toolName === "Glob") && ("filenames" in response || "numFiles" in response)) {
+    if (files.length > 0) return files.join("\n");
+    return toolName === "Glob" ? "No files found" : "No matches found";
+  }
+  return undefined;
+}
+
+const count = (usage: Record<string, unknown>, key: string): bigint => {
+  const v = usage[key];
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 ? BigInt(v) : 0n;
+};
+
+/** The result's token counts (the Messages API's names). */
+function usageOf(usage: unknown): Usage | undefined {
+  if (!isObject(usage)) return undefined;
+  const cached = count(usage, "cache_read_input_tokens");
+  return {
+    inputTokens: count(usage, "input_tokens") + cached + count(usage, "cache_creation_input_tokens"),
+    outputTokens: count(usage, "output_tokens"),
+    cachedInputTokens: cached,
+  };
+}
+
+/** How the run ended, in toolview's (ACP's) stop reasons. */
+function stopReasonOf(result: Record<string, unknown>): Stop {
+  if (result.subtype === "error_max_turns") return "max_turn_requests";
+  if (result.stop_reason === "max_tokens") return "max_tokens";
+  if (result.stop_reason === "refusal") return "refusal";
+  return "end_turn";
+}
+
 /** Hook callbacks for `options.hooks`: `UserPromptSubmit` starts a turn with the prompt,
  * `PreToolUse` starts a call (its id is the tool_use_id), `PostToolUse` and
- * `PostToolUseFailure` finish it, `Stop` adds the last answer and ends the turn. */
+ * `PostToolUseFailure` finish it, `Stop` adds the last answer and ends the turn (unless `watch`
+ * ends it, with usage). */
 export class ToolviewHooks {
   private turn: Turn | undefined;
   private readonly calls = new Map<string, Call>();
+  private watched = false;
 
   constructor(readonly session: Session) {}
 
@@ -77,6 +122,36 @@ export class ToolviewHooks {
       PostToolUseFailure: one((input, id) => this.postToolUseFailure(input, id)),
       Stop: one((input) => this.stop(input)),
     };
+  }
+
+  /** query()'s messages, passed through: the assistant's text and thinking are published as
+   * messages, and the run's result ends the turn with its usage. */
+  async *watch<M>(messages: AsyncIterable<M>): AsyncGenerator<M, void, undefined> {
+    this.watched = true;
+    for await (const message of messages) {
+      await this.observe(message);
+      yield message;
+    }
+  }
+
+  /** Publishes what one of query()'s messages says (for a loop of your own). */
+  async observe(message: unknown): Promise<void> {
+    this.watched = true;
+    if (!isObject(message)) return;
+    if (message.type === "assistant" && message.parent_tool_use_id == null && isObject(message.message)) {
+      const base = typeof message.uuid === "string" ? message.uuid : message.message.id;
+      const content = Array.isArray(message.message.content) ? message.message.content : [];
+      for (const [i, block] of content.entries()) {
+        const messageId = typeof base === "string" && base ? `${base}:${i}` : undefined;
+        if (!isObject(block)) continue;
+        if (block.type === "text" && typeof block.text === "string" && block.text)
+          await this.session.message("assistant", block.text, { messageId });
+        else if (block.type === "thinking" && typeof block.thinking === "string" && block.thinking)
+          await this.session.message("reasoning", block.thinking, { messageId });
+      }
+    } else if (message.type === "result" && this.turn && !this.turn.finished) {
+      await this.turn.finish(stopReasonOf(message), usageOf(message.usage));
+    }
   }
 
   private async userPromptSubmit(input: Input): Promise<void> {
@@ -111,11 +186,17 @@ export class ToolviewHooks {
     const call = this.takeCall(input, toolUseId);
     if (!call) return;
     const error = String(input.error ?? "");
-    const exit = /^Exit code (\d+)/.exec(error);
-    await call.finish(error, { isError: true, meta: exit ? { exit_code: Number(exit[1]) } : undefined });
+    const exit = /^Exit code (-?\d+)\n?/.exec(error);
+    if (exit && input.tool_name === "Bash") {
+      // The command ran and failed: its output, with its exit code (a terminal card).
+      await call.finish(error.slice(exit[0].length), { meta: { exit_code: Number(exit[1]) } });
+    } else {
+      await call.finish(error, { isError: true });
+    }
   }
 
   private async stop(input: Input): Promise<void> {
+    if (this.watched) return; // the text came with the messages, and the result ends the turn
     const answer = input.last_assistant_message;
     if (typeof answer === "string" && answer) await this.session.message("assistant", answer);
     if (this.turn && !this.turn.finished) await this.turn.finish("end_turn");

@@ -59,8 +59,31 @@ const CALLS = [
     { command: "npm test", description: "Run the tests" },
     { stdout: "> vitest run\nTests 3 passed", stderr: "", interrupted: false, isImage: false },
   ],
-  ["PostToolUseFailure", "Bash", "toolu_04", { command: "npm run lint" }, "Exit code 1\nlint: 2 problems"],
+  ["PostToolUseFailure", "Bash", "toolu_04", { command: "npm run lint" }, "Exit code 3\nlint: 2 problems"],
+  [
+    "PostToolUse",
+    "Grep",
+    "toolu_05",
+    { pattern: "TODO", output_mode: "content", "-n": true },
+    { mode: "content", numFiles: 0, filenames: [], content: "app.ts:2:// TODO", numLines: 1 },
+  ],
+  [
+    "PostToolUse",
+    "Glob",
+    "toolu_06",
+    { pattern: "**/*.ts" },
+    { filenames: ["/work/app.ts", "/work/app.test.ts"], durationMs: 3, numFiles: 2, truncated: false },
+  ],
+  ["PostToolUseFailure", "Read", "toolu_07", { file_path: "/work/gone.ts" }, "File does not exist."],
 ];
+// What each call's card must show.
+const SHOWN = {
+  toolu_04: { case: "terminal", output: "lint: 2 problems", exit: 3 },
+  toolu_05: { case: "generic", text: "app.ts:2:// TODO" },
+  toolu_06: { case: "generic", text: "/work/app.ts\n/work/app.test.ts" },
+};
+const everyCard = { terminal: true, diff: true, read: true, search: true, web: true };
+const USAGE = { input_tokens: 900, cache_read_input_tokens: 300, output_tokens: 120 };
 
 /** A Claude Code process stand-in on the SDK's SpawnedProcess interface. */
 function scriptedClaudeCode() {
@@ -104,8 +127,23 @@ function scriptedClaudeCode() {
       assert.equal(answer.subtype, "success", JSON.stringify(answer));
     }
   }
+  const say = (text, n) =>
+    send({
+      type: "assistant",
+      message: {
+        id: `msg_${n}`,
+        type: "message",
+        role: "assistant",
+        model: "claude-test",
+        content: [{ type: "text", text }],
+      },
+      parent_tool_use_id: null,
+      session_id: "cc-1",
+      uuid: `uuid-${n}`,
+    });
   async function turn(prompt) {
     await hook("UserPromptSubmit", { prompt });
+    say("I'll look at the app first.", 1);
     for (const [event, tool, toolUseId, args, outcome] of CALLS) {
       const common = { tool_name: tool, tool_input: args, tool_use_id: toolUseId };
       await hook("PreToolUse", common, toolUseId);
@@ -115,6 +153,7 @@ function scriptedClaudeCode() {
         toolUseId,
       );
     }
+    say("The port is configurable.", 2);
     await hook("Stop", { stop_hook_active: false, last_assistant_message: "The port is configurable." });
     send({
       type: "result",
@@ -126,7 +165,7 @@ function scriptedClaudeCode() {
       session_id: "cc-1",
       result: "done",
       total_cost_usd: 0,
-      usage: {},
+      usage: USAGE,
       permission_denials: [],
     });
   }
@@ -156,48 +195,73 @@ function scriptedClaudeCode() {
   return proc;
 }
 
-test("Claude Agent SDK hooks publish the calls as toolview presents them", async () => {
-  const client = connect(server.address);
-  const hooks = new ToolviewHooks(client.session("claude"));
-  const messages = [];
-  for await (const message of query({
-    prompt: "Make the port configurable.",
-    options: {
-      hooks: hooks.hooks(),
-      spawnClaudeCodeProcess: scriptedClaudeCode,
-      pathToClaudeCodeExecutable: "/nonexistent/claude",
-    },
-  })) {
-    messages.push(message);
-  }
-  assert.equal(messages.at(-1)?.type, "result");
-  await client.flush();
-
-  // A turn: its start, the prompt (2), 4 calls (2 each), the answer (2), its end.
-  const events = 1 + 2 + 8 + 2 + 1;
-  const cards = new Map();
-  const everyCard = { terminal: true, diff: true, read: true, search: true, web: true };
-  let seen = 0;
-  for await (const item of await client.subscribe("claude", { capabilities: everyCard })) {
-    assert.ok(!isReset(item));
-    if (item.body.case === "view" && item.body.value.update.case === "card")
-      cards.set(item.callId, item.body.value.update.value);
-    if (++seen === events) break;
-  }
-  assert.deepEqual([...cards.keys()], ["toolu_01", "toolu_02", "toolu_03", "toolu_04"]);
-  for (const [event, tool, toolUseId, args, outcome] of CALLS) {
-    const presented =
-      event === "PostToolUse"
-        ? await client.present(tool, args, resultOf(tool, outcome).text, { meta: resultOf(tool, outcome).meta })
-        : await client.present(tool, args, outcome, { isError: true, meta: { exit_code: 1 } });
-    const card = cards.get(toolUseId);
-    assert.equal(card.toolName, tool);
-    assert.deepEqual(card.call, presented.call, tool);
-    assert.deepEqual(card.result, presented.result, tool);
-  }
-  assert.equal(cards.get("toolu_01").result.card.case, "read");
-  assert.equal(cards.get("toolu_02").result.card.case, "diff");
-  assert.equal(cards.get("toolu_03").result.card.case, "terminal");
-  assert.equal((await client.getSession("claude")).title, "Make the port configurable.");
-  await client.close();
-});
+for (const watch of [true, false]) {
+  test(`Claude Agent SDK hooks publish the calls as toolview presents them (${watch ? "watching the messages" : "hooks only"})`, async () => {
+    const session = `claude-${watch}`;
+    const client = connect(server.address);
+    const hooks = new ToolviewHooks(client.session(session));
+    const run = query({
+      prompt: "Make the port configurable.",
+      options: {
+        hooks: hooks.hooks(),
+        spawnClaudeCodeProcess: scriptedClaudeCode,
+        pathToClaudeCodeExecutable: "/nonexistent/claude",
+      },
+    });
+    const messages = [];
+    for await (const message of watch ? hooks.watch(run) : run) messages.push(message);
+    assert.equal(messages.at(-1)?.type, "result");
+    await client.flush();
+    // A turn: its start, the prompt (start, end), the calls (start, end), the answers, its end.
+    const events = 1 + 2 + 2 * CALLS.length + 2 * (watch ? 2 : 1) + 1;
+    const cards = new Map();
+    const said = [];
+    let seen = 0;
+    for await (const item of await client.subscribe(session, { capabilities: everyCard })) {
+      assert.ok(!isReset(item));
+      const update = item.body.value.update;
+      if (update.case === "card") cards.set(item.callId, update.value);
+      if (update.case === "message" && update.value.status === 2) said.push(update.value.text);
+      if (update.case === "turn" && update.value.finished)
+        said.push([update.value.usage?.inputTokens ?? 0n, update.value.usage?.outputTokens ?? 0n]);
+      if (++seen === events) break;
+    }
+    assert.deepEqual(
+      [...cards.keys()],
+      CALLS.map((c) => c[2]),
+    );
+    for (const [event, tool, toolUseId, args, outcome] of CALLS) {
+      const card = cards.get(toolUseId);
+      const shown = SHOWN[toolUseId];
+      if (shown?.case === "terminal") {
+        assert.equal(card.result.card.value.output, shown.output);
+        assert.deepEqual(card.result.card.value.exit, { case: "exitCode", value: shown.exit });
+      } else if (shown) {
+        assert.equal(card.result.card.value.content[0].block.value.text, shown.text, tool);
+      }
+      if (event === "PostToolUse") {
+        const { text, meta } = resultOf(tool, outcome);
+        const presented = await client.present(tool, args, text, { meta });
+        assert.equal(card.toolName, tool);
+        assert.deepEqual(card.call, presented.call, tool);
+        assert.deepEqual(card.result, presented.result, tool);
+      } else if (tool !== "Bash") {
+        const presented = await client.present(tool, args, outcome, { isError: true });
+        assert.deepEqual(card.result, presented.result, tool);
+      }
+    }
+    assert.equal(cards.get("toolu_01").result.card.case, "read");
+    assert.equal(cards.get("toolu_02").result.card.case, "diff");
+    assert.equal(cards.get("toolu_03").result.card.case, "terminal");
+    assert.equal(cards.get("toolu_04").result.card.case, "terminal");
+    const user = "Make the port configurable.";
+    assert.deepEqual(
+      said,
+      watch
+        ? [user, "I'll look at the app first.", "The port is configurable.", [1200n, 120n]]
+        : [user, "The port is configurable.", [0n, 0n]],
+    );
+    assert.equal((await client.getSession(session)).title, user);
+    await client.close();
+  });
+}

@@ -6,25 +6,46 @@
 
     async with AsyncClient("127.0.0.1:50051") as client:
         hooks = ToolviewHooks(client.session("my-session"))
-        async for message in query(prompt="…", options=ClaudeAgentOptions(hooks=hooks.matchers())):
+        options = ClaudeAgentOptions(hooks=hooks.matchers())
+        async for message in hooks.watch(query(prompt="…", options=options)):
             ...
 
 Claude Code's tool names are toolview's second built-in vocabulary (``Bash``, ``Read``,
 ``Edit``, …), so the calls get the same cards as the ACP adapter for Claude Code shows. Each
-tool's response is turned into the result the model saw (Read's numbered lines, Bash's output)
-and the presentation meta toolview reads (Edit's and Write's ``structuredPatch``). The hooks
-never block or alter the agent: each returns ``{}``.
+tool's response is turned into the result the model saw (Read's numbered lines, Bash's output,
+Grep's and Glob's matches) and the presentation meta toolview reads (Edit's and Write's
+``structuredPatch``, a command's ``exit_code``). A command that ran and exited non-zero is a
+terminal card with its exit code, not an error. The hooks never block or alter the agent: each
+returns ``{}``.
+
+The hooks see no text from the model: ``watch`` (optional) passes ``query``'s messages through
+and publishes the assistant's text and thinking as they come, then ends the turn with the
+run's usage when its result arrives (without it, ``Stop`` ends the turn with the last answer).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, AsyncIterable, AsyncIterator, Dict, List, Mapping, Optional, Tuple
 
+from .._events import Usage
 from ..aio import AsyncCall, AsyncSession, AsyncTurn
 
-_EXIT = re.compile(r"^Exit code (\d+)")
+_EXIT = re.compile(r"^Exit code (-?\d+)\n?")
+
+
+def _search_text(tool_name: str, response: Mapping[str, Any]) -> Optional[str]:
+    """Grep's and Glob's matches as Claude Code gives them to the model."""
+    names = response.get("filenames")
+    files = [str(f) for f in names] if isinstance(names, list) else []
+    if tool_name == "Grep" and isinstance(response.get("content"), str) and response["content"]:
+        return str(response["content"])
+    if tool_name in ("Grep", "Glob") and ("filenames" in response or "numFiles" in response):
+        if files:
+            return "\n".join(files)
+        return "No files found" if tool_name == "Glob" else "No matches found"
+    return None
 
 
 def result_of(tool_name: str, response: Any) -> Tuple[str, Optional[Dict[str, Any]]]:
@@ -44,6 +65,9 @@ def result_of(tool_name: str, response: Any) -> Tuple[str, Optional[Dict[str, An
     if tool_name == "Bash" and "stdout" in response:
         parts = [str(response.get("stdout") or ""), str(response.get("stderr") or "")]
         return "\n".join(p for p in parts if p), None
+    search = _search_text(tool_name, response)
+    if search is not None:
+        return search, None
     if tool_name in ("Edit", "MultiEdit", "Write") and isinstance(response.get("structuredPatch"), list):
         path = response.get("filePath")
         meta: Dict[str, Any] = {"structuredPatch": response["structuredPatch"]}
@@ -63,12 +87,20 @@ class ToolviewHooks:
     """Hook callbacks for ``ClaudeAgentOptions(hooks=…)``: ``UserPromptSubmit`` starts a turn
     with the user's message, ``PreToolUse`` starts a call (its id is the ``tool_use_id``),
     ``PostToolUse`` / ``PostToolUseFailure`` finish it, ``Stop`` adds the last answer and ends
-    the turn."""
+    the turn (unless ``watch`` ends it, with usage)."""
 
     def __init__(self, session: AsyncSession) -> None:
+        # The SDK awaits its hooks on its event loop: a sync session's calls would block it (and
+        # return no awaitable), so the wrong client is refused here, not inside every hook.
+        if not isinstance(session, AsyncSession):
+            raise TypeError(
+                "ToolviewHooks needs an AsyncSession: toolview.aio.AsyncClient(...).session(...), "
+                f"not {type(session).__name__}"
+            )
         self.session = session
         self._calls: Dict[str, AsyncCall] = {}
         self._turn: Optional[AsyncTurn] = None
+        self._watched = False
 
     def matchers(self) -> Dict[str, List[Any]]:
         """The ``hooks`` option: every tool, every event the adapter uses."""
@@ -81,6 +113,30 @@ class ToolviewHooks:
             "PostToolUseFailure": [HookMatcher(hooks=[self.post_tool_use_failure])],
             "Stop": [HookMatcher(hooks=[self.stop])],
         }
+
+    async def watch(self, messages: AsyncIterable[Any]) -> AsyncIterator[Any]:
+        """``query()``'s messages, passed through: the assistant's text and thinking are
+        published as messages, and the run's result ends the turn with its usage."""
+        self._watched = True
+        async for message in messages:
+            await self.observe(message)
+            yield message
+
+    async def observe(self, message: Any) -> None:
+        """Publishes what one of ``query()``'s messages says (for a loop of your own)."""
+        from claude_agent_sdk import AssistantMessage, ResultMessage, TextBlock, ThinkingBlock
+
+        self._watched = True
+        if isinstance(message, AssistantMessage) and message.parent_tool_use_id is None:
+            base = message.uuid or message.message_id
+            for i, block in enumerate(message.content):
+                message_id = f"{base}:{i}" if base else None
+                if isinstance(block, TextBlock) and block.text:
+                    await self.session.message("assistant", block.text, message_id=message_id)
+                elif isinstance(block, ThinkingBlock) and block.thinking:
+                    await self.session.message("reasoning", block.thinking, message_id=message_id)
+        elif isinstance(message, ResultMessage) and self._turn is not None and not self._turn.finished:
+            await self._turn.finish(_stop_reason(message), _usage(message.usage))
 
     async def user_prompt_submit(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
         if self._turn is not None and not self._turn.finished:
@@ -109,14 +165,49 @@ class ToolviewHooks:
         if call is not None:
             error = str(data.get("error", ""))
             exit_code = _EXIT.match(error)
-            meta = {"exit_code": int(exit_code.group(1))} if exit_code else None
-            await call.finish(error, is_error=True, meta=meta)
+            if exit_code and data.get("tool_name") == "Bash":
+                # The command ran and failed: its output, with its exit code (a terminal card).
+                output = error[exit_code.end() :]
+                await call.finish(output, meta={"exit_code": int(exit_code.group(1))})
+            else:
+                await call.finish(error, is_error=True)
         return {}
 
     async def stop(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
+        if self._watched:
+            return {}  # the text came with the messages, and the result ends the turn
         answer = data.get("last_assistant_message")
         if isinstance(answer, str) and answer:
             await self.session.message("assistant", answer)
         if self._turn is not None and not self._turn.finished:
             await self._turn.finish("end_turn")
         return {}
+
+
+def _usage(usage: Any) -> Optional[Usage]:
+    """The result's token counts (the Messages API's names)."""
+    if not isinstance(usage, Mapping):
+        return None
+
+    def count(key: str) -> int:
+        value = usage.get(key)
+        return value if isinstance(value, int) and value >= 0 else 0
+
+    return Usage(
+        input_tokens=count("input_tokens")
+        + count("cache_read_input_tokens")
+        + count("cache_creation_input_tokens"),
+        output_tokens=count("output_tokens"),
+        cached_input_tokens=count("cache_read_input_tokens"),
+    )
+
+
+def _stop_reason(result: Any) -> str:
+    """How the run ended, in toolview's (ACP's) stop reasons."""
+    if result.subtype == "error_max_turns":
+        return "max_turn_requests"
+    if result.stop_reason == "max_tokens":
+        return "max_tokens"
+    if result.stop_reason == "refusal":
+        return "refusal"
+    return "end_turn"
