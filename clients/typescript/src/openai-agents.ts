@@ -1,5 +1,6 @@
 // OpenAI Agents SDK (JavaScript) run hooks that publish a run as a toolview turn: each function
-// tool call (with the model's call id and arguments), the final answer, the token usage.
+// tool call (with the model's call id and arguments), the model's messages and reasoning, the
+// final answer, the token usage.
 //
 //   const hooks = new ToolviewRunHooks(client.session("my-session"));
 //   const detach = hooks.attach(runner);            // a Runner from @openai/agents
@@ -10,6 +11,14 @@
 // The SDK's hooks are synchronous event listeners, so the adapter queues its publishes and
 // `settled()` reports the first failure. It names no type of the SDK: any emitter with the
 // RunHooks events (`agent_start`, `agent_tool_start`, `agent_tool_end`, `agent_end`) works.
+//
+// The hooks see no message but the final answer: a streamed run passed through `watch()`
+// (`for await (const event of hooks.watch(await runner.run(agent, input, { stream: true })))`)
+// has the model's text and reasoning between the calls published as they come. The hooks carry no
+// failure flag and no meta either: a tool that throws is published as failed when the SDK answers
+// the model with its default error message, `errorFunction: toolFailure` also shows the error on
+// the card, and `attachMeta(details, meta)` from a tool's `execute(input, context, details)`
+// gives its result the presentation meta of docs/producers.md.
 import type { Call, Session, Turn } from "./events.js";
 
 /** What the adapter needs of a Runner (or any RunHooks emitter). */
@@ -26,12 +35,64 @@ interface ToolCallItem {
   arguments?: string;
 }
 
+/** The third argument of a tool's `execute` and `errorFunction`. */
+export interface ToolDetails {
+  toolCall?: ToolCallItem;
+}
+
+/** The SDK's answer to the model when a tool throws (its `defaultToolErrorFunction`). */
+export const DEFAULT_TOOL_ERROR = "An error occurred while running the tool. Please try again.";
+
+/** Calls whose failure or meta waits for their end; past it the oldest is forgotten (a tool run
+ * without these hooks never ends one). */
+export const PENDING_LIMIT = 10_000;
+
+const failures = new Map<string, string>();
+const metas = new Map<string, Record<string, unknown>>();
+
+function keep<V>(table: Map<string, V>, callId: string | undefined, value: V): void {
+  if (!callId) return;
+  table.set(callId, value);
+  while (table.size > PENDING_LIMIT) table.delete(table.keys().next().value as string);
+}
+
+/** A tool's `errorFunction`: the call's card shows failed with the error; the model gets the
+ * SDK's default message. */
+export function toolFailure(_context: unknown, error: unknown, details?: ToolDetails): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  keep(failures, details?.toolCall?.callId, text);
+  return DEFAULT_TOOL_ERROR;
+}
+
+/** Gives the running call's result presentation meta (from a tool's `execute`). */
+export function attachMeta(details: ToolDetails | undefined, meta: Record<string, unknown>): void {
+  keep(metas, details?.toolCall?.callId, meta);
+}
+
+/** Placeholder item ids of models that are not the Responses API (Chat Completions, other
+ * providers): every item has the same one, so the client draws ids instead. */
+const FAKE_IDS = new Set(["__fake_id__", "FAKE_ID"]);
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The text of a message's or reasoning item's parts. */
+function partsText(parts: unknown): string {
+  if (!Array.isArray(parts)) return "";
+  return parts
+    .filter(isObject)
+    .map((p) => (typeof p.text === "string" ? p.text : ""))
+    .join("");
+}
+
 export class ToolviewRunHooks {
   private turn: Promise<Turn> | undefined;
   private turnOpen = false;
   private readonly calls = new Map<string, Promise<Call>>();
   private queue: Promise<unknown> = Promise.resolve();
   private failure: unknown;
+  private watched = false;
+  /** The run's end, from `agent_end`, until its turn is ended. */
+  private ending: { answer: string; usage?: { inputTokens?: number; outputTokens?: number } } | undefined;
 
   constructor(readonly session: Session) {}
 
@@ -78,24 +139,30 @@ export class ToolviewRunHooks {
           const key = details?.toolCall?.callId ?? `tool:${tool.name}`;
           const call = this.calls.get(key);
           this.calls.delete(key);
-          if (call) this.enqueue(async () => (await call).finish(typeof result === "string" ? result : String(result)));
+          const callId = details?.toolCall?.callId ?? "";
+          const error = failures.get(callId);
+          const meta = metas.get(callId);
+          failures.delete(callId);
+          metas.delete(callId);
+          const text = typeof result === "string" ? result : String(result);
+          if (!call) return;
+          this.enqueue(async () => {
+            if (error !== undefined) await (await call).finish(error, { isError: true });
+            else if (text === DEFAULT_TOOL_ERROR) await (await call).finish(text, { isError: true });
+            else await (await call).finish(text, { meta });
+          });
         },
       ],
       [
         "agent_end",
         (context: { usage?: { inputTokens?: number; outputTokens?: number } }, _agent, output: unknown) => {
-          const turn = this.turn;
-          if (!this.turnOpen || !turn) return;
+          if (!this.turnOpen || !this.turn) return;
           this.turnOpen = false;
           const answer = typeof output === "string" ? output : output === undefined ? "" : JSON.stringify(output);
           const usage = context?.usage;
-          this.enqueue(async () => {
-            if (answer) await this.session.message("assistant", answer);
-            await (await turn).finish("end_turn", {
-              inputTokens: BigInt(usage?.inputTokens ?? 0),
-              outputTokens: BigInt(usage?.outputTokens ?? 0),
-            });
-          });
+          this.ending = { answer, usage };
+          // A watched run ends its turn after its last event (its last message may come later).
+          if (!this.watched) this.endTurn();
         },
       ],
     ];
@@ -103,6 +170,49 @@ export class ToolviewRunHooks {
     return () => {
       for (const [event, listener] of listeners) runner.off(event, listener);
     };
+  }
+
+  private endTurn(): void {
+    const { turn, ending } = this;
+    this.ending = undefined;
+    if (!turn || !ending) return;
+    const watched = this.watched;
+    this.enqueue(async () => {
+      // A watched run's answer came with its messages.
+      if (ending.answer && !watched) await this.session.message("assistant", ending.answer);
+      await (await turn).finish("end_turn", {
+        inputTokens: BigInt(ending.usage?.inputTokens ?? 0),
+        outputTokens: BigInt(ending.usage?.outputTokens ?? 0),
+      });
+    });
+  }
+
+  /** A streamed run's events, passed through: the model's messages and reasoning are published
+   * as they come (the final answer among them), and the turn ends after the last. */
+  async *watch<E>(events: AsyncIterable<E>): AsyncGenerator<E, void, undefined> {
+    this.watched = true;
+    try {
+      for await (const event of events) {
+        this.observe(event);
+        yield event;
+      }
+    } finally {
+      this.endTurn();
+    }
+  }
+
+  private observe(event: unknown): void {
+    if (!isObject(event) || event.type !== "run_item_stream_event" || !isObject(event.item)) return;
+    const raw = event.item.rawItem;
+    if (!isObject(raw)) return;
+    const id = typeof raw.id === "string" && raw.id && !FAKE_IDS.has(raw.id) ? raw.id : undefined;
+    if (event.name === "message_output_created") {
+      const text = partsText(raw.content);
+      if (text) this.enqueue(() => this.session.message("assistant", text, { messageId: id }));
+    } else if (event.name === "reasoning_item_created") {
+      const text = partsText(raw.content) || partsText(raw.rawContent);
+      if (text) this.enqueue(() => this.session.message("reasoning", text, { messageId: id }));
+    }
   }
 
   /** Resolves once every publish so far is buffered; rejects with the first failure. */

@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import { Agent, Runner, tool, Usage } from "@openai/agents-core";
 import { isReset } from "@toolview/client";
 import { connect } from "@toolview/client/node";
-import { ToolviewRunHooks } from "@toolview/client/openai-agents";
+import { attachMeta, DEFAULT_TOOL_ERROR, ToolviewRunHooks, toolFailure } from "@toolview/client/openai-agents";
 import { z } from "zod";
 import { Server } from "./server.mjs";
 
@@ -17,95 +17,177 @@ after(() => server.stop());
 const CALLS = [
   ["call_read_1", "read", { file_path: "/work/app.ts" }],
   ["call_bash_1", "bash", { command: "npm test", description: "Run the tests" }],
+  // Meta attached from inside the tool: a search card.
+  ["call_grep_1", "grep", { pattern: "TODO" }],
+  // Tools that throw: with the SDK's default error function, and with toolFailure.
+  ["call_fetch_1", "web_fetch", { url: "https://example.com" }],
+  ["call_kill_1", "job_kill", { job_id: "bash-9" }],
 ];
 const READ_RESULT = "<path>/work/app.ts</path>\n<type>file</type>\n<content>\n1: export const port = 8080\n</content>";
 const BASH_RESULT = "> vitest run\nTests 3 passed";
+const GREP_RESULT = "src/app.ts:2: // TODO";
+const GREP_META = {
+  shape: "matches",
+  files: [{ path: "src/app.ts", matches: [{ lineNumber: 2, line: "// TODO" }] }],
+  truncated: false,
+  total: 1,
+};
+const ANSWER = "The port is read from PORT.";
 
-/** A model that asks for both tools at once, then answers; no network. */
+/** A model that says what it will do and asks for the tools at once, then answers; no network.
+ * Streamed, each response comes whole in one `response_done`. */
 class ScriptedModel {
   calls = 0;
   async getResponse() {
     this.calls += 1;
     const usage = new Usage({ requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110 });
+    const message = (id, text) => ({
+      type: "message",
+      id,
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text }],
+    });
     if (this.calls === 1) {
-      const output = CALLS.map(([callId, name, args], i) => ({
-        type: "function_call",
-        id: `fc_${i}`,
-        callId,
-        name,
-        arguments: JSON.stringify(args),
-        status: "completed",
-      }));
+      const output = [
+        message("msg_0", "Let me look at the app."),
+        ...CALLS.map(([callId, name, args], i) => ({
+          type: "function_call",
+          id: `fc_${i}`,
+          callId,
+          name,
+          arguments: JSON.stringify(args),
+          status: "completed",
+        })),
+      ];
       return { usage, output, responseId: "r1" };
     }
-    const output = [
-      {
-        type: "message",
-        id: "msg_1",
-        role: "assistant",
-        status: "completed",
-        content: [{ type: "output_text", text: "The port is read from PORT." }],
-      },
-    ];
-    return { usage, output, responseId: "r2" };
+    return { usage, output: [message("msg_1", ANSWER)], responseId: "r2" };
   }
-  // biome-ignore lint/correctness/useYield: the SDK's Model interface wants a generator; unused here
   async *getStreamedResponse() {
-    throw new Error("the test runs without streaming");
+    const { usage, output, responseId } = await this.getResponse();
+    yield {
+      type: "response_done",
+      response: {
+        id: responseId,
+        usage: { requests: 1, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: 110 },
+        output,
+      },
+    };
   }
 }
 
-test("an OpenAI Agents run publishes its calls as toolview presents them", async () => {
-  const read = tool({
+const tools = () => [
+  tool({
     name: "read",
     description: "Reads a file.",
     parameters: z.object({ file_path: z.string() }),
     execute: async () => READ_RESULT,
-  });
-  const bash = tool({
+  }),
+  tool({
     name: "bash",
     description: "Runs a command.",
     parameters: z.object({ command: z.string(), description: z.string() }),
     execute: async () => BASH_RESULT,
-  });
-  const agent = new Agent({ name: "coder", instructions: "Code.", model: new ScriptedModel(), tools: [read, bash] });
-  const client = connect(server.address);
-  const hooks = new ToolviewRunHooks(client.session("openai"));
-  const runner = new Runner({ tracingDisabled: true });
-  const detach = hooks.attach(runner);
-  await hooks.prompt("Where does the port come from?");
-  const result = await runner.run(agent, "Where does the port come from?");
-  detach();
-  await hooks.settled();
-  await client.flush();
-  assert.equal(result.finalOutput, "The port is read from PORT.");
+  }),
+  tool({
+    name: "grep",
+    description: "Searches files.",
+    parameters: z.object({ pattern: z.string() }),
+    execute: async (_input, _context, details) => {
+      attachMeta(details, GREP_META);
+      return GREP_RESULT;
+    },
+  }),
+  tool({
+    name: "web_fetch",
+    description: "Fetches a page.",
+    parameters: z.object({ url: z.string() }),
+    execute: async () => {
+      throw new Error("no network here");
+    },
+  }),
+  tool({
+    name: "job_kill",
+    description: "Kills a job.",
+    parameters: z.object({ job_id: z.string() }),
+    execute: async ({ job_id }) => {
+      throw new RangeError(`no such job: ${job_id}`);
+    },
+    errorFunction: toolFailure,
+  }),
+];
 
-  // The turn, the prompt (2), two calls (2 each), the answer (2), the turn's end.
-  const events = 1 + 2 + 4 + 2 + 1;
-  const cards = new Map();
-  const everyCard = { terminal: true, diff: true, read: true, search: true, web: true };
-  const subscription = await client.subscribe("openai", { capabilities: everyCard });
-  let seen = 0;
-  for await (const item of subscription) {
-    assert.ok(!isReset(item));
-    if (item.body.case === "view" && item.body.value.update.case === "card")
-      cards.set(item.callId, item.body.value.update.value);
-    if (++seen === events) break;
-  }
-  assert.deepEqual(
-    [...cards.keys()],
-    CALLS.map(([callId]) => callId),
-  );
-  for (const [[callId, name, args], text] of CALLS.map((c, i) => [c, [READ_RESULT, BASH_RESULT][i]])) {
-    const card = cards.get(callId);
-    const presented = await client.present(name, args, text);
-    assert.equal(card.toolName, name);
-    assert.deepEqual(card.call, presented.call, name);
-    assert.deepEqual(card.result, presented.result, name);
-  }
-  assert.equal(cards.get("call_bash_1").call.card.case, "terminal");
-  const info = await client.getSession("openai");
-  assert.equal(info.title, "Where does the port come from?");
-  assert.equal(info.headOffset, BigInt(events));
-  await client.close();
-});
+for (const watch of [false, true]) {
+  test(`an OpenAI Agents run publishes its calls as toolview presents them (${watch ? "streamed, watched" : "hooks only"})`, async () => {
+    const session = `openai-${watch}`;
+    const agent = new Agent({ name: "coder", instructions: "Code.", model: new ScriptedModel(), tools: tools() });
+    const client = connect(server.address);
+    const hooks = new ToolviewRunHooks(client.session(session));
+    const runner = new Runner({ tracingDisabled: true });
+    const detach = hooks.attach(runner);
+    await hooks.prompt("Where does the port come from?");
+    let finalOutput;
+    if (watch) {
+      const stream = await runner.run(agent, "Where does the port come from?", { stream: true });
+      for await (const _event of hooks.watch(stream)) {
+        // The UI would draw the run here.
+      }
+      await stream.completed;
+      finalOutput = stream.finalOutput;
+    } else {
+      finalOutput = (await runner.run(agent, "Where does the port come from?")).finalOutput;
+    }
+    detach();
+    await hooks.settled();
+    await client.flush();
+    assert.equal(finalOutput, ANSWER);
+
+    // The turn, the prompt (2), the calls (2 each), the messages (2 each), the turn's end.
+    const said = watch ? ["Let me look at the app.", ANSWER] : [ANSWER];
+    const events = 1 + 2 + 2 * CALLS.length + 2 * said.length + 1;
+    const cards = new Map();
+    const messages = [];
+    let usage;
+    let seen = 0;
+    const everyCard = { terminal: true, diff: true, read: true, search: true, web: true };
+    for await (const item of await client.subscribe(session, { capabilities: everyCard })) {
+      assert.ok(!isReset(item));
+      const update = item.body.value.update;
+      if (update.case === "card") cards.set(item.callId, update.value);
+      if (update.case === "message" && update.value.status === 2 && update.value.role === 2)
+        messages.push(update.value.text);
+      if (update.case === "turn" && update.value.finished) usage = update.value.usage;
+      if (++seen === events) break;
+    }
+    assert.deepEqual(
+      [...cards.keys()],
+      CALLS.map(([callId]) => callId),
+    );
+    const results = { read: [READ_RESULT], bash: [BASH_RESULT], grep: [GREP_RESULT, GREP_META] };
+    for (const [callId, name, args] of CALLS) {
+      if (!results[name]) continue;
+      const [text, meta] = results[name];
+      const card = cards.get(callId);
+      const presented = await client.present(name, args, text, { meta });
+      assert.equal(card.toolName, name);
+      assert.deepEqual(card.call, presented.call, name);
+      assert.deepEqual(card.result, presented.result, name);
+    }
+    assert.equal(cards.get("call_bash_1").call.card.case, "terminal");
+    assert.equal(cards.get("call_grep_1").result.card.case, "search");
+    // A tool that threw is a failed card: the SDK's message, or the error with toolFailure.
+    const fetch = cards.get("call_fetch_1");
+    const kill = cards.get("call_kill_1");
+    assert.deepEqual([fetch.status, kill.status], [3, 3]);
+    assert.equal(fetch.result.card.value.content[0].block.value.text, DEFAULT_TOOL_ERROR);
+    assert.equal(kill.result.card.value.content[0].block.value.text, "RangeError: no such job: bash-9");
+    // The model's messages between the calls (when watched) and its answer, once.
+    assert.deepEqual(messages, said);
+    assert.equal(usage.inputTokens, 200n);
+    const info = await client.getSession(session);
+    assert.equal(info.title, "Where does the port come from?");
+    assert.equal(info.headOffset, BigInt(events));
+    await client.close();
+  });
+}

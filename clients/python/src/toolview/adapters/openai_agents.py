@@ -1,9 +1,9 @@
 """OpenAI Agents SDK run hooks that publish a run as a toolview turn: the model's messages and
 reasoning, and each function tool call.
 
-    from agents import Agent, Runner
+    from agents import Agent, Runner, function_tool
     from toolview.aio import AsyncClient
-    from toolview.adapters.openai_agents import ToolviewRunHooks
+    from toolview.adapters.openai_agents import ToolviewRunHooks, attach_meta, tool_failure
 
     async with AsyncClient("127.0.0.1:50051") as client:
         hooks = ToolviewRunHooks(client.session("my-session"))
@@ -14,17 +14,64 @@ A call's id is the model's ``call_id`` and its arguments are the model's JSON te
 named like toolview's built-in vocabularies (``read``, ``bash``, ``grep``, …, or Claude Code's
 ``Read``, ``Bash``, …) get their cards; any other tool gets the generic card. The tool's
 return value (as the SDK hands it to ``on_tool_end``) is the result text.
+
+The hooks carry no failure flag and no meta, so two helpers reach them from inside a tool:
+
+- A tool that raises is published as failed when the SDK answers the model with its default
+  error message. ``@function_tool(failure_error_function=tool_failure)`` also shows the error
+  itself on the card (the model still gets the default message).
+- ``attach_meta(ctx, {...})`` in a tool that takes the ``ToolContext`` gives its result the
+  presentation meta of ``docs/producers.md`` (a read window, grep matches, a web fetch, …).
+
+Both are kept by call id until the call's end (at most ``PENDING_LIMIT`` at once).
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from collections import OrderedDict
+from typing import Any, Dict, Mapping, Optional
 
-from agents import RunHooks
+from agents import RunContextWrapper, RunHooks, default_tool_error_function
+from agents.models.fake_id import FAKE_RESPONSES_ID
 from agents.tool_context import ToolContext
 
 from .._events import Usage
 from ..aio import AsyncCall, AsyncSession, AsyncTurn
+
+PENDING_LIMIT = 10_000
+"""Calls whose failure or meta waits for their end; past it the oldest is forgotten (a tool run
+without these hooks never ends one)."""
+
+_failures: "OrderedDict[str, str]" = OrderedDict()
+_metas: "OrderedDict[str, Dict[str, Any]]" = OrderedDict()
+
+
+def _keep(table: "OrderedDict[str, Any]", call_id: str, value: Any) -> None:
+    table[call_id] = value
+    while len(table) > PENDING_LIMIT:
+        table.popitem(last=False)
+
+
+def tool_failure(ctx: RunContextWrapper[Any], error: Exception) -> str:
+    """A ``failure_error_function``: the call's card shows failed with the error; the model gets
+    the SDK's default message."""
+    if isinstance(ctx, ToolContext):
+        _keep(_failures, ctx.tool_call_id, f"{type(error).__name__}: {error}")
+    return default_tool_error_function(ctx, error)
+
+
+def attach_meta(ctx: RunContextWrapper[Any], meta: Mapping[str, Any]) -> None:
+    """Gives the running call's result presentation meta (call it from a tool that takes the
+    ``ToolContext``)."""
+    if isinstance(ctx, ToolContext):
+        _keep(_metas, ctx.tool_call_id, dict(meta))
+
+
+def _item_id(item: Any) -> Optional[str]:
+    """An output item's id, unless it is the placeholder the Chat Completions model (LiteLLM,
+    every non-OpenAI provider) gives every item: then the client draws one."""
+    item_id = getattr(item, "id", None)
+    return item_id if isinstance(item_id, str) and item_id and item_id != FAKE_RESPONSES_ID else None
 
 
 class ToolviewRunHooks(RunHooks[Any]):
@@ -55,11 +102,11 @@ class ToolviewRunHooks(RunHooks[Any]):
             if kind == "message":
                 text = "".join(getattr(part, "text", "") or "" for part in item.content)
                 if text:
-                    await self.session.message("assistant", text, message_id=getattr(item, "id", None))
+                    await self.session.message("assistant", text, message_id=_item_id(item))
             elif kind == "reasoning":
                 text = "\n".join(s.text for s in (item.summary or []) if getattr(s, "text", None))
                 if text:
-                    await self.session.message("reasoning", text, message_id=getattr(item, "id", None))
+                    await self.session.message("reasoning", text, message_id=_item_id(item))
 
     async def on_tool_start(self, context: Any, agent: Any, tool: Any) -> None:
         if isinstance(context, ToolContext):
@@ -77,9 +124,19 @@ class ToolviewRunHooks(RunHooks[Any]):
         return context.tool_call_id if isinstance(context, ToolContext) else f"tool:{tool.name}"
 
     async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: Any) -> None:
-        call = self._calls.pop(self._key(context, tool), None)
-        if call is not None:
-            await call.finish(result if isinstance(result, str) else str(result))
+        key = self._key(context, tool)
+        call = self._calls.pop(key, None)
+        error, meta = _failures.pop(key, None), _metas.pop(key, None)
+        if call is None:
+            return
+        text = result if isinstance(result, str) else str(result)
+        if error is not None:
+            await call.finish(error, is_error=True)
+        elif text == default_tool_error_function(context, Exception()):
+            # The SDK's answer to a tool that raised (its default failure function).
+            await call.finish(text, is_error=True)
+        else:
+            await call.finish(text, meta=meta)
 
     async def on_agent_end(self, context: Any, agent: Any, output: Any) -> None:
         if self._turn is not None and not self._turn.finished:
