@@ -99,6 +99,44 @@ pub enum EndReason {
     error,
 }
 
+/// How a permission request was resolved.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum PermissionOutcome {
+    /// Someone chose an option.
+    selected,
+    /// Nobody answered in time.
+    expired,
+    /// The harness withdrew it.
+    withdrawn,
+}
+
+/// What became of an answer to a permission request.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum AnswerResult {
+    /// It decided the request.
+    won,
+    /// Another resolution came first (an answer, the expiry or a withdrawal).
+    lost,
+    /// Refused: no `approve` right, an unknown request or option.
+    refused,
+}
+
+/// The `outcome` label of permission resolutions.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OutcomeLabels {
+    /// How the request was resolved.
+    pub outcome: PermissionOutcome,
+}
+
+/// The `result` label of permission answers.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct AnswerLabels {
+    /// What became of the answer.
+    pub result: AnswerResult,
+}
+
 /// The `result` label of publishes.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ResultLabels {
@@ -210,6 +248,12 @@ pub struct Metrics {
     pub connections: Gauge,
     /// Connections closed at once because every slot was taken.
     pub connections_refused: Counter,
+    /// Permission requests resolved, by outcome.
+    pub permission_resolutions: Family<OutcomeLabels, Counter>,
+    /// From a permission request to its resolution.
+    pub permission_wait_seconds: Histogram,
+    /// Answers to permission requests, by result.
+    pub permission_answers: Family<AnswerLabels, Counter>,
 }
 
 impl Metrics {
@@ -246,11 +290,16 @@ impl Metrics {
             reloads: Family::default(),
             connections: Gauge::default(),
             connections_refused: Counter::default(),
+            permission_resolutions: Family::default(),
+            // 0.1 s to about 2 h: a click to a request left to expire.
+            permission_wait_seconds: Histogram::new(exponential_buckets(0.1, 2.0, 17)),
+            permission_answers: Family::default(),
             registry: Registry::default(),
         };
         m.register_calls(&mut registry);
         m.register_subscriptions(&mut registry);
         m.register_edge(&mut registry);
+        m.register_permissions(&mut registry);
         Metrics { registry, ..m }
     }
 
@@ -351,6 +400,33 @@ impl Metrics {
             "Reloads of keys and certificates on SIGHUP, by file and result",
             self.reloads.clone(),
         );
+    }
+
+    /// Permission requests: resolutions, waits and answers.
+    fn register_permissions(&self, r: &mut Registry) {
+        r.register(
+            "permission_resolutions",
+            "Permission requests resolved, by outcome",
+            self.permission_resolutions.clone(),
+        );
+        r.register_with_unit(
+            "permission_wait",
+            "From a permission request to its resolution",
+            Unit::Seconds,
+            self.permission_wait_seconds.clone(),
+        );
+        r.register(
+            "permission_answers",
+            "Answers to permission requests, by result (won, lost, refused)",
+            self.permission_answers.clone(),
+        );
+    }
+
+    /// Counts an answer to a permission request.
+    pub fn permission_answer(&self, result: AnswerResult) {
+        self.permission_answers
+            .get_or_create(&AnswerLabels { result })
+            .inc();
     }
 
     /// The OpenMetrics text of every metric ([`CONTENT_TYPE`]).

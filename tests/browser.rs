@@ -245,6 +245,83 @@ async fn the_viewer_renders_an_answer_as_sanitized_markdown() {
     server.shutdown().await;
 }
 
+/// A permission request in the viewer: its buttons answer it (as the page's token), the harness
+/// gets the viewer's decision, and the page shows who decided.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_viewer_answers_a_permission_request() {
+    use toolview::grpc::pb::{
+        self, permission_resolved::Outcome, permission_service_client::PermissionServiceClient,
+    };
+    let shot = artifact("viewer-permission.png");
+    let server = Server::start().await;
+    let mut c = client(&server.url).await;
+    let option = |id: &str, kind: pb::PermissionOptionKind| pb::PermissionOption {
+        option_id: id.into(),
+        name: id.into(),
+        kind: kind.into(),
+    };
+    let ask = ev(
+        "p",
+        "ask",
+        pb::tool_event::Event::PermissionRequested(pb::PermissionRequested {
+            request_id: "perm-1".into(),
+            call_id: "c1".into(),
+            title: "Run rm -rf build?".into(),
+            description: "<b>everything</b> in build/".into(),
+            options: vec![
+                option("allow", pb::PermissionOptionKind::AllowOnce),
+                option("reject", pb::PermissionOptionKind::RejectOnce),
+            ],
+            expiry_option_id: "reject".into(),
+            timeout_ms: 60_000,
+            expires_at_unix_ms: 0,
+        }),
+    );
+    publish(&mut c, vec![bash_call("p", "start", "c1"), ask])
+        .await
+        .unwrap();
+    let click = r#"section.permission button[data-option="reject"]"#;
+    let viewer = Viewer::open_clicking(&server.url, "p", &shot, "c1", None, "", click).await;
+    let mut p = PermissionServiceClient::connect(server.url.clone())
+        .await
+        .unwrap();
+    let resolution = p
+        .await_permission(pb::AwaitPermissionRequest {
+            session_id: "p".into(),
+            request_id: "perm-1".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .resolution
+        .unwrap();
+    assert_eq!(
+        resolution.outcome,
+        Some(Outcome::SelectedOptionId("reject".into()))
+    );
+    assert_eq!(resolution.resolved_by.unwrap().via, "viewer");
+    publish(
+        &mut c,
+        vec![finish("p", "end", "c1", "Rejected by a person", "")],
+    )
+    .await
+    .unwrap();
+    let summary = viewer.finish().await;
+    let shown = &summary["permissions"][0];
+    assert_eq!(shown["request"], "perm-1", "{summary}");
+    assert_eq!(shown["state"], "rejected", "{summary}");
+    assert_eq!(shown["buttons"], 0, "decided: no buttons");
+    assert!(
+        shown["text"]
+            .as_str()
+            .unwrap()
+            .contains("<b>everything</b>"),
+        "markup stays text: {summary}"
+    );
+    println!("viewer screenshot: {}", shot.display());
+    server.shutdown().await;
+}
+
 /// Without a session the viewer lists sessions (a page at a time) as links; the link opens
 /// the session, where a command that exited 2 reads "Failed" beside its red exit pill; a
 /// session with no events yet says the page waits for it. Screenshots:
@@ -351,6 +428,19 @@ impl Viewer {
         token: Option<&str>,
         chromium_args: &str,
     ) -> Viewer {
+        Viewer::open_clicking(base, session, shot, last_call, token, chromium_args, "").await
+    }
+
+    /// As `open`, pressing the button `click` (a CSS selector) once it is shown.
+    async fn open_clicking(
+        base: &str,
+        session: &str,
+        shot: &std::path::Path,
+        last_call: &str,
+        token: Option<&str>,
+        chromium_args: &str,
+        click: &str,
+    ) -> Viewer {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         assert!(
             root.join("tests/js/node_modules/playwright-core").exists(),
@@ -365,6 +455,7 @@ impl Viewer {
             .args([base, session, shot.to_str().unwrap(), last_call])
             .args(token)
             .env("CHROMIUM_ARGS", chromium_args)
+            .env("CLICK", click)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()

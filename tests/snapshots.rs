@@ -377,6 +377,9 @@ fn every_target_card_and_capability() {
         jsonl("tests/data/markdown_answer.jsonl"),
         0,
     ));
+    // A permission request on a running call, rejected by a person; a question of its own that
+    // nobody answered in time.
+    all.push(("permission", jsonl("tests/data/permission.jsonl"), 0));
     for (name, events, cap) in all {
         for target in targets {
             let mut out = String::new();
@@ -412,6 +415,7 @@ fn every_target_card_and_capability() {
                         Some(Subject::Call(id)) => id.as_str(),
                         Some(Subject::Message(id)) => id.as_str(),
                         Some(Subject::Turn(id)) => id.as_str(),
+                        Some(Subject::Permission(id)) => id.as_str(),
                         None => "session",
                     };
                     out.push_str(&format!(

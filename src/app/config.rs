@@ -13,7 +13,8 @@ use crate::session::Clock;
 use crate::session::{
     DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_LAG_CHECK_INTERVAL, DEFAULT_LANE_CACHE_BYTES,
     DEFAULT_LANE_CACHE_ENTRIES, DEFAULT_MAX_EVENTS_PER_SESSION, DEFAULT_MAX_LOADED_SESSIONS,
-    DEFAULT_SUBSCRIBER_LAG_LIMIT, SessionsConfig,
+    DEFAULT_MAX_PERMISSION_TIMEOUT, DEFAULT_PERMISSION_TIMEOUT, DEFAULT_SUBSCRIBER_LAG_LIMIT,
+    SessionsConfig,
 };
 
 /// Loopback only: a server reachable from elsewhere is a decision (with --auth jwt, or
@@ -207,6 +208,23 @@ pub struct ServeConfig {
     )]
     pub lag_check_interval_ms: u64,
 
+    /// Seconds people have to answer a permission request that names no timeout; then its
+    /// expiry (reject) option applies.
+    #[arg(
+        long,
+        env = "TOOLVIEW_PERMISSION_TIMEOUT_SECS",
+        default_value_t = DEFAULT_PERMISSION_TIMEOUT.as_secs()
+    )]
+    pub permission_timeout_secs: u64,
+
+    /// The longest timeout, in seconds, a permission request may name (INVALID_ARGUMENT past it).
+    #[arg(
+        long,
+        env = "TOOLVIEW_MAX_PERMISSION_TIMEOUT_SECS",
+        default_value_t = DEFAULT_MAX_PERMISSION_TIMEOUT.as_secs()
+    )]
+    pub max_permission_timeout_secs: u64,
+
     /// Milliseconds to wait for open streams and in-flight calls on shutdown.
     #[arg(long, env = "TOOLVIEW_SHUTDOWN_GRACE_MS", default_value_t = DEFAULT_SHUTDOWN_GRACE_MS)]
     pub shutdown_grace_ms: u64,
@@ -339,6 +357,8 @@ impl ServeConfig {
             max_loaded_sessions: self.max_loaded_sessions.max(1),
             clock: Clock::wall(),
             metrics: Default::default(),
+            permission_timeout: Duration::from_secs(self.permission_timeout_secs.max(1)),
+            max_permission_timeout: Duration::from_secs(self.max_permission_timeout_secs.max(1)),
         }
     }
 
@@ -483,6 +503,8 @@ impl Default for ServeConfig {
             heartbeat_interval_ms: DEFAULT_HEARTBEAT_INTERVAL.as_millis() as u64,
             subscriber_lag_limit: DEFAULT_SUBSCRIBER_LAG_LIMIT,
             lag_check_interval_ms: DEFAULT_LAG_CHECK_INTERVAL.as_millis() as u64,
+            permission_timeout_secs: DEFAULT_PERMISSION_TIMEOUT.as_secs(),
+            max_permission_timeout_secs: DEFAULT_MAX_PERMISSION_TIMEOUT.as_secs(),
             shutdown_grace_ms: DEFAULT_SHUTDOWN_GRACE_MS,
             max_loaded_sessions: DEFAULT_MAX_LOADED_SESSIONS,
             max_connections: DEFAULT_MAX_CONNECTIONS,

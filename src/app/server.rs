@@ -184,6 +184,8 @@ fn spawn_background(
     ));
     // Appends other replicas make reach this one's subscribers (a shared store only).
     background.spawn(sessions.clone().follow_appends());
+    // Permission requests nobody answers in time resolve to their reject option.
+    background.spawn(sessions.clone().expire_permissions());
     background.spawn(reload_on_hangup(
         auth.clone(),
         tls.clone(),

@@ -15,6 +15,10 @@ pub enum Right {
     Subscribe,
     /// Read the session's metadata (`GetSession`).
     Read,
+    /// Answer the session's permission requests (`RespondPermission`, the answer endpoints of
+    /// `toolview acp`, AG-UI, the AI SDK and the viewer); a subscriber without it sees the
+    /// prompts read-only.
+    Approve,
 }
 
 impl Right {
@@ -24,6 +28,7 @@ impl Right {
             Right::Publish => "publish",
             Right::Subscribe => "subscribe",
             Right::Read => "read",
+            Right::Approve => "approve",
         }
     }
 
@@ -33,6 +38,7 @@ impl Right {
             "publish" => Some(Right::Publish),
             "subscribe" => Some(Right::Subscribe),
             "read" => Some(Right::Read),
+            "approve" => Some(Right::Approve),
             _ => None,
         }
     }

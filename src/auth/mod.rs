@@ -187,6 +187,14 @@ impl Jwt {
 }
 
 impl Access {
+    /// The token's subject (`sub`); empty when authentication is off or the token has none.
+    pub fn subject(&self) -> &str {
+        match self {
+            Access::Open => "",
+            Access::Token(p) => p.subject.as_deref().unwrap_or(""),
+        }
+    }
+
     /// `Ok` if the access includes `right` on `session`.
     pub fn require(&self, right: Right, session: &SessionId) -> Result<(), Error> {
         self.require_any(&[right], session)

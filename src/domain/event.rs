@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use super::permission::{PermissionRequested, PermissionResolved};
 use super::{ContentBlock, Subject, ToolCallView, ToolResultView};
 
 /// Why a string is not a valid id.
@@ -160,6 +161,10 @@ pub enum EventBody {
     MessageDelta(MessageDelta),
     /// A message is complete.
     MessageFinished(MessageFinished),
+    /// A harness asks a person to decide.
+    PermissionRequested(PermissionRequested),
+    /// How a request was decided (appended by the server only).
+    PermissionResolved(PermissionResolved),
 }
 
 impl EventBody {
@@ -174,7 +179,9 @@ impl EventBody {
             | EventBody::TurnFinished(_)
             | EventBody::MessageStarted(_)
             | EventBody::MessageDelta(_)
-            | EventBody::MessageFinished(_) => None,
+            | EventBody::MessageFinished(_)
+            | EventBody::PermissionRequested(_)
+            | EventBody::PermissionResolved(_) => None,
         }
     }
 
@@ -190,6 +197,8 @@ impl EventBody {
             EventBody::MessageStarted(e) => Some(Subject::message(&e.message_id)),
             EventBody::MessageDelta(e) => Some(Subject::message(&e.message_id)),
             EventBody::MessageFinished(e) => Some(Subject::message(&e.message_id)),
+            EventBody::PermissionRequested(e) => Some(Subject::Permission(e.request_id.clone())),
+            EventBody::PermissionResolved(e) => Some(Subject::Permission(e.request_id.clone())),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The lifecycle rules of calls, messages and turns: each is started at most once and finished
+//! The lifecycle rules of calls, messages, turns and permission requests: each is started at most once and finished
 //! at most once; a call's output and a message's text come only before its finish. Finishes and
 //! output for unknown calls are allowed (orphan cards); a message's text or finish, and a turn's
 //! finish, need their start (a message has no card to show without its role).
@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
+use super::permission::RequestId;
 use super::{CallId, EventBody, MessageId, TurnId};
 
 /// What a lifecycle rule is about: a call, a message or a turn, each in its own id space.
@@ -18,11 +19,14 @@ pub enum Subject {
     Message(MessageId),
     /// A turn.
     Turn(TurnId),
+    /// A permission request.
+    Permission(RequestId),
 }
 
 impl Subject {
     const MESSAGE: &'static str = "message/";
     const TURN: &'static str = "turn/";
+    const PERMISSION: &'static str = "permission/";
 
     /// A call's subject.
     pub fn call(id: &CallId) -> Self {
@@ -46,6 +50,7 @@ impl Subject {
             Subject::Call(id) => Cow::Borrowed(id.as_str()),
             Subject::Message(id) => Cow::Owned(format!("{}{id}", Self::MESSAGE)),
             Subject::Turn(id) => Cow::Owned(format!("{}{id}", Self::TURN)),
+            Subject::Permission(id) => Cow::Owned(format!("{}{id}", Self::PERMISSION)),
         }
     }
 
@@ -55,6 +60,8 @@ impl Subject {
             MessageId::new(id).ok().map(Subject::Message)
         } else if let Some(id) = key.strip_prefix(Self::TURN) {
             TurnId::new(id).ok().map(Subject::Turn)
+        } else if let Some(id) = key.strip_prefix(Self::PERMISSION) {
+            RequestId::new(id).ok().map(Subject::Permission)
         } else {
             CallId::new(key).ok().map(Subject::Call)
         }
@@ -73,6 +80,7 @@ impl fmt::Display for Subject {
             Subject::Call(id) => write!(f, "call {id}"),
             Subject::Message(id) => write!(f, "message {id}"),
             Subject::Turn(id) => write!(f, "turn {id}"),
+            Subject::Permission(id) => write!(f, "permission request {id}"),
         }
     }
 }
@@ -140,10 +148,12 @@ impl Phase {
             | EventBody::MessageDelta(_) => self,
             EventBody::CallStarted(_)
             | EventBody::TurnStarted(_)
-            | EventBody::MessageStarted(_) => started,
+            | EventBody::MessageStarted(_)
+            | EventBody::PermissionRequested(_) => started,
             EventBody::CallFinished(_)
             | EventBody::TurnFinished(_)
-            | EventBody::MessageFinished(_) => finished,
+            | EventBody::MessageFinished(_)
+            | EventBody::PermissionResolved(_) => finished,
         }
     }
 
@@ -155,6 +165,7 @@ impl Phase {
             EventBody::CallStarted(_)
             | EventBody::TurnStarted(_)
             | EventBody::MessageStarted(_)
+            | EventBody::PermissionRequested(_)
                 if self.started =>
             {
                 Some(LifecycleError::StartedTwice(s()))
@@ -162,6 +173,7 @@ impl Phase {
             EventBody::MessageDelta(_)
             | EventBody::MessageFinished(_)
             | EventBody::TurnFinished(_)
+            | EventBody::PermissionResolved(_)
                 if !self.started =>
             {
                 Some(LifecycleError::NotStarted(s()))
@@ -175,6 +187,7 @@ impl Phase {
             EventBody::CallFinished(_)
             | EventBody::TurnFinished(_)
             | EventBody::MessageFinished(_)
+            | EventBody::PermissionResolved(_)
                 if self.finished =>
             {
                 Some(LifecycleError::FinishedTwice(s()))
@@ -186,7 +199,9 @@ impl Phase {
             | EventBody::TurnFinished(_)
             | EventBody::MessageStarted(_)
             | EventBody::MessageDelta(_)
-            | EventBody::MessageFinished(_) => None,
+            | EventBody::MessageFinished(_)
+            | EventBody::PermissionRequested(_)
+            | EventBody::PermissionResolved(_) => None,
         }
     }
 }

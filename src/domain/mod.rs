@@ -12,6 +12,7 @@ mod common;
 mod cursor;
 mod event;
 mod lifecycle;
+pub mod permission;
 mod plan;
 mod result;
 

@@ -6,7 +6,7 @@
 //! by `build.rs`: a stream item can be the encoding its lane's update holds), `convert/`
 //! (`TryFrom<pb::X>` inbound with typed errors, `From` outbound), `status.rs` (taxonomy →
 //! `tonic::Code`, the one place; `transport_status` rewrites the statuses tonic answers before a
-//! handler runs), thin service impls (`presentation.rs`, `session.rs`), `services.rs` (the API
+//! handler runs), thin service impls (`presentation.rs`, `session.rs`, `permission.rs`), `services.rs` (the API
 //! services with their limits, health and reflection, assembled for `app`), `storage.rs`
 //! (`StorageCodec`: records as `toolview.storage.v1` messages), `auth.rs` (the `authorization`
 //! metadata → `Access`; `Expiring` ends a stream with `UNAUTHENTICATED` at its token's expiry)
@@ -14,6 +14,7 @@
 mod auth;
 pub mod codec;
 pub mod convert;
+mod permission;
 mod presentation;
 mod services;
 mod session;
@@ -22,6 +23,7 @@ mod storage;
 pub mod wire;
 
 pub use crate::error::code_name;
+pub use permission::PermissionApi;
 pub use presentation::PresentationApi;
 pub use services::{Health, Limits, Services, method_paths, services};
 pub use session::SessionApi;

@@ -1,4 +1,4 @@
-//! The server's gRPC services, assembled: the two API services with their limits, health and
+//! The server's gRPC services, assembled: the three API services with their limits, health and
 //! reflection. `app` wires them into the HTTP stack without naming a generated type.
 
 use std::sync::Arc;
@@ -8,10 +8,11 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 use super::pb::{
-    self, presentation_service_server::PresentationServiceServer,
+    self, permission_service_server::PermissionServiceServer,
+    presentation_service_server::PresentationServiceServer,
     session_service_server::SessionServiceServer,
 };
-use super::{PresentationApi, SessionApi};
+use super::{PermissionApi, PresentationApi, SessionApi};
 use crate::auth::Authenticator;
 use crate::session::Sessions;
 
@@ -28,7 +29,7 @@ pub struct Limits {
 
 /// The routes of every gRPC service, and the health reporter that says which can serve.
 pub struct Services {
-    /// Every service's routes (sessions, presentation, health, reflection).
+    /// Every service's routes (sessions, permissions, presentation, health, reflection).
     pub routes: tonic::service::Routes,
     /// The health reporter, set serving once the store is ready.
     pub health: Health,
@@ -53,6 +54,12 @@ impl Health {
         self.0
             .set_service_status(
                 <SessionServiceServer<SessionApi> as NamedService>::NAME,
+                status,
+            )
+            .await;
+        self.0
+            .set_service_status(
+                <PermissionServiceServer<PermissionApi> as NamedService>::NAME,
                 status,
             )
             .await;
@@ -104,6 +111,9 @@ pub async fn services(
     reporter
         .set_serving::<SessionServiceServer<SessionApi>>()
         .await;
+    reporter
+        .set_serving::<PermissionServiceServer<PermissionApi>>()
+        .await;
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -120,6 +130,10 @@ pub async fn services(
     ))
     .max_decoding_message_size(max)
     .max_encoding_message_size(max);
+    let permission =
+        PermissionServiceServer::new(PermissionApi::new(sessions.clone(), auth.clone()))
+            .max_decoding_message_size(max)
+            .max_encoding_message_size(max);
     let session = SessionServiceServer::new(SessionApi::new(sessions, auth, max))
         .max_decoding_message_size(max)
         .max_encoding_message_size(max);
@@ -129,7 +143,8 @@ pub async fn services(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(presentation)
-        .add_service(session);
+        .add_service(session)
+        .add_service(permission);
     Ok(Services {
         routes,
         health: Health(reporter),

@@ -12,9 +12,10 @@ use super::pb::{self, session_service_server::SessionService};
 use super::status::check_size;
 use super::wire;
 use crate::auth::{Authenticator, Right};
-use crate::domain::SessionId;
+use crate::domain::{EventBody, SessionId, ToolEvent};
 use crate::error::Error;
 use crate::session::{SessionInfo, Sessions, Start, SubscribeItem};
+use std::time::Duration;
 
 /// The `SessionService` implementation.
 #[derive(Clone)]
@@ -61,6 +62,40 @@ fn describe(id: &SessionId, info: &SessionInfo) -> pb::GetSessionResponse {
     }
 }
 
+/// What a harness may not publish: a permission resolution (the server appends those), and a
+/// request whose timeout is past the server's limit.
+fn check_harness_events(events: &[ToolEvent], max_timeout: Duration) -> Result<(), Error> {
+    let max = u64::try_from(max_timeout.as_millis()).unwrap_or(u64::MAX);
+    for (i, e) in events.iter().enumerate() {
+        match &e.body {
+            EventBody::PermissionResolved(_) => {
+                return Err(Error::invalid(format!(
+                    "events[{i}].permission_resolved: only the server appends a resolution \
+                     (answer with PermissionService.RespondPermission)"
+                )));
+            }
+            EventBody::PermissionRequested(r) if r.timeout_ms > max => {
+                return Err(Error::invalid(format!(
+                    "events[{i}].permission_requested.timeout_ms: at most {max} \
+                     (--max-permission-timeout), got {}",
+                    r.timeout_ms
+                )));
+            }
+            EventBody::SessionStarted(_)
+            | EventBody::CallStarted(_)
+            | EventBody::CallOutput(_)
+            | EventBody::CallFinished(_)
+            | EventBody::TurnStarted(_)
+            | EventBody::TurnFinished(_)
+            | EventBody::MessageStarted(_)
+            | EventBody::MessageDelta(_)
+            | EventBody::MessageFinished(_)
+            | EventBody::PermissionRequested(_) => {}
+        }
+    }
+    Ok(())
+}
+
 /// Names the session on the call's span (`app::observe` logs it with the call's status). For a
 /// batch, the first event's session.
 fn record_session(id: &SessionId) {
@@ -86,6 +121,7 @@ impl SessionService for SessionApi {
         check_size(req.get_ref(), self.max_message_size)?;
         let pb::PublishRequest { events } = req.into_inner();
         let events = events_from_pb(events).map_err(Error::invalid)?;
+        check_harness_events(&events, self.sessions.max_permission_timeout())?;
         // Every session of the batch (Mercure's rule), before any is looked at.
         for (i, event) in events.iter().enumerate() {
             access

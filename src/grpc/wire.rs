@@ -167,6 +167,7 @@ mod tests {
             }),
             call_id: "c1".into(),
             message_id: String::new(),
+            request_id: String::new(),
             body: Some(pb::rendered_update::Body::Markdown("**x**".into())),
         });
         let sent = SubscribeResponse::encoded(encode(item.clone()));

@@ -1,5 +1,5 @@
 //! The HTTP edge, beside `grpc`: the AG-UI endpoint (`ag_ui/`), the AI SDK endpoint
-//! (`ai_sdk/`), and what they share: the caller's `Authorization` header checked like a gRPC
+//! (`ai_sdk/`), the permission answers (`permissions.rs`), and what they share: the caller's `Authorization` header checked like a gRPC
 //! call's, the request body within the message size, the capabilities a request declares, a
 //! subscription read as a stream (`Feed`: where a stream that does not follow ends, the token's
 //! expiry), the subscription as Server-Sent Events (`sse.rs`, with an AG-UI history join's
@@ -11,6 +11,7 @@
 pub mod ag_ui;
 pub mod ai_sdk;
 mod messages;
+pub mod permissions;
 mod sse;
 
 use std::pin::Pin;
@@ -233,7 +234,8 @@ fn json_refusal(status: StatusCode, code: Code, message: &str, field: Option<&st
 /// bytes (`413` past it).
 pub fn routes(sessions: Arc<Sessions>, auth: Arc<Authenticator>, max_body: usize) -> axum::Router {
     ag_ui::routes(sessions.clone(), auth.clone(), max_body)
-        .merge(ai_sdk::routes(sessions, auth, max_body))
+        .merge(ai_sdk::routes(sessions.clone(), auth.clone(), max_body))
+        .merge(permissions::routes(sessions, auth))
 }
 
 /// What the router answers for a path it does not serve: a gRPC request (`application/grpc…`)
@@ -247,10 +249,11 @@ pub async fn unrouted(request: axum::extract::Request) -> Response {
         return tonic::Status::unimplemented("").into_http();
     }
     refusal(Error::NotFound(format!(
-        "no such path: {} (the API port serves gRPC, {}, {} and the viewer at /)",
+        "no such path: {} (the API port serves gRPC, {}, {}, {} and the viewer at /)",
         request.uri().path(),
         ag_ui::PATH,
-        ai_sdk::PATH
+        ai_sdk::PATH,
+        permissions::PATH
     )))
 }
 

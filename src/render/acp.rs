@@ -11,7 +11,9 @@ use super::cap::{
     stream_crossed_cap,
 };
 use super::card::{Capabilities, prepared_call, prepared_result};
-use super::fold::{CallState, CallStatus, Change, MessageChange, MessageState, Turn};
+use super::fold::{
+    CallState, CallStatus, Change, MessageChange, MessageState, PermissionState, Turn,
+};
 use super::paths::acp_path;
 use super::streamed::Chunk;
 use super::text_form::{PLAIN, console, read_lines_text, search_text, terminal_console, web_text};
@@ -30,6 +32,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         Change::Snapshot(state) => snapshot(state, ctx, caps),
         Change::Turn(turn) => turn_end(turn).into_iter().collect(),
         Change::Message(m, change) => message(m, change, caps).into_iter().collect(),
+        Change::Permission(p) => vec![permission(p)],
     };
     updates
         .into_iter()
@@ -76,6 +79,46 @@ fn turn_end(turn: Turn<'_>) -> Option<acp::SessionUpdate> {
             usage.context_window,
         ))
     })
+}
+
+/// A permission request on its call's card: `pending` while it waits, `in_progress` again once
+/// decided if the call still runs. A question about no call is a card of its own
+/// (`permission-<request id>`), completed when allowed and failed otherwise. The prompt and the
+/// decision are in `_meta.toolview.permission` (ACP v1 has no field for them; `toolview acp`
+/// also asks the editor with `session/request_permission`).
+fn permission(p: &PermissionState) -> acp::SessionUpdate {
+    let m = meta(json!({"toolview": {"permission": super::permission::json(p)}}));
+    let decided = p.resolution.is_some();
+    let Some(call) = &p.request.call_id else {
+        let id = format!("permission-{}", p.request.request_id);
+        let title = super::permission::shown(&p.request).title;
+        if !decided {
+            return acp::SessionUpdate::ToolCall(
+                acp::ToolCall::new(id, title)
+                    .kind(acp::ToolKind::Other)
+                    .status(acp::ToolCallStatus::Pending)
+                    .meta(m),
+            );
+        }
+        let status = if super::permission::allowed(&p.request, p.resolution.as_ref()) {
+            acp::ToolCallStatus::Completed
+        } else {
+            acp::ToolCallStatus::Failed
+        };
+        return acp::SessionUpdate::ToolCallUpdate(
+            acp::ToolCallUpdate::new(
+                id,
+                acp::ToolCallUpdateFields::new().title(title).status(status),
+            )
+            .meta(m),
+        );
+    };
+    let fields = match (decided, p.call_running) {
+        (false, _) => acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::Pending),
+        (true, true) => acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::InProgress),
+        (true, false) => acp::ToolCallUpdateFields::new(),
+    };
+    acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(call.to_string(), fields).meta(m))
 }
 
 /// Wraps an update in the JSON-RPC `session/update` notification.

@@ -157,7 +157,10 @@ impl<'a> Snapshot<'a> {
     /// The snapshot after a call change; `None` for a session change.
     pub fn of(change: super::Change<'a>, cwd: Option<&str>, cap: Cap) -> Option<Self> {
         match change {
-            super::Change::Session | super::Change::Turn(_) | super::Change::Message(..) => None,
+            super::Change::Session
+            | super::Change::Turn(_)
+            | super::Change::Message(..)
+            | super::Change::Permission(_) => None,
             super::Change::Started(s) | super::Change::Finished(s) | super::Change::Snapshot(s) => {
                 Some(Self::at(s, None, cwd, cap))
             }

@@ -1,4 +1,5 @@
-//! Fold: session events → per-call card state, per-message text and the open turn. Pure and
+//! Fold: session events → per-call card state, per-message text, pending permission requests
+//! and the open turn. Pure and
 //! total: any event sequence folds (the service rejects lifecycle violations before they reach a
 //! log, but `Render` input and property tests may contain them: a message's text without its
 //! start folds as an assistant message's).
@@ -9,6 +10,7 @@ use std::collections::hash_map::Entry;
 use serde_json::Value;
 
 use super::streamed::{Chunk, Streamed};
+use crate::domain::permission::{PermissionRequested, PermissionResolved, RequestId};
 use crate::domain::{
     CallFinished, CallId, CallOutput, CallStarted, ContentBlock, EventBody, MessageId, MessageRole,
     MessageStarted, Plan, ToolCallView, ToolEvent, ToolResultView, TurnFinished, TurnId,
@@ -106,6 +108,20 @@ pub struct MessageState {
     pub order: u64,
 }
 
+/// One permission request's state: pending, or resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionState {
+    /// The request (a placeholder with no options when only its resolution was folded).
+    pub request: PermissionRequested,
+    /// Its resolution, once there is one.
+    pub resolution: Option<PermissionResolved>,
+    /// Whether the call it is about was running when it changed (ACP gives the card back its
+    /// `in_progress` status at the resolution).
+    pub call_running: bool,
+    /// When the fold first saw it (in-flight items keep their order).
+    pub order: u64,
+}
+
 /// A turn boundary.
 #[derive(Debug, Clone, Copy)]
 pub struct Turn<'a> {
@@ -146,6 +162,8 @@ pub enum Change<'a> {
     Turn(Turn<'a>),
     /// A message changed.
     Message(&'a MessageState, MessageChange<'a>),
+    /// A permission request was made or resolved (or, in a catch-up, is pending).
+    Permission(&'a PermissionState),
 }
 
 impl MessageState {
@@ -176,6 +194,8 @@ pub enum InFlight<'a> {
     Call(&'a CallState),
     /// A message started and not finished.
     Message(&'a MessageState),
+    /// A permission request not yet resolved.
+    Permission(&'a PermissionState),
 }
 
 /// One applied event: what changed, and the session cwd to render it with.
@@ -211,6 +231,9 @@ struct Live {
     /// Messages in flight; a finished one moves to `last_message` like a finished call.
     messages: HashMap<MessageId, MessageState>,
     last_message: Option<MessageState>,
+    /// Permission requests pending; a resolved one moves to `last_permission`.
+    permissions: HashMap<RequestId, PermissionState>,
+    last_permission: Option<PermissionState>,
     /// The turn begun and not yet ended (turns do not nest: a new one replaces it).
     turn: Option<TurnId>,
     /// The last `order` given.
@@ -234,6 +257,8 @@ impl Fold {
                 last_finished: None,
                 messages: HashMap::new(),
                 last_message: None,
+                permissions: HashMap::new(),
+                last_permission: None,
                 turn: None,
                 next_order: 0,
             },
@@ -245,8 +270,8 @@ impl Fold {
         self.cwd.as_deref()
     }
 
-    /// The calls and messages in flight (started, not finished), in the order the fold first
-    /// saw them.
+    /// The calls, messages and permission requests in flight (started, not finished), in the
+    /// order the fold first saw them.
     pub fn in_flight(&self) -> Vec<InFlight<'_>> {
         let live = &self.live;
         let mut items: Vec<(u64, InFlight<'_>)> = live
@@ -257,6 +282,11 @@ impl Fold {
                 live.messages
                     .values()
                     .map(|m| (m.order, InFlight::Message(m))),
+            )
+            .chain(
+                live.permissions
+                    .values()
+                    .map(|p| (p.order, InFlight::Permission(p))),
             )
             .collect();
         items.sort_by_key(|(order, _)| *order);
@@ -307,6 +337,8 @@ impl Fold {
                 let state = self.live.last_message.insert(state);
                 Change::Message(state, MessageChange::Finished)
             }
+            EventBody::PermissionRequested(r) => self.live.permission_requested(r),
+            EventBody::PermissionResolved(r) => self.live.permission_resolved(r),
         };
         Step {
             change,
@@ -409,6 +441,53 @@ impl Live {
             Entry::Vacant(e) => e.insert(state),
         };
         Change::Message(state, MessageChange::Started)
+    }
+
+    fn permission_requested<'a>(&'a mut self, r: &PermissionRequested) -> Change<'a> {
+        let order = self.next_order();
+        let state = PermissionState {
+            request: r.clone(),
+            resolution: None,
+            call_running: self.running(r.call_id.as_ref()),
+            order,
+        };
+        let state = match self.permissions.entry(r.request_id.clone()) {
+            Entry::Occupied(mut e) => {
+                e.insert(state);
+                e.into_mut()
+            }
+            Entry::Vacant(e) => e.insert(state),
+        };
+        Change::Permission(state)
+    }
+
+    fn permission_resolved<'a>(&'a mut self, r: &PermissionResolved) -> Change<'a> {
+        let mut state = match self.permissions.remove(&r.request_id) {
+            Some(state) => state,
+            // A resolution without its request (`Render` input): a request with no options.
+            None => PermissionState {
+                request: PermissionRequested {
+                    request_id: r.request_id.clone(),
+                    call_id: None,
+                    title: r.request_id.to_string(),
+                    description: String::new(),
+                    options: Vec::new(),
+                    expiry_option_id: String::new(),
+                    timeout_ms: 0,
+                    expires_at_ms: 0,
+                },
+                resolution: None,
+                call_running: false,
+                order: self.next_order(),
+            },
+        };
+        state.resolution = Some(r.clone());
+        state.call_running = self.running(state.request.call_id.as_ref());
+        Change::Permission(self.last_permission.insert(state))
+    }
+
+    fn running(&self, call: Option<&CallId>) -> bool {
+        call.is_some_and(|id| self.calls.contains_key(id))
     }
 
     /// A message in flight, made as an empty assistant message when its start is missing.

@@ -33,6 +33,7 @@ mod markdown;
 mod markdown_text;
 mod md;
 pub mod paths;
+mod permission;
 mod renderer;
 mod streamed;
 mod text_form;
@@ -45,15 +46,17 @@ pub use ai_sdk::UiChunk;
 pub use ansi::card as ansi_card;
 pub use card::Capabilities;
 pub use fold::{
-    CallState, CallStatus, Change, Fold, InFlight, MessageChange, MessageState, Step, Turn,
+    CallState, CallStatus, Change, Fold, InFlight, MessageChange, MessageState, PermissionState,
+    Step, Turn,
 };
 pub use frame::{StreamEvent, StreamFrame};
 pub use json_len::json_text;
 pub use markdown::card as markdown_card;
+pub use permission::{ansi as permission_ansi, markdown as permission_markdown};
 pub use renderer::Renderer;
 pub use streamed::{Chunk, Streamed};
 pub use transcript::{TurnLine, message_ansi, message_markdown, turn_ansi, turn_markdown};
-pub use view::{CardSnapshot, MessageStatus, ViewUpdate};
+pub use view::{CardSnapshot, MessageStatus, PermissionSnapshot, ViewUpdate};
 pub use visible::{visible, visible_keeping_sgr};
 
 use crate::domain::{Subject, ToolEvent};
@@ -131,6 +134,7 @@ impl Rendered {
             Some(Subject::Call(id)) => id.as_str().len(),
             Some(Subject::Message(id)) => id.as_str().len(),
             Some(Subject::Turn(id)) => id.as_str().len(),
+            Some(Subject::Permission(id)) => id.as_str().len(),
         };
         body + subject + 64
     }
@@ -159,6 +163,7 @@ pub fn render(
             Some(Subject::call(&s.call_id))
         }
         Change::Message(m, _) => Some(Subject::message(&m.message_id)),
+        Change::Permission(p) => Some(Subject::Permission(p.request.request_id.clone())),
     };
     if change.is_reasoning() && !caps.reasoning {
         // Reasoning is shown only to subscribers that ask for it: the others get an empty

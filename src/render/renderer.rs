@@ -77,6 +77,7 @@ impl Renderer {
         let items = self.fold.in_flight().into_iter().map(|item| match item {
             InFlight::Call(state) => Change::Snapshot(state),
             InFlight::Message(state) => Change::Message(state, MessageChange::Snapshot),
+            InFlight::Permission(state) => Change::Permission(state),
         });
         turn.into_iter()
             .chain(items)
@@ -107,9 +108,9 @@ fn fitted(
         "… this update is {size} bytes, over the {max_update_bytes}-byte update limit: its card is not shown …"
     );
     let state = match change {
-        // A message's text is within the output cap, which leaves room in every update; ids
-        // are short.
-        Change::Turn(_) | Change::Message(..) => return (rendered, size),
+        // A message's text is within the output cap, which leaves room in every update, and a
+        // prompt's texts are cut to its limits (`permission.rs`); ids are short.
+        Change::Turn(_) | Change::Message(..) | Change::Permission(_) => return (rendered, size),
         // Only VIEW renders a session update: its cwd is what can be too large.
         Change::Session => {
             let ctx = Context { cwd: None, ..*ctx };
@@ -122,7 +123,7 @@ fn fitted(
     for keep_output in [true, false] {
         let stand_in = stand_in(state, &note, keep_output);
         let change = match change {
-            Change::Session | Change::Turn(_) | Change::Message(..) => {
+            Change::Session | Change::Turn(_) | Change::Message(..) | Change::Permission(_) => {
                 unreachable!("handled above")
             }
             Change::Started(_) => Change::Started(&stand_in),

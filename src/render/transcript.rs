@@ -43,8 +43,8 @@ pub(super) enum Form {
     Ansi,
 }
 
-/// A turn's or a message's update in a text target (empty for a delta past the output cap);
-/// `None` for a change about a call or the session.
+/// A turn's, a message's or a permission request's update in a text target (empty for a delta
+/// past the output cap); `None` for a change about a call or the session.
 pub(super) fn conversation(change: Change<'_>, caps: &Capabilities, form: Form) -> Option<String> {
     Some(match change {
         Change::Turn(turn) => match form {
@@ -57,6 +57,10 @@ pub(super) fn conversation(change: Change<'_>, caps: &Capabilities, form: Form) 
                 Form::Ansi => message_ansi(m.role, &text, status(m)),
             })
             .unwrap_or_default(),
+        Change::Permission(p) => match form {
+            Form::Markdown => super::permission::markdown(&p.request, p.resolution.as_ref()),
+            Form::Ansi => super::permission::ansi(&p.request, p.resolution.as_ref()),
+        },
         Change::Session
         | Change::Started(_)
         | Change::Output(..)

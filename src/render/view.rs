@@ -6,6 +6,7 @@ use super::Context;
 use super::cap::{LiveChunk, capped_text, live_chunk, live_text};
 use super::card::{Capabilities, Snapshot, degrade_call, degrade_result};
 use super::fold::{CallStatus, Change, MessageChange, MessageState, Turn};
+use crate::domain::permission::{PermissionRequested, PermissionResolved};
 use crate::domain::{MessageRole, StopReason, TokenUsage, ToolCallView, ToolResultView};
 
 /// A VIEW update body. Its JSON form (for the CLI and tests) is tagged by `"update"`.
@@ -50,6 +51,8 @@ pub enum ViewUpdate {
         /// The delta, capped like an output chunk.
         text: String,
     },
+    /// A permission request's state: a UI replaces its item for the request with it.
+    Permission(Box<PermissionSnapshot>),
     /// A turn began or ended.
     #[serde(rename_all = "camelCase")]
     Turn {
@@ -64,6 +67,18 @@ pub enum ViewUpdate {
         #[serde(skip_serializing_if = "Option::is_none")]
         usage: Option<TokenUsage>,
     },
+}
+
+/// A permission request as a UI shows it: the request (its display texts cut to the prompt's
+/// limits) and, once decided, its resolution.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionSnapshot {
+    /// The request.
+    pub request: PermissionRequested,
+    /// How it was decided; `None` while pending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<PermissionResolved>,
 }
 
 /// Where a message is.
@@ -117,6 +132,12 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         }
         Change::Turn(turn) => return turn_update(turn),
         Change::Message(m, change) => return message(m, change, caps),
+        Change::Permission(p) => {
+            return ViewUpdate::Permission(Box::new(PermissionSnapshot {
+                request: super::permission::shown(&p.request),
+                resolution: p.resolution.clone(),
+            }));
+        }
         Change::Started(s) | Change::Finished(s) | Change::Snapshot(s) => (s, None),
         Change::Output(s, chunk) => (s, Some(chunk.end())),
     };
@@ -185,6 +206,7 @@ pub(super) fn card_json(
         | ViewUpdate::Session { .. }
         | ViewUpdate::Message { .. }
         | ViewUpdate::MessageAppended { .. }
+        | ViewUpdate::Permission(_)
         | ViewUpdate::Turn { .. } => serde_json::Value::Null,
     }
 }
@@ -211,6 +233,7 @@ impl ViewUpdate {
             }
             | ViewUpdate::MessageAppended { message_id, text } => message_id.len() + text.len(),
             ViewUpdate::Turn { turn_id, .. } => turn_id.len() + 64,
+            ViewUpdate::Permission(p) => json_len(&**p),
         }
     }
 }

@@ -27,6 +27,12 @@ pub const DEFAULT_LANE_CACHE_BYTES: usize = 16 << 20;
 /// Sessions in memory at most: a loaded session costs about 1 KiB, so 10 MiB; a session
 /// evicted costs one metadata read when it is used again.
 pub const DEFAULT_MAX_LOADED_SESSIONS: usize = 10_000;
+/// How long people have to answer a permission request that names no timeout: long enough to
+/// notice a prompt and read it, short enough that an agent left waiting is told no soon.
+pub const DEFAULT_PERMISSION_TIMEOUT: Duration = Duration::from_secs(300);
+/// The longest timeout a request may name: a day covers a review across time zones; a pending
+/// request holds an expiry timer, so it may not be forever.
+pub const DEFAULT_MAX_PERMISSION_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
 /// Where the session layer reads the time for stored timestamps and TTL expiry, in milliseconds
 /// since the Unix epoch: the wall clock (timestamps are persisted, so not a monotonic clock), or
@@ -93,6 +99,10 @@ pub struct SessionsConfig {
     pub max_output_bytes: u64,
     /// Where the session layer counts publishes, subscriptions and store latency.
     pub metrics: Arc<Metrics>,
+    /// The timeout of a permission request that names none.
+    pub permission_timeout: Duration,
+    /// The longest timeout a permission request may name (a longer one is refused).
+    pub max_permission_timeout: Duration,
 }
 
 impl Default for SessionsConfig {
@@ -110,6 +120,8 @@ impl Default for SessionsConfig {
             clock: Clock::wall(),
             max_output_bytes: 0,
             metrics: Arc::default(),
+            permission_timeout: DEFAULT_PERMISSION_TIMEOUT,
+            max_permission_timeout: DEFAULT_MAX_PERMISSION_TIMEOUT,
         }
     }
 }

@@ -17,6 +17,7 @@
 
 mod config;
 mod lane;
+mod permission;
 mod publish;
 mod subscribe;
 mod task;
@@ -32,11 +33,14 @@ use tokio::sync::{Mutex, watch};
 pub use config::{
     Clock, DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_LAG_CHECK_INTERVAL, DEFAULT_LANE_CACHE_BYTES,
     DEFAULT_LANE_CACHE_ENTRIES, DEFAULT_MAX_EVENTS_PER_SESSION, DEFAULT_MAX_LOADED_SESSIONS,
-    DEFAULT_SUBSCRIBER_LAG_LIMIT, SessionsConfig,
+    DEFAULT_MAX_PERMISSION_TIMEOUT, DEFAULT_PERMISSION_TIMEOUT, DEFAULT_SUBSCRIBER_LAG_LIMIT,
+    SessionsConfig,
 };
 pub use lane::Delivered;
+pub use permission::{Decided, MAX_SCHEDULED_EXPIRIES};
 pub use subscribe::{Start, SubscribeItem, Subscription};
 
+use crate::domain::permission::RequestId;
 use crate::domain::{BatchError, Cursor, Epoch, EventId, Phase, SessionId, Subject};
 use crate::metrics::Metrics;
 use crate::render::{Capabilities, Target};
@@ -81,6 +85,22 @@ pub enum SessionError {
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// No such permission request in the session.
+    #[error("session {session} has no permission request {request}")]
+    UnknownRequest {
+        /// The session.
+        session: SessionId,
+        /// The request.
+        request: RequestId,
+    },
+    /// An answer names an option the request does not have.
+    #[error("option_id: permission request {request} has no option {option:?}")]
+    UnknownOption {
+        /// The request.
+        request: RequestId,
+        /// The option named.
+        option: String,
+    },
     /// The subscriber fell more than `limit` events behind (`lag`).
     #[error("subscriber is {lag} events behind (limit {limit}); resume from the last cursor")]
     Lagging {
@@ -146,6 +166,8 @@ struct Entry {
     /// When its head last moved, in nanoseconds after `Sessions::started` (for the delivery
     /// lag metric).
     moved: AtomicU64,
+    /// Its permission requests, read from its log on first use.
+    permissions: Mutex<permission::Book>,
 }
 
 impl Entry {
@@ -157,6 +179,7 @@ impl Entry {
             lanes: parking_lot::Mutex::default(),
             used: AtomicU64::new(0),
             moved: AtomicU64::new(0),
+            permissions: Mutex::default(),
         }
     }
 }
@@ -173,6 +196,8 @@ pub struct Sessions {
     shutdown: watch::Sender<bool>,
     /// The origin of `Entry::moved`.
     started: std::time::Instant,
+    /// Permission requests' expiry timers.
+    expiries: permission::Expiries,
 }
 
 impl Sessions {
@@ -186,6 +211,7 @@ impl Sessions {
             added: AtomicU64::new(0),
             shutdown: watch::Sender::new(false),
             started: std::time::Instant::now(),
+            expiries: permission::Expiries::default(),
         })
     }
 
@@ -250,6 +276,11 @@ impl Sessions {
         if entries.get(id).is_some_and(|e| Arc::strong_count(e) == 1) {
             entries.remove(id);
         }
+    }
+
+    /// The longest timeout a permission request may name.
+    pub fn max_permission_timeout(&self) -> Duration {
+        self.config.max_permission_timeout
     }
 
     /// Sessions in memory (for tests and metrics).
@@ -493,7 +524,10 @@ impl From<SessionError> for crate::error::Error {
         use crate::error::Error;
         match e {
             SessionError::Lifecycle(_) => Error::Lifecycle(e.to_string()),
-            SessionError::NotFound(_) => Error::NotFound(e.to_string()),
+            SessionError::NotFound(_) | SessionError::UnknownRequest { .. } => {
+                Error::NotFound(e.to_string())
+            }
+            SessionError::UnknownOption { .. } => Error::InvalidArgument(e.to_string()),
             SessionError::Lagging { .. } => Error::Lagging(e.to_string()),
             SessionError::ShuttingDown
             | SessionError::Store(StoreError::Storage(_) | StoreError::Closed) => {

@@ -98,7 +98,8 @@ impl Sessions {
     /// When another writer appended to one of the sessions first (a store with several
     /// writers), the sessions are read again and the batch checked again: events it stored
     /// meanwhile become duplicates, rules it now breaks refuse the batch.
-    pub async fn publish(&self, events: Vec<ToolEvent>) -> Result<Vec<Ack>, SessionError> {
+    pub async fn publish(&self, mut events: Vec<ToolEvent>) -> Result<Vec<Ack>, SessionError> {
+        self.stamp_permission_requests(&mut events);
         let mut attempt = 0;
         let result = loop {
             match self.publish_once(&events).await {
@@ -113,6 +114,9 @@ impl Sessions {
             }
         };
         self.count_published(&result, events.len());
+        if let Ok(acks) = &result {
+            self.schedule_expiries(&events, acks);
+        }
         result
     }
 

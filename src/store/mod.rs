@@ -88,7 +88,9 @@ impl SessionMeta {
             | E::TurnFinished(_)
             | E::CallStarted(_)
             | E::CallOutput(_)
-            | E::CallFinished(_) => {}
+            | E::CallFinished(_)
+            | E::PermissionRequested(_)
+            | E::PermissionResolved(_) => {}
         }
     }
 }

@@ -3,7 +3,8 @@
 //   node viewer_browser.cjs <base-url> <session> <screenshot.png> <last-call-id> [token]
 //
 // A token is passed to the page in its URL fragment (`#token=…`); CHROMIUM_ARGS adds
-// space-separated browser flags (e.g. a certificate pin for a test CA).
+// space-separated browser flags (e.g. a certificate pin for a test CA); CLICK, a CSS selector of a
+// button to press once it is shown.
 // Prints "ready" once the first card is shown (the Rust test then publishes the rest of the
 // session live), waits for the final state, saves a screenshot, and prints a JSON summary of
 // the rendered DOM as its last line.
@@ -26,6 +27,11 @@ async function main() {
     const fragment = token ? `#token=${encodeURIComponent(token)}` : '';
     const response = await page.goto(`${base}/?session=${encodeURIComponent(session)}${fragment}`);
     await page.waitForSelector('section.card', { timeout: 30000 });
+    // CLICK: a button to press once it is shown (a permission request's option, say).
+    if (process.env.CLICK) {
+      await page.waitForSelector(process.env.CLICK, { timeout: 30000 });
+      await page.click(process.env.CLICK);
+    }
     console.log('ready');
     // Wait until the test says everything is published, then for the last card to finish.
     const rl = readline.createInterface({ input: process.stdin });
@@ -71,6 +77,12 @@ async function main() {
         links: [...m.querySelectorAll('.text a')].map((a) => a.getAttribute('href')),
       })),
       turns: [...document.querySelectorAll('div.turn')].map((t) => t.textContent),
+      permissions: [...document.querySelectorAll('section.permission')].map((p) => ({
+        request: p.dataset.request,
+        state: p.dataset.state,
+        buttons: p.querySelectorAll('button').length,
+        text: p.textContent,
+      })),
     }));
     summary.csp = response.headers()['content-security-policy'] ?? null;
     console.log(JSON.stringify(summary));

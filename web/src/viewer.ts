@@ -6,8 +6,8 @@
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { SessionService } from "./gen/toolview/v1/session_service_pb";
-import { CallStatus, MessageStatus, Target, type CardSnapshot, type MessageSnapshot, type TurnUpdate } from "./gen/toolview/v1/rendering_pb";
-import { MessageRole, StopReason } from "./gen/toolview/v1/events_pb";
+import { CallStatus, MessageStatus, Target, type CardSnapshot, type MessageSnapshot, type PermissionSnapshot, type TurnUpdate } from "./gen/toolview/v1/rendering_pb";
+import { MessageRole, PermissionOptionKind, StopReason } from "./gen/toolview/v1/events_pb";
 import type { ContentBlock, FileDiff, ToolCallView, ToolResultView } from "./gen/toolview/v1/views_pb";
 import { consoleBody, markdown } from "./markdown";
 
@@ -177,6 +177,51 @@ function renderMessage(m: MessageSnapshot): HTMLElement {
     messageText(m.role, m.text));
 }
 
+const ALLOWS = new Set([PermissionOptionKind.ALLOW_ONCE, PermissionOptionKind.ALLOW_ALWAYS]);
+
+/** A permission request: its prompt and, while it waits, its options as buttons (an answer is a
+ *  POST to /permissions/…, and the server says whether this token may answer); then what was
+ *  decided, by whom and when. Every text is a text node. */
+function renderPermission(p: PermissionSnapshot, answer: (optionId: string, note: HTMLElement) => void): HTMLElement {
+  const r = p.request!;
+  const res = p.resolution;
+  const name = (id: string) => r.options.find((o) => o.optionId === id)?.name ?? id;
+  const kind = (id: string) => r.options.find((o) => o.optionId === id)?.kind;
+  let state = "pending";
+  let outcome: Child = null;
+  if (res) {
+    const at = new Date(Number(res.resolvedAtUnixMs)).toISOString();
+    const by = [res.resolvedBy?.subject, res.resolvedBy?.via && `via ${res.resolvedBy.via}`].filter(Boolean).join(" ");
+    switch (res.outcome.case) {
+      case "selectedOptionId":
+        state = ALLOWS.has(kind(res.outcome.value)!) ? "allowed" : "rejected";
+        outcome = `${name(res.outcome.value)} — ${by || "someone"} at ${at}`;
+        break;
+      case "expired":
+        state = "expired";
+        outcome = `nobody answered: ${name(res.outcome.value.optionId)} at ${at}`;
+        break;
+      default:
+        state = "withdrawn";
+        outcome = `withdrawn at ${at}`;
+    }
+  }
+  const note = el("div", { class: "muted note" });
+  const buttons = res ? null : el("div", { class: "options" }, ...r.options.map((o) => {
+    const b = el("button", { type: "button", "data-option": o.optionId, class: ALLOWS.has(o.kind) ? "allow" : "reject" }, o.name);
+    b.addEventListener("click", () => answer(o.optionId, note));
+    return b;
+  }));
+  const expires = new Date(Number(r.expiresAtUnixMs)).toISOString();
+  return el("section", { class: `permission ${state}`, "data-request": r.requestId, "data-state": state, "data-call": r.callId },
+    el("header", {}, el("span", { class: "speaker" }, res ? "Permission" : "Awaiting approval"), el("span", { class: "title" }, r.title)),
+    r.description && el("div", { class: "text" }, r.description),
+    buttons,
+    res ? el("div", { class: "outcome" }, outcome) : el("div", { class: "muted" }, `expires ${expires}, then ${name(r.expiryOptionId)}`),
+    res?.reason ? el("div", { class: "muted reason" }, res.reason) : null,
+    note);
+}
+
 /** A turn boundary: a rule with the turn's id, and how it ended. */
 function renderTurn(t: TurnUpdate): HTMLElement {
   let words = `turn ${t.turnId}`;
@@ -263,6 +308,19 @@ async function main() {
   header.textContent = `Session ${session}`;
   const byCall = new Map<string, { card: CardSnapshot; el: HTMLElement }>();
   const byMessage = new Map<string, { message: MessageSnapshot; el: HTMLElement }>();
+  const byPermission = new Map<string, HTMLElement>();
+  // An answer to a permission request: the decision itself arrives as an update to everyone.
+  const answer = (requestId: string) => (optionId: string, note: HTMLElement) => {
+    const path = `/permissions/${session.split("/").map(encodeURIComponent).join("/")}/${encodeURIComponent(requestId)}`;
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (token) headers.authorization = `Bearer ${token}`;
+    fetch(path, { method: "POST", headers, body: JSON.stringify({ optionId, via: "viewer" }) })
+      .then(async (r) => {
+        if (r.status === 403) note.textContent = "this token may not answer (it needs the approve right)";
+        else if (!r.ok && r.status !== 409 && r.status !== 410) note.textContent = `not answered: ${(await r.json()).error ?? r.status}`;
+      })
+      .catch((e) => (note.textContent = `not answered: ${e}`));
+  };
   state.textContent = "connecting";
   try {
     await client.getSession({ sessionId: session });
@@ -284,6 +342,7 @@ async function main() {
     if (res.item.case === "reset") {
       byCall.clear();
       byMessage.clear();
+      byPermission.clear();
       cards.replaceChildren();
       continue;
     }
@@ -314,6 +373,13 @@ async function main() {
       const text = shown.el.querySelector(".text")!;
       if (shown.message.role === MessageRole.USER) text.append(view.value.text);
       else text.replaceWith(messageText(shown.message.role, shown.message.text));
+    } else if (view.case === "permission") {
+      const id = view.value.request?.requestId ?? "";
+      const next = renderPermission(view.value, answer(id));
+      const prev = byPermission.get(id);
+      if (prev) prev.replaceWith(next);
+      else cards.append(next);
+      byPermission.set(id, next);
     } else if (view.case === "turn") {
       cards.append(renderTurn(view.value));
     } else if (view.case === "outputAppended") {

@@ -14,6 +14,7 @@ import {
   Session,
 } from "./events.js";
 import type { ToolEvent } from "./gen/toolview/v1/events_pb.js";
+import { PermissionService } from "./gen/toolview/v1/permission_service_pb.js";
 import { PresentationService, type PresentResponse } from "./gen/toolview/v1/presentation_service_pb.js";
 import {
   type Capabilities,
@@ -30,6 +31,7 @@ import {
   type SubscribeRequest,
   SubscribeRequestSchema,
 } from "./gen/toolview/v1/session_service_pb.js";
+import { AWAIT_ATTEMPT_MS, type Decision, decisionOf, type PermissionRequest } from "./permissions.js";
 import { Backoff, Publisher, type PublishOptions } from "./publisher.js";
 
 /** A rendering target. */
@@ -178,6 +180,7 @@ export class Subscription implements AsyncIterable<Item> {
 export class Client {
   private readonly sessions: RpcClient<typeof SessionService>;
   private readonly presentation: RpcClient<typeof PresentationService>;
+  private readonly permissions: RpcClient<typeof PermissionService>;
   readonly publisher: Publisher;
   private readonly ledger = new Ledger();
   private closed = false;
@@ -190,6 +193,7 @@ export class Client {
     this.refreshableToken = options.refreshableToken ?? false;
     this.sessions = createClient(SessionService, transport);
     this.presentation = createClient(PresentationService, transport);
+    this.permissions = createClient(PermissionService, transport);
     this.publisher = new Publisher(
       (request, timeoutMs) => this.sessions.publish(request, { timeoutMs }),
       options.publish,
@@ -198,7 +202,73 @@ export class Client {
 
   /** The publishing side of a session. */
   session(sessionId: string): Session {
-    return new Session((event: ToolEvent) => this.publisher.put(event), sessionId, this.ledger);
+    return new Session(
+      (event: ToolEvent) => this.publisher.put(event),
+      sessionId,
+      this.ledger,
+      (request) => this.ask(request),
+    );
+  }
+
+  /** Publishes a request, then waits for its decision, asking again after a failure a retry
+   * can fix until the request's expiry (and a grace) has passed. */
+  private async ask(request: PermissionRequest): Promise<Decision> {
+    this.open();
+    await this.publisher.put(request.event);
+    await this.publisher.flush();
+    const giveUp = Date.now() + request.giveUpAfterMs();
+    const backoff = new Backoff(50, 2_000);
+    for (;;) {
+      const left = giveUp - Date.now();
+      try {
+        const response = await this.permissions.awaitPermission(
+          { sessionId: request.event.sessionId, requestId: request.requestId },
+          { timeoutMs: Math.max(100, Math.min(AWAIT_ATTEMPT_MS, left)) },
+        );
+        if (!response.resolution) throw new ToolviewError("AwaitPermission: no resolution", Code.Internal);
+        return request.decision(response.resolution);
+      } catch (e) {
+        const error = ToolviewError.from(e);
+        const retry =
+          error.code === Code.Unavailable || error.code === Code.DeadlineExceeded || error.code === Code.Canceled;
+        if (!retry || left <= 0) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, backoff.next()));
+    }
+  }
+
+  /** Answers a request (the `approve` right): whether this answer decided it, and the decision
+   * (this one, or the one that came first). `via` names the surface (`grpc` when absent). */
+  async respondPermission(
+    sessionId: string,
+    requestId: string,
+    optionId: string,
+    options: { reason?: string; via?: string } = {},
+  ): Promise<{ won: boolean; decision: Decision }> {
+    this.open();
+    const r = await unary(() =>
+      this.permissions.respondPermission({
+        sessionId,
+        requestId,
+        optionId,
+        reason: options.reason ?? "",
+        via: options.via ?? "",
+      }),
+    );
+    if (!r.resolution) throw new ToolviewError("RespondPermission: no resolution", Code.Internal);
+    return { won: r.won, decision: decisionOf(r.resolution) };
+  }
+
+  /** Withdraws a pending request (the harness stopped waiting). */
+  async withdrawPermission(
+    sessionId: string,
+    requestId: string,
+    reason = "",
+  ): Promise<{ won: boolean; decision: Decision }> {
+    this.open();
+    const r = await unary(() => this.permissions.withdrawPermission({ sessionId, requestId, reason }));
+    if (!r.resolution) throw new ToolviewError("WithdrawPermission: no resolution", Code.Internal);
+    return { won: r.won, decision: decisionOf(r.resolution) };
   }
 
   /** Refuses a call on a closed client. */

@@ -12,6 +12,18 @@ import {
 import type { ContentBlock, ToolCallView, ToolResultView } from "./gen/toolview/v1/views_pb.js";
 import { ContentBlockSchema } from "./gen/toolview/v1/views_pb.js";
 import { eventId, newId, safeId } from "./ids.js";
+import {
+  DEFAULT_OPTIONS,
+  type Decision,
+  type PermissionOption,
+  PermissionRequest,
+  type PermissionRequestOptions,
+} from "./permissions.js";
+
+/** Publishes a permission request and resolves to its decision (the client's). */
+export type Ask = (request: PermissionRequest) => Promise<Decision>;
+
+const noAsk: Ask = () => Promise.reject(new UsageError("this session cannot ask: it has no client"));
 
 /** A call's arguments: a JSON-able value, or the raw argument text. */
 export type Arguments = unknown;
@@ -100,7 +112,22 @@ export class Call {
     private readonly put: Put,
     private readonly sessionId: string,
     readonly callId: string,
+    private readonly ask: Ask = noAsk,
   ) {}
+
+  /** Asks whether this call may go on; resolves to the decision (see
+   * `Session.requestPermission`). */
+  requestPermission(
+    title: string,
+    options: readonly PermissionOption[] = DEFAULT_OPTIONS,
+    opts: PermissionRequestOptions = {},
+  ): Promise<Decision> {
+    try {
+      return this.ask(new PermissionRequest(this.sessionId, title, options, { ...opts, callId: this.callId }));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
 
   /** A chunk of live output. */
   output(data: string): Promise<void> {
@@ -169,7 +196,24 @@ export class Session {
     private readonly put: Put,
     readonly sessionId: string,
     private readonly ledger: Ledger = new Ledger(),
+    private readonly ask: Ask = noAsk,
   ) {}
+
+  /** Asks a person to decide (about `callId`, or a question of its own): every UI watching
+   * the session shows the prompt, the first authorized answer wins. Resolves to the decision;
+   * nobody answering within `timeoutMs` (the server's default when absent) is `expiryOption`
+   * (the first reject option by default). */
+  requestPermission(
+    title: string,
+    options: readonly PermissionOption[] = DEFAULT_OPTIONS,
+    opts: PermissionRequestOptions & { callId?: string } = {},
+  ): Promise<Decision> {
+    try {
+      return this.ask(new PermissionRequest(this.sessionId, title, options, opts));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
 
   /** The session began in `cwd` (absolute): paths under it are shown relative. */
   start(cwd = ""): Promise<void> {
@@ -186,7 +230,7 @@ export class Session {
     this.ledger.start(this.sessionId, callId);
     const value = { callId, toolName: tool, argumentsJson: argumentsJson(args), view: options.view };
     await this.put(event(this.sessionId, eventId("call", callId), { case: "callStarted", value }));
-    return new Call(this.put, this.sessionId, callId);
+    return new Call(this.put, this.sessionId, callId, this.ask);
   }
 
   /** A message (`user`, `assistant` or `reasoning`) began with `text`. */

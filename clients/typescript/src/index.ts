@@ -21,9 +21,22 @@ export {
 } from "./errors.js";
 export { Call, Message, type Role, Session, type Stop, Turn, textBlock, type Usage } from "./events.js";
 export * from "./gen/toolview/v1/events_pb.js";
+export * from "./gen/toolview/v1/permission_service_pb.js";
 export * from "./gen/toolview/v1/presentation_service_pb.js";
 export * from "./gen/toolview/v1/rendering_pb.js";
 export * from "./gen/toolview/v1/session_service_pb.js";
 export * from "./gen/toolview/v1/views_pb.js";
 export { eventId, safeId } from "./ids.js";
+export {
+  allowAlways,
+  allowOnce,
+  DEFAULT_OPTIONS,
+  type Decision,
+  type OptionKind,
+  type PermissionOption,
+  type PermissionRequestOptions,
+  rejectAlways,
+  rejectOnce,
+  responder,
+} from "./permissions.js";
 export type { Failure, PublishOptions } from "./publisher.js";

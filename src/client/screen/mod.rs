@@ -18,7 +18,8 @@ use crate::domain::{MessageRole, ToolResultView};
 use crate::render::card::Snapshot;
 use crate::render::{
     CallStatus, Capabilities, CardSnapshot, MessageStatus, TurnLine, ViewUpdate, ansi_card,
-    markdown_card, message_ansi, message_markdown, turn_ansi, turn_markdown, visible,
+    markdown_card, message_ansi, message_markdown, permission_ansi, permission_markdown, turn_ansi,
+    turn_markdown, visible,
 };
 
 /// How cards are drawn.
@@ -172,6 +173,14 @@ impl Screen {
                 }
                 Ok(())
             }
+            ViewUpdate::Permission(p) => {
+                // A prompt when asked, then what was decided: lines, like a turn's.
+                let line = match self.style {
+                    Style::Ansi => permission_ansi(&p.request, p.resolution.as_ref()),
+                    Style::Markdown => permission_markdown(&p.request, p.resolution.as_ref()),
+                };
+                self.line(line, out)
+            }
             ViewUpdate::Turn {
                 turn_id,
                 finished,
@@ -191,17 +200,22 @@ impl Screen {
                     Style::Ansi => turn_ansi(&line),
                     Style::Markdown => turn_markdown(&line),
                 };
-                match self.mode {
-                    Mode::Transcript => self.order.push(Key::Line(line)),
-                    Mode::Terminal | Mode::Plain => {
-                        self.erase(out)?;
-                        write!(out, "{line}\n\n")?;
-                        self.dirty = self.mode == Mode::Terminal;
-                    }
-                }
-                Ok(())
+                self.line(line, out)
             }
         }
+    }
+
+    /// A line printed where it falls (a turn's boundary, a permission's prompt or decision).
+    fn line(&mut self, line: String, out: &mut impl Write) -> io::Result<()> {
+        match self.mode {
+            Mode::Transcript => self.order.push(Key::Line(line)),
+            Mode::Terminal | Mode::Plain => {
+                self.erase(out)?;
+                write!(out, "{line}\n\n")?;
+                self.dirty = self.mode == Mode::Terminal;
+            }
+        }
+        Ok(())
     }
 
     fn message(&mut self, id: String, message: Message, out: &mut impl Write) -> io::Result<()> {

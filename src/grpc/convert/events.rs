@@ -1,6 +1,7 @@
 //! Events and requests inbound. Error `Display`s are field paths relative to the message, e.g.
 //! `call_started.view.card: not set`.
 
+use super::permissions::{self, PermissionEventError};
 use super::results::ToolResultViewError;
 use super::views::{ContentBlockError, Indexed, ToolCallViewError, each};
 use crate::domain::{self as d, IdError};
@@ -61,6 +62,9 @@ pub enum ToolEventError {
     /// `turn_finished.stop_reason` not a known reason.
     #[error("turn_finished.stop_reason: {0}")]
     StopReason(EnumError),
+    /// A bad permission request or resolution.
+    #[error(transparent)]
+    Permission(#[from] PermissionEventError),
 }
 
 /// A proto enum field that is unset where required, or holds a number the schema does not know.
@@ -223,6 +227,12 @@ impl TryFrom<pb::ToolEvent> for d::ToolEvent {
                     message_id: message_id("message_finished", id)?,
                 })
             }
+            Event::PermissionRequested(r) => {
+                d::EventBody::PermissionRequested(permissions::requested_from_pb(r)?)
+            }
+            Event::PermissionResolved(r) => {
+                d::EventBody::PermissionResolved(permissions::resolved_from_pb(r)?)
+            }
         };
         Ok(d::ToolEvent {
             session_id,
@@ -316,6 +326,8 @@ impl From<d::ToolEvent> for pb::ToolEvent {
                 message_id: m.message_id.to_string(),
                 text: m.text,
             }),
+            d::EventBody::PermissionRequested(r) => Event::PermissionRequested(r.into()),
+            d::EventBody::PermissionResolved(r) => Event::PermissionResolved(r.into()),
             d::EventBody::MessageFinished(m) => Event::MessageFinished(pb::MessageFinished {
                 message_id: m.message_id.to_string(),
             }),

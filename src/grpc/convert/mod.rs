@@ -1,6 +1,7 @@
 //! The only place generated types meet domain types.
 
 mod events;
+mod permissions;
 mod rendering;
 mod results;
 mod value;
@@ -10,6 +11,7 @@ pub use events::{
     EnumError, MetaJsonError, PresentInput, PresentRequestError, ToolEventError, check_meta_json,
     events_from_pb,
 };
+pub use permissions::PermissionEventError;
 pub use rendering::{
     CursorError, RenderInput, RenderRequestError, TargetError, ViewUpdateError, rendered_update,
     target_from_pb,

@@ -4,13 +4,14 @@ use super::events::{
     EnumError, ToolEventError, events_from_pb, role_from_pb, role_to_pb, stop_reason_from_pb,
     stop_reason_to_pb,
 };
+use super::permissions::{PermissionEventError, requested_from_pb, resolved_from_pb};
 use super::results::ToolResultViewError;
 use super::views::{Indexed, ToolCallViewError};
 use crate::domain::{self as d, Cursor, Epoch, EpochError};
 use crate::grpc::pb;
 use crate::render::{
-    Body, CallStatus, Capabilities, CardSnapshot, MessageStatus, Rendered, Target, ViewUpdate,
-    json_text,
+    Body, CallStatus, Capabilities, CardSnapshot, MessageStatus, PermissionSnapshot, Rendered,
+    Target, ViewUpdate, json_text,
 };
 
 /// An unset or unknown target.
@@ -156,6 +157,10 @@ impl From<ViewUpdate> for pb::ViewUpdate {
                     .into(),
                 usage: usage.map(Into::into),
             }),
+            ViewUpdate::Permission(p) => Update::Permission(pb::PermissionSnapshot {
+                request: Some(p.request.into()),
+                resolution: p.resolution.map(Into::into),
+            }),
             ViewUpdate::Unchanged => return pb::ViewUpdate { update: None },
         };
         pb::ViewUpdate {
@@ -185,6 +190,12 @@ pub enum ViewUpdateError {
     /// An unknown stop reason.
     #[error("turn.stop_reason: {0}")]
     StopReason(EnumError),
+    /// A bad permission request or resolution.
+    #[error("permission.{0}")]
+    Permission(PermissionEventError),
+    /// A permission snapshot without its request.
+    #[error("permission.request: not set")]
+    PermissionUnset,
 }
 
 /// A VIEW update as a client reads it (`toolview tail` draws cards from them).
@@ -235,40 +246,56 @@ impl TryFrom<pb::ViewUpdate> for ViewUpdate {
                     .map_err(ViewUpdateError::StopReason)?,
                 usage: usage.map(Into::into),
             },
-            Some(Update::Card(c)) => {
-                let pb::CardSnapshot {
-                    call_id,
-                    tool_name,
-                    status,
-                    call,
-                    result,
-                    streamed,
-                } = c;
-                let status = match pb::CallStatus::try_from(status) {
-                    Ok(pb::CallStatus::InProgress) => CallStatus::InProgress,
-                    Ok(pb::CallStatus::Completed) => CallStatus::Completed,
-                    Ok(pb::CallStatus::Failed) => CallStatus::Failed,
-                    Ok(pb::CallStatus::Unspecified) | Err(_) => {
-                        return Err(ViewUpdateError::Status(status));
-                    }
-                };
-                ViewUpdate::Card(Box::new(CardSnapshot {
-                    call_id,
-                    tool_name,
-                    status,
-                    call: call
-                        .map(d::ToolCallView::try_from)
+            Some(Update::Permission(pb::PermissionSnapshot {
+                request,
+                resolution,
+            })) => {
+                let request = request.ok_or(ViewUpdateError::PermissionUnset)?;
+                ViewUpdate::Permission(Box::new(PermissionSnapshot {
+                    request: requested_from_pb(request).map_err(ViewUpdateError::Permission)?,
+                    resolution: resolution
+                        .map(resolved_from_pb)
                         .transpose()
-                        .map_err(ViewUpdateError::Call)?,
-                    result: result
-                        .map(d::ToolResultView::try_from)
-                        .transpose()
-                        .map_err(ViewUpdateError::Result)?,
-                    streamed,
+                        .map_err(ViewUpdateError::Permission)?,
                 }))
             }
+            Some(Update::Card(c)) => ViewUpdate::Card(Box::new(card_from_pb(c)?)),
         })
     }
+}
+
+/// A card snapshot as a client reads it.
+fn card_from_pb(c: pb::CardSnapshot) -> Result<CardSnapshot, ViewUpdateError> {
+    let pb::CardSnapshot {
+        call_id,
+        tool_name,
+        status,
+        call,
+        result,
+        streamed,
+    } = c;
+    let status = match pb::CallStatus::try_from(status) {
+        Ok(pb::CallStatus::InProgress) => CallStatus::InProgress,
+        Ok(pb::CallStatus::Completed) => CallStatus::Completed,
+        Ok(pb::CallStatus::Failed) => CallStatus::Failed,
+        Ok(pb::CallStatus::Unspecified) | Err(_) => {
+            return Err(ViewUpdateError::Status(status));
+        }
+    };
+    Ok(CardSnapshot {
+        call_id,
+        tool_name,
+        status,
+        call: call
+            .map(d::ToolCallView::try_from)
+            .transpose()
+            .map_err(ViewUpdateError::Call)?,
+        result: result
+            .map(d::ToolResultView::try_from)
+            .transpose()
+            .map_err(ViewUpdateError::Result)?,
+        streamed,
+    })
 }
 
 /// Why a client's cursor is not one.
@@ -325,11 +352,19 @@ pub fn rendered_update(r: Rendered, cursor: Option<Cursor>) -> pb::RenderedUpdat
             cursor: cursor.map(Into::into),
             call_id: match &r.subject {
                 Some(d::Subject::Call(id)) => id.to_string(),
-                Some(d::Subject::Message(_) | d::Subject::Turn(_)) | None => String::new(),
+                Some(d::Subject::Message(_) | d::Subject::Turn(_) | d::Subject::Permission(_))
+                | None => String::new(),
             },
             message_id: match &r.subject {
                 Some(d::Subject::Message(id)) => id.to_string(),
-                Some(d::Subject::Call(_) | d::Subject::Turn(_)) | None => String::new(),
+                Some(d::Subject::Call(_) | d::Subject::Turn(_) | d::Subject::Permission(_))
+                | None => String::new(),
+            },
+            request_id: match &r.subject {
+                Some(d::Subject::Permission(id)) => id.to_string(),
+                Some(d::Subject::Call(_) | d::Subject::Turn(_) | d::Subject::Message(_)) | None => {
+                    String::new()
+                }
             },
             body: Some(body),
         }

@@ -23,12 +23,15 @@ use serde_json::Value;
 use super::Context;
 use super::cap::{cap_blocks, capped_chunk, capped_streamed, capped_text};
 use super::card::{Capabilities, degrade_call, degrade_result, prepared_call, prepared_result};
-use super::fold::{CallState, Change, MessageChange, MessageState, Turn};
+use super::fold::{CallState, Change, MessageChange, MessageState, PermissionState, Turn};
 use super::text_form::flatten;
 use crate::domain::{ContentBlock, MessageRole, StopReason};
 
 /// The activity type of toolview's cards in `agent.messages` (content: the VIEW card).
 pub const CARD_ACTIVITY: &str = "toolview.card";
+/// The activity type of permission requests in `agent.messages` (content: the request, its
+/// state and its resolution, as `docs/approvals.md` shows).
+pub const PERMISSION_ACTIVITY: &str = "toolview.permission";
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
     let cap = caps.cap();
@@ -75,11 +78,23 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         Change::Finished(state) => finished(state, ctx, caps),
         Change::Turn(turn) => return vec![run_event(turn, ctx)],
         Change::Message(m, change) => message(m, change, caps),
+        Change::Permission(p) => return vec![permission(p)],
     };
     if let Change::Started(state) | Change::Snapshot(state) | Change::Finished(state) = change {
         events.push(activity(state, change, ctx, caps));
     }
     events
+}
+
+/// `ACTIVITY_SNAPSHOT` of a permission request: the prompt while it waits, then what was
+/// decided, by whom (a UI renders the prompt, and answers through toolview's answer endpoint).
+fn permission(p: &PermissionState) -> AgUiEvent {
+    AgUiEvent::ActivitySnapshot {
+        message_id: format!("toolview:permission:{}", p.request.request_id),
+        activity_type: PERMISSION_ACTIVITY.into(),
+        content: super::permission::json(p),
+        replace: true,
+    }
 }
 
 /// A call's activity message id: its own id space beside the text messages'.

@@ -107,6 +107,32 @@ pub enum UiChunk {
         /// Always true.
         dynamic: bool,
     },
+    /// A call waits for a person's approval (toolview's permission request about it).
+    #[serde(rename_all = "camelCase")]
+    ToolApprovalRequest {
+        /// The permission request.
+        approval_id: String,
+        /// The call.
+        tool_call_id: String,
+    },
+    /// How the approval was decided (by anyone, through any surface).
+    #[serde(rename_all = "camelCase")]
+    ToolApprovalResponse {
+        /// The permission request.
+        approval_id: String,
+        /// Whether an allow-kind option applies.
+        approved: bool,
+        /// Who decided, and their reason.
+        reason: String,
+    },
+    /// A permission request: its prompt, options, state and resolution (the part's id is the
+    /// request's: a later one replaces it).
+    DataToolviewPermission {
+        /// The request.
+        id: String,
+        /// The request as `docs/approvals.md` shows it.
+        data: Value,
+    },
     /// A call's VIEW card (the part's id is the call's: a later one replaces it).
     DataToolviewCard {
         /// The call.

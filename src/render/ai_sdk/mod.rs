@@ -20,7 +20,9 @@ use serde_json::Value;
 use super::Context;
 use super::cap::{LiveChunk, cap_blocks, capped_chunk, capped_text, live_chunk};
 use super::card::{Capabilities, prepared_call};
-use super::fold::{CallState, Change, Finished, MessageChange, MessageState, Turn};
+use super::fold::{
+    CallState, Change, Finished, MessageChange, MessageState, PermissionState, Turn,
+};
 use super::text_form::flatten;
 use super::view;
 use crate::domain::{MessageRole, ToolCallView};
@@ -30,6 +32,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         Change::Session => Vec::new(),
         Change::Turn(turn) => vec![step(turn)],
         Change::Message(m, change) => message(m, change, caps),
+        Change::Permission(p) => permission(p),
         Change::Started(state) | Change::Snapshot(state) => {
             let mut chunks = input(state, ctx, caps);
             chunks.push(card(state, change, ctx, caps));
@@ -73,6 +76,39 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
             chunks
         }
     }
+}
+
+/// A permission request: on its call's tool part while the call runs (`tool-approval-request`,
+/// then `tool-approval-response` naming who decided), and always as a
+/// `data-toolview-permission` part with the prompt, the options and the decision.
+fn permission(p: &PermissionState) -> Vec<UiChunk> {
+    let approval_id = p.request.request_id.to_string();
+    let mut chunks = Vec::new();
+    if let Some(call) = p.request.call_id.as_ref().filter(|_| p.call_running) {
+        chunks.push(match &p.resolution {
+            None => UiChunk::ToolApprovalRequest {
+                approval_id: approval_id.clone(),
+                tool_call_id: call.to_string(),
+            },
+            Some(res) => {
+                let by = res.resolved_by.describe();
+                UiChunk::ToolApprovalResponse {
+                    approval_id: approval_id.clone(),
+                    approved: super::permission::allowed(&p.request, Some(res)),
+                    reason: if res.reason.is_empty() {
+                        by
+                    } else {
+                        format!("{by}: {}", res.reason)
+                    },
+                }
+            }
+        });
+    }
+    chunks.push(UiChunk::DataToolviewPermission {
+        id: approval_id,
+        data: super::permission::json(p),
+    });
+    chunks
 }
 
 /// The tool's name as the SDK shows it (an orphan's is `unknown`).

@@ -17,6 +17,15 @@ from importlib import metadata as _metadata
 
 from ._events import Usage, text_block
 from ._outbox import PublishOptions
+from ._permissions import (
+    DEFAULT_OPTIONS,
+    Decision,
+    Option,
+    allow_always,
+    allow_once,
+    reject_always,
+    reject_once,
+)
 from ._resume import Item
 from .client import Call, Client, Message, Session, Subscription, Turn
 from .errors import ToolviewError
@@ -24,12 +33,15 @@ from .v1.rendering_pb2 import Capabilities, Cursor, RenderedUpdate
 from .v1.session_service_pb2 import Reset
 
 __all__ = [
+    "DEFAULT_OPTIONS",
     "Call",
     "Capabilities",
     "Client",
     "Cursor",
+    "Decision",
     "Item",
     "Message",
+    "Option",
     "PublishOptions",
     "RenderedUpdate",
     "Reset",
@@ -38,6 +50,10 @@ __all__ = [
     "ToolviewError",
     "Turn",
     "Usage",
+    "allow_always",
+    "allow_once",
+    "reject_always",
+    "reject_once",
     "text_block",
 ]
 #: The installed package's version (pyproject.toml is the one place it is written).

@@ -13,14 +13,17 @@ import grpc
 import grpc.aio
 from google.protobuf.message import Message as ProtoMessage
 
-from . import _connect, _events, _requests
+from . import _connect, _events, _permissions, _requests
 from ._events import Arguments, Meta, Result, Usage
 from ._outbox import Backoff, Outbox, PublishOptions
+from ._permissions import DEFAULT_OPTIONS, Decision, Option
 from ._publisher import OnError, raise_failures, settle
 from ._resume import Item, Resume, Start, target_of
 from .errors import ClientClosed, NotFound, PublisherClosed, Undelivered, from_rpc_error
 from .v1 import (
     events_pb2,
+    permission_service_pb2,
+    permission_service_pb2_grpc,
     presentation_service_pb2,
     presentation_service_pb2_grpc,
     rendering_pb2,
@@ -159,12 +162,36 @@ class AsyncPublisher:
 class AsyncCall:
     """A started tool call (see ``toolview.Call``)."""
 
-    def __init__(self, publisher: AsyncPublisher, events: _events.CallEvents) -> None:
+    def __init__(
+        self, publisher: AsyncPublisher, events: _events.CallEvents, session: "AsyncSession"
+    ) -> None:
         self._publisher, self._events, self.finished = publisher, events, False
+        self._session = session
 
     @property
     def call_id(self) -> str:
         return self._events.call_id
+
+    async def request_permission(
+        self,
+        title: str,
+        options: Sequence[Option] = DEFAULT_OPTIONS,
+        *,
+        description: str = "",
+        timeout: Optional[float] = None,
+        expiry_option: Optional[str] = None,
+        request_id: Optional[str] = None,
+    ) -> Decision:
+        """Asks whether this call may go on (see ``toolview.Session.request_permission``)."""
+        return await self._session.request_permission(
+            title,
+            options,
+            call_id=self.call_id,
+            description=description,
+            timeout=timeout,
+            expiry_option=expiry_option,
+            request_id=request_id,
+        )
 
     async def output(self, data: str) -> None:
         await self._publisher.put(self._events.output(data))
@@ -236,8 +263,9 @@ class AsyncTurn:
 class AsyncSession:
     """One session's publishing side (see ``toolview.Session``)."""
 
-    def __init__(self, publisher: AsyncPublisher, session_id: str, ledger: _events.Ledger) -> None:
-        self._publisher, self.session_id, self._ledger = publisher, session_id, ledger
+    def __init__(self, client: "AsyncClient", session_id: str, ledger: _events.Ledger) -> None:
+        self._client, self._publisher = client, client.publisher
+        self.session_id, self._ledger = session_id, ledger
 
     async def start(self, cwd: str = "") -> None:
         await self._publisher.put(_events.session_started(self.session_id, cwd))
@@ -253,7 +281,7 @@ class AsyncSession:
         events = _events.CallEvents(self.session_id, call_id)
         self._ledger.start(self.session_id, events.call_id)
         await self._publisher.put(events.started(tool, args, view))
-        return AsyncCall(self._publisher, events)
+        return AsyncCall(self._publisher, events, self)
 
     async def start_message(
         self, role: Union[str, int], text: str = "", *, message_id: Optional[str] = None
@@ -275,6 +303,30 @@ class AsyncSession:
     async def publish(self, event: events_pb2.ToolEvent) -> None:
         event.session_id = self.session_id
         await self._publisher.put(event)
+
+    async def request_permission(
+        self,
+        title: str,
+        options: Sequence[Option] = DEFAULT_OPTIONS,
+        *,
+        call_id: Optional[str] = None,
+        description: str = "",
+        timeout: Optional[float] = None,
+        expiry_option: Optional[str] = None,
+        request_id: Optional[str] = None,
+    ) -> Decision:
+        """Asks a person to decide (see ``toolview.Session.request_permission``)."""
+        request = _permissions.Request(
+            self.session_id,
+            title,
+            options,
+            call_id=call_id,
+            description=description,
+            timeout=timeout,
+            expiry_option=expiry_option,
+            request_id=request_id,
+        )
+        return await self._client._ask(request)
 
 
 class AsyncSubscription:
@@ -357,12 +409,13 @@ class AsyncClient:
         # The generated gRPC stubs are untyped; the calls' responses are checked (`_unary`).
         self._sessions = session_service_pb2_grpc.SessionServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self._presentation = presentation_service_pb2_grpc.PresentationServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        self._permissions = permission_service_pb2_grpc.PermissionServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self.publisher = AsyncPublisher(self._sessions.Publish, self._metadata, publish, on_error)
         self._ledger = _events.Ledger()
         self._closed = False
 
     def session(self, session_id: str) -> AsyncSession:
-        return AsyncSession(self.publisher, session_id, self._ledger)
+        return AsyncSession(self, session_id, self._ledger)
 
     def _open(self) -> None:
         if self._closed:
@@ -405,6 +458,62 @@ class AsyncClient:
                 head = None
             resume.pin_live_start(head)
         return AsyncSubscription(self, resume, reconnect)
+
+    async def _ask(self, request: _permissions.Request) -> Decision:
+        """Publishes a request, then waits for its decision (see ``toolview.Client._ask``)."""
+        self._open()
+        await self.publisher.put(request.event)
+        await self.publisher.flush(None)
+        ask = permission_service_pb2.AwaitPermissionRequest(
+            session_id=request.event.session_id, request_id=request.request_id
+        )
+        give_up = time.monotonic() + request.give_up_after()
+        attempt = 0
+        while True:
+            left = give_up - time.monotonic()
+            try:
+                answer = await self._permissions.AwaitPermission(
+                    ask, metadata=self._metadata(), timeout=max(0.1, min(_permissions.AWAIT_ATTEMPT, left))
+                )
+                response = _requests.checked(answer, permission_service_pb2.AwaitPermissionResponse)
+                return request.decision(response.resolution)
+            except grpc.RpcError as e:
+                if e.code() not in _permissions.RETRY or left <= 0:
+                    raise from_rpc_error(e) from None
+            attempt += 1
+            await asyncio.sleep(_permissions.pause(attempt))
+
+    async def respond_permission(
+        self, session_id: str, request_id: str, option_id: str, *, reason: str = "", via: str = ""
+    ) -> Tuple[bool, Decision]:
+        """Answers a request (see ``toolview.Client.respond_permission``)."""
+        self._open()
+        request = permission_service_pb2.RespondPermissionRequest(
+            session_id=session_id, request_id=request_id, option_id=option_id, reason=reason, via=via
+        )
+        response = await _unary(
+            self._permissions.RespondPermission,
+            request,
+            self._metadata(),
+            permission_service_pb2.RespondPermissionResponse,
+        )
+        return response.won, _permissions.answered(response.resolution)
+
+    async def withdraw_permission(
+        self, session_id: str, request_id: str, *, reason: str = ""
+    ) -> Tuple[bool, Decision]:
+        """Withdraws a pending request (see ``toolview.Client.withdraw_permission``)."""
+        self._open()
+        request = permission_service_pb2.WithdrawPermissionRequest(
+            session_id=session_id, request_id=request_id, reason=reason
+        )
+        response = await _unary(
+            self._permissions.WithdrawPermission,
+            request,
+            self._metadata(),
+            permission_service_pb2.WithdrawPermissionResponse,
+        )
+        return response.won, _permissions.answered(response.resolution)
 
     async def get_session(self, session_id: str) -> session_service_pb2.GetSessionResponse:
         self._open()

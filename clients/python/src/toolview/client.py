@@ -21,14 +21,17 @@ from typing import (
 import grpc
 from google.protobuf.message import Message as ProtoMessage
 
-from . import _connect, _events, _requests
+from . import _connect, _events, _permissions, _requests
 from ._events import Arguments, Meta, Result, Usage
 from ._outbox import Backoff, PublishOptions
+from ._permissions import DEFAULT_OPTIONS, Decision, Option
 from ._publisher import OnError, Publisher
 from ._resume import Item, Resume, Start, target_of
 from .errors import ClientClosed, NotFound, from_rpc_error
 from .v1 import (
     events_pb2,
+    permission_service_pb2,
+    permission_service_pb2_grpc,
     presentation_service_pb2,
     presentation_service_pb2_grpc,
     rendering_pb2,
@@ -62,12 +65,35 @@ class Call:
     """A started tool call: its live output, then its end. As a context manager it ends the
     call as failed, with the exception's text, if the block raises before ``finish``."""
 
-    def __init__(self, publisher: Publisher, events: _events.CallEvents) -> None:
+    def __init__(self, publisher: Publisher, events: _events.CallEvents, session: "Session") -> None:
         self._publisher, self._events, self.finished = publisher, events, False
+        self._session = session
 
     @property
     def call_id(self) -> str:
         return self._events.call_id
+
+    def request_permission(
+        self,
+        title: str,
+        options: Sequence[Option] = DEFAULT_OPTIONS,
+        *,
+        description: str = "",
+        timeout: Optional[float] = None,
+        expiry_option: Optional[str] = None,
+        request_id: Optional[str] = None,
+    ) -> Decision:
+        """Asks whether this call may go on and blocks until it is decided (see
+        ``Session.request_permission``)."""
+        return self._session.request_permission(
+            title,
+            options,
+            call_id=self.call_id,
+            description=description,
+            timeout=timeout,
+            expiry_option=expiry_option,
+            request_id=request_id,
+        )
 
     def output(self, data: str) -> None:
         """A chunk of live output."""
@@ -142,8 +168,9 @@ class Session:
     """One session's publishing side. Ids left out are drawn at random; every event id is
     derived from its subject, so a retry is a duplicate (see ``_ids``)."""
 
-    def __init__(self, publisher: Publisher, session_id: str, ledger: _events.Ledger) -> None:
-        self._publisher, self.session_id, self._ledger = publisher, session_id, ledger
+    def __init__(self, client: "Client", session_id: str, ledger: _events.Ledger) -> None:
+        self._client, self._publisher = client, client.publisher
+        self.session_id, self._ledger = session_id, ledger
 
     def start(self, cwd: str = "") -> None:
         """The session began, in ``cwd`` (absolute): paths under it are shown relative."""
@@ -162,7 +189,7 @@ class Session:
         events = _events.CallEvents(self.session_id, call_id)
         self._ledger.start(self.session_id, events.call_id)
         self._publisher.put(events.started(tool, args, view))
-        return Call(self._publisher, events)
+        return Call(self._publisher, events, self)
 
     def start_message(
         self, role: Union[str, int], text: str = "", *, message_id: Optional[str] = None
@@ -188,6 +215,33 @@ class Session:
         """A raw event (its ``session_id`` is set to this session's)."""
         event.session_id = self.session_id
         self._publisher.put(event)
+
+    def request_permission(
+        self,
+        title: str,
+        options: Sequence[Option] = DEFAULT_OPTIONS,
+        *,
+        call_id: Optional[str] = None,
+        description: str = "",
+        timeout: Optional[float] = None,
+        expiry_option: Optional[str] = None,
+        request_id: Optional[str] = None,
+    ) -> Decision:
+        """Asks a person to decide (about ``call_id``, or a question of its own): every UI
+        watching the session shows the prompt, the first authorized answer wins. Blocks until
+        it is decided; nobody answering within ``timeout`` seconds (the server's default when
+        ``None``) is ``expiry_option`` (the first reject option by default)."""
+        request = _permissions.Request(
+            self.session_id,
+            title,
+            options,
+            call_id=call_id,
+            description=description,
+            timeout=timeout,
+            expiry_option=expiry_option,
+            request_id=request_id,
+        )
+        return self._client._ask(request)
 
 
 class Subscription:
@@ -283,13 +337,14 @@ class Client:
         # The generated gRPC stubs are untyped; the calls' responses are checked (`_unary`).
         self._sessions = session_service_pb2_grpc.SessionServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self._presentation = presentation_service_pb2_grpc.PresentationServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        self._permissions = permission_service_pb2_grpc.PermissionServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self.publisher = Publisher(self._sessions.Publish, self._metadata, publish, on_error)
         self._ledger = _events.Ledger()
         self._closed = False
 
     def session(self, session_id: str) -> Session:
         """The publishing side of a session."""
-        return Session(self.publisher, session_id, self._ledger)
+        return Session(self, session_id, self._ledger)
 
     def _open(self) -> None:
         if self._closed:
@@ -338,6 +393,65 @@ class Client:
         if start == "live":
             resume.pin_live_start(self._head(session_id))
         return Subscription(self, resume, reconnect)
+
+    def _ask(self, request: _permissions.Request) -> Decision:
+        """Publishes a request, then waits for its decision, asking again after a failure a
+        retry can fix until the request's expiry (and a grace) has passed."""
+        self._open()
+        self.publisher.put(request.event)
+        self.publisher.flush(None)
+        ask = permission_service_pb2.AwaitPermissionRequest(
+            session_id=request.event.session_id, request_id=request.request_id
+        )
+        give_up = time.monotonic() + request.give_up_after()
+        attempt = 0
+        while True:
+            left = give_up - time.monotonic()
+            try:
+                answer = self._permissions.AwaitPermission(
+                    ask, metadata=self._metadata(), timeout=max(0.1, min(_permissions.AWAIT_ATTEMPT, left))
+                )
+                response = _requests.checked(answer, permission_service_pb2.AwaitPermissionResponse)
+                return request.decision(response.resolution)
+            except grpc.RpcError as e:
+                if e.code() not in _permissions.RETRY or left <= 0:
+                    raise from_rpc_error(e) from None
+            attempt += 1
+            time.sleep(_permissions.pause(attempt))
+
+    def respond_permission(
+        self, session_id: str, request_id: str, option_id: str, *, reason: str = "", via: str = ""
+    ) -> Tuple[bool, Decision]:
+        """Answers a request (the ``approve`` right): whether this answer decided it, and the
+        decision (this one, or the one that came first)."""
+        self._open()
+        request = permission_service_pb2.RespondPermissionRequest(
+            session_id=session_id, request_id=request_id, option_id=option_id, reason=reason, via=via
+        )
+        response = _unary(
+            self._permissions.RespondPermission,
+            request,
+            self._metadata(),
+            permission_service_pb2.RespondPermissionResponse,
+        )
+        return response.won, _permissions.answered(response.resolution)
+
+    def withdraw_permission(
+        self, session_id: str, request_id: str, *, reason: str = ""
+    ) -> Tuple[bool, Decision]:
+        """Withdraws a pending request (the harness stopped waiting): whether the withdrawal
+        decided it, and the decision."""
+        self._open()
+        request = permission_service_pb2.WithdrawPermissionRequest(
+            session_id=session_id, request_id=request_id, reason=reason
+        )
+        response = _unary(
+            self._permissions.WithdrawPermission,
+            request,
+            self._metadata(),
+            permission_service_pb2.WithdrawPermissionResponse,
+        )
+        return response.won, _permissions.answered(response.resolution)
 
     def _head(self, session_id: str) -> Optional[rendering_pb2.Cursor]:
         try:

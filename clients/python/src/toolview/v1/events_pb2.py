@@ -25,37 +25,51 @@ _sym_db = _symbol_database.Default()
 from toolview.v1 import views_pb2 as toolview_dot_v1_dot_views__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18toolview/v1/events.proto\x12\x0btoolview.v1\x1a\x17toolview/v1/views.proto\"\xa0\x04\n\tToolEvent\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x02 \x01(\t\x12\x36\n\x0fsession_started\x18\x03 \x01(\x0b\x32\x1b.toolview.v1.SessionStartedH\x00\x12\x34\n\x0c\x63\x61ll_started\x18\x04 \x01(\x0b\x32\x1c.toolview.v1.ToolCallStartedH\x00\x12\x32\n\x0b\x63\x61ll_output\x18\x05 \x01(\x0b\x32\x1b.toolview.v1.ToolCallOutputH\x00\x12\x36\n\rcall_finished\x18\x06 \x01(\x0b\x32\x1d.toolview.v1.ToolCallFinishedH\x00\x12\x30\n\x0cturn_started\x18\x07 \x01(\x0b\x32\x18.toolview.v1.TurnStartedH\x00\x12\x32\n\rturn_finished\x18\x08 \x01(\x0b\x32\x19.toolview.v1.TurnFinishedH\x00\x12\x36\n\x0fmessage_started\x18\t \x01(\x0b\x32\x1b.toolview.v1.MessageStartedH\x00\x12\x32\n\rmessage_delta\x18\n \x01(\x0b\x32\x19.toolview.v1.MessageDeltaH\x00\x12\x38\n\x10message_finished\x18\x0b \x01(\x0b\x32\x1c.toolview.v1.MessageFinishedH\x00\x42\x07\n\x05\x65vent\"\x1d\n\x0eSessionStarted\x12\x0b\n\x03\x63wd\x18\x01 \x01(\t\"\x84\x01\n\x0fToolCallStarted\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x16\n\x0e\x61rguments_json\x18\x03 \x01(\t\x12,\n\x04view\x18\x04 \x01(\x0b\x32\x19.toolview.v1.ToolCallViewH\x00\x88\x01\x01\x42\x07\n\x05_view\"/\n\x0eToolCallOutput\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\t\"\xad\x01\n\x10ToolCallFinished\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12*\n\x07\x63ontent\x18\x02 \x03(\x0b\x32\x19.toolview.v1.ContentBlock\x12\x10\n\x08is_error\x18\x03 \x01(\x08\x12\x11\n\tmeta_json\x18\x04 \x01(\t\x12.\n\x04view\x18\x05 \x01(\x0b\x32\x1b.toolview.v1.ToolResultViewH\x00\x88\x01\x01\x42\x07\n\x05_view\"\x1e\n\x0bTurnStarted\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\"\xa0\x01\n\nTokenUsage\x12\x14\n\x0cinput_tokens\x18\x01 \x01(\x04\x12\x15\n\routput_tokens\x18\x02 \x01(\x04\x12\x1b\n\x13\x63\x61\x63hed_input_tokens\x18\x03 \x01(\x04\x12\x18\n\x10reasoning_tokens\x18\x04 \x01(\x04\x12\x16\n\x0e\x63ontext_tokens\x18\x05 \x01(\x04\x12\x16\n\x0e\x63ontext_window\x18\x06 \x01(\x04\"\x84\x01\n\x0cTurnFinished\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12,\n\x0bstop_reason\x18\x02 \x01(\x0e\x32\x17.toolview.v1.StopReason\x12+\n\x05usage\x18\x03 \x01(\x0b\x32\x17.toolview.v1.TokenUsageH\x00\x88\x01\x01\x42\x08\n\x06_usage\"Z\n\x0eMessageStarted\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12&\n\x04role\x18\x02 \x01(\x0e\x32\x18.toolview.v1.MessageRole\x12\x0c\n\x04text\x18\x03 \x01(\t\"0\n\x0cMessageDelta\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"%\n\x0fMessageFinished\x12\x12\n\nmessage_id\x18\x01 \x01(\t*\xb6\x01\n\nStopReason\x12\x1b\n\x17STOP_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14STOP_REASON_END_TURN\x10\x01\x12\x1a\n\x16STOP_REASON_MAX_TOKENS\x10\x02\x12!\n\x1dSTOP_REASON_MAX_TURN_REQUESTS\x10\x03\x12\x17\n\x13STOP_REASON_REFUSAL\x10\x04\x12\x19\n\x15STOP_REASON_CANCELLED\x10\x05*z\n\x0bMessageRole\x12\x1c\n\x18MESSAGE_ROLE_UNSPECIFIED\x10\x00\x12\x15\n\x11MESSAGE_ROLE_USER\x10\x01\x12\x1a\n\x16MESSAGE_ROLE_ASSISTANT\x10\x02\x12\x1a\n\x16MESSAGE_ROLE_REASONING\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18toolview/v1/events.proto\x12\x0btoolview.v1\x1a\x17toolview/v1/views.proto\"\xa2\x05\n\tToolEvent\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x02 \x01(\t\x12\x36\n\x0fsession_started\x18\x03 \x01(\x0b\x32\x1b.toolview.v1.SessionStartedH\x00\x12\x34\n\x0c\x63\x61ll_started\x18\x04 \x01(\x0b\x32\x1c.toolview.v1.ToolCallStartedH\x00\x12\x32\n\x0b\x63\x61ll_output\x18\x05 \x01(\x0b\x32\x1b.toolview.v1.ToolCallOutputH\x00\x12\x36\n\rcall_finished\x18\x06 \x01(\x0b\x32\x1d.toolview.v1.ToolCallFinishedH\x00\x12\x30\n\x0cturn_started\x18\x07 \x01(\x0b\x32\x18.toolview.v1.TurnStartedH\x00\x12\x32\n\rturn_finished\x18\x08 \x01(\x0b\x32\x19.toolview.v1.TurnFinishedH\x00\x12\x36\n\x0fmessage_started\x18\t \x01(\x0b\x32\x1b.toolview.v1.MessageStartedH\x00\x12\x32\n\rmessage_delta\x18\n \x01(\x0b\x32\x19.toolview.v1.MessageDeltaH\x00\x12\x38\n\x10message_finished\x18\x0b \x01(\x0b\x32\x1c.toolview.v1.MessageFinishedH\x00\x12@\n\x14permission_requested\x18\x0c \x01(\x0b\x32 .toolview.v1.PermissionRequestedH\x00\x12>\n\x13permission_resolved\x18\r \x01(\x0b\x32\x1f.toolview.v1.PermissionResolvedH\x00\x42\x07\n\x05\x65vent\"\x1d\n\x0eSessionStarted\x12\x0b\n\x03\x63wd\x18\x01 \x01(\t\"\x84\x01\n\x0fToolCallStarted\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x16\n\x0e\x61rguments_json\x18\x03 \x01(\t\x12,\n\x04view\x18\x04 \x01(\x0b\x32\x19.toolview.v1.ToolCallViewH\x00\x88\x01\x01\x42\x07\n\x05_view\"/\n\x0eToolCallOutput\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\t\"\xad\x01\n\x10ToolCallFinished\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12*\n\x07\x63ontent\x18\x02 \x03(\x0b\x32\x19.toolview.v1.ContentBlock\x12\x10\n\x08is_error\x18\x03 \x01(\x08\x12\x11\n\tmeta_json\x18\x04 \x01(\t\x12.\n\x04view\x18\x05 \x01(\x0b\x32\x1b.toolview.v1.ToolResultViewH\x00\x88\x01\x01\x42\x07\n\x05_view\"\x1e\n\x0bTurnStarted\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\"\xa0\x01\n\nTokenUsage\x12\x14\n\x0cinput_tokens\x18\x01 \x01(\x04\x12\x15\n\routput_tokens\x18\x02 \x01(\x04\x12\x1b\n\x13\x63\x61\x63hed_input_tokens\x18\x03 \x01(\x04\x12\x18\n\x10reasoning_tokens\x18\x04 \x01(\x04\x12\x16\n\x0e\x63ontext_tokens\x18\x05 \x01(\x04\x12\x16\n\x0e\x63ontext_window\x18\x06 \x01(\x04\"\x84\x01\n\x0cTurnFinished\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12,\n\x0bstop_reason\x18\x02 \x01(\x0e\x32\x17.toolview.v1.StopReason\x12+\n\x05usage\x18\x03 \x01(\x0b\x32\x17.toolview.v1.TokenUsageH\x00\x88\x01\x01\x42\x08\n\x06_usage\"Z\n\x0eMessageStarted\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12&\n\x04role\x18\x02 \x01(\x0e\x32\x18.toolview.v1.MessageRole\x12\x0c\n\x04text\x18\x03 \x01(\t\"0\n\x0cMessageDelta\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"%\n\x0fMessageFinished\x12\x12\n\nmessage_id\x18\x01 \x01(\t\"d\n\x10PermissionOption\x12\x11\n\toption_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12/\n\x04kind\x18\x03 \x01(\x0e\x32!.toolview.v1.PermissionOptionKind\"\xd8\x01\n\x13PermissionRequested\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0f\n\x07\x63\x61ll_id\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12.\n\x07options\x18\x05 \x03(\x0b\x32\x1d.toolview.v1.PermissionOption\x12\x18\n\x10\x65xpiry_option_id\x18\x06 \x01(\t\x12\x12\n\ntimeout_ms\x18\x07 \x01(\x04\x12\x1a\n\x12\x65xpires_at_unix_ms\x18\x08 \x01(\x04\")\n\tResponder\x12\x0f\n\x07subject\x18\x01 \x01(\t\x12\x0b\n\x03via\x18\x02 \x01(\t\"&\n\x11PermissionExpired\x12\x11\n\toption_id\x18\x01 \x01(\t\"\x15\n\x13PermissionWithdrawn\"\x95\x02\n\x12PermissionResolved\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x1c\n\x12selected_option_id\x18\x02 \x01(\tH\x00\x12\x31\n\x07\x65xpired\x18\x03 \x01(\x0b\x32\x1e.toolview.v1.PermissionExpiredH\x00\x12\x35\n\twithdrawn\x18\x04 \x01(\x0b\x32 .toolview.v1.PermissionWithdrawnH\x00\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12+\n\x0bresolved_by\x18\x06 \x01(\x0b\x32\x16.toolview.v1.Responder\x12\x1b\n\x13resolved_at_unix_ms\x18\x07 \x01(\x04\x42\t\n\x07outcome*\xb6\x01\n\nStopReason\x12\x1b\n\x17STOP_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14STOP_REASON_END_TURN\x10\x01\x12\x1a\n\x16STOP_REASON_MAX_TOKENS\x10\x02\x12!\n\x1dSTOP_REASON_MAX_TURN_REQUESTS\x10\x03\x12\x17\n\x13STOP_REASON_REFUSAL\x10\x04\x12\x19\n\x15STOP_REASON_CANCELLED\x10\x05*z\n\x0bMessageRole\x12\x1c\n\x18MESSAGE_ROLE_UNSPECIFIED\x10\x00\x12\x15\n\x11MESSAGE_ROLE_USER\x10\x01\x12\x1a\n\x16MESSAGE_ROLE_ASSISTANT\x10\x02\x12\x1a\n\x16MESSAGE_ROLE_REASONING\x10\x03*\xe0\x01\n\x14PermissionOptionKind\x12&\n\"PERMISSION_OPTION_KIND_UNSPECIFIED\x10\x00\x12%\n!PERMISSION_OPTION_KIND_ALLOW_ONCE\x10\x01\x12\'\n#PERMISSION_OPTION_KIND_ALLOW_ALWAYS\x10\x02\x12&\n\"PERMISSION_OPTION_KIND_REJECT_ONCE\x10\x03\x12(\n$PERMISSION_OPTION_KIND_REJECT_ALWAYS\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toolview.v1.events_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_STOPREASON']._serialized_start=1516
-  _globals['_STOPREASON']._serialized_end=1698
-  _globals['_MESSAGEROLE']._serialized_start=1700
-  _globals['_MESSAGEROLE']._serialized_end=1822
+  _globals['_STOPREASON']._serialized_start=2353
+  _globals['_STOPREASON']._serialized_end=2535
+  _globals['_MESSAGEROLE']._serialized_start=2537
+  _globals['_MESSAGEROLE']._serialized_end=2659
+  _globals['_PERMISSIONOPTIONKIND']._serialized_start=2662
+  _globals['_PERMISSIONOPTIONKIND']._serialized_end=2886
   _globals['_TOOLEVENT']._serialized_start=67
-  _globals['_TOOLEVENT']._serialized_end=611
-  _globals['_SESSIONSTARTED']._serialized_start=613
-  _globals['_SESSIONSTARTED']._serialized_end=642
-  _globals['_TOOLCALLSTARTED']._serialized_start=645
-  _globals['_TOOLCALLSTARTED']._serialized_end=777
-  _globals['_TOOLCALLOUTPUT']._serialized_start=779
-  _globals['_TOOLCALLOUTPUT']._serialized_end=826
-  _globals['_TOOLCALLFINISHED']._serialized_start=829
-  _globals['_TOOLCALLFINISHED']._serialized_end=1002
-  _globals['_TURNSTARTED']._serialized_start=1004
-  _globals['_TURNSTARTED']._serialized_end=1034
-  _globals['_TOKENUSAGE']._serialized_start=1037
-  _globals['_TOKENUSAGE']._serialized_end=1197
-  _globals['_TURNFINISHED']._serialized_start=1200
-  _globals['_TURNFINISHED']._serialized_end=1332
-  _globals['_MESSAGESTARTED']._serialized_start=1334
-  _globals['_MESSAGESTARTED']._serialized_end=1424
-  _globals['_MESSAGEDELTA']._serialized_start=1426
-  _globals['_MESSAGEDELTA']._serialized_end=1474
-  _globals['_MESSAGEFINISHED']._serialized_start=1476
-  _globals['_MESSAGEFINISHED']._serialized_end=1513
+  _globals['_TOOLEVENT']._serialized_end=741
+  _globals['_SESSIONSTARTED']._serialized_start=743
+  _globals['_SESSIONSTARTED']._serialized_end=772
+  _globals['_TOOLCALLSTARTED']._serialized_start=775
+  _globals['_TOOLCALLSTARTED']._serialized_end=907
+  _globals['_TOOLCALLOUTPUT']._serialized_start=909
+  _globals['_TOOLCALLOUTPUT']._serialized_end=956
+  _globals['_TOOLCALLFINISHED']._serialized_start=959
+  _globals['_TOOLCALLFINISHED']._serialized_end=1132
+  _globals['_TURNSTARTED']._serialized_start=1134
+  _globals['_TURNSTARTED']._serialized_end=1164
+  _globals['_TOKENUSAGE']._serialized_start=1167
+  _globals['_TOKENUSAGE']._serialized_end=1327
+  _globals['_TURNFINISHED']._serialized_start=1330
+  _globals['_TURNFINISHED']._serialized_end=1462
+  _globals['_MESSAGESTARTED']._serialized_start=1464
+  _globals['_MESSAGESTARTED']._serialized_end=1554
+  _globals['_MESSAGEDELTA']._serialized_start=1556
+  _globals['_MESSAGEDELTA']._serialized_end=1604
+  _globals['_MESSAGEFINISHED']._serialized_start=1606
+  _globals['_MESSAGEFINISHED']._serialized_end=1643
+  _globals['_PERMISSIONOPTION']._serialized_start=1645
+  _globals['_PERMISSIONOPTION']._serialized_end=1745
+  _globals['_PERMISSIONREQUESTED']._serialized_start=1748
+  _globals['_PERMISSIONREQUESTED']._serialized_end=1964
+  _globals['_RESPONDER']._serialized_start=1966
+  _globals['_RESPONDER']._serialized_end=2007
+  _globals['_PERMISSIONEXPIRED']._serialized_start=2009
+  _globals['_PERMISSIONEXPIRED']._serialized_end=2047
+  _globals['_PERMISSIONWITHDRAWN']._serialized_start=2049
+  _globals['_PERMISSIONWITHDRAWN']._serialized_end=2070
+  _globals['_PERMISSIONRESOLVED']._serialized_start=2073
+  _globals['_PERMISSIONRESOLVED']._serialized_end=2350
 # @@protoc_insertion_point(module_scope)

@@ -23,6 +23,14 @@ class MessageRole(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MESSAGE_ROLE_USER: _ClassVar[MessageRole]
     MESSAGE_ROLE_ASSISTANT: _ClassVar[MessageRole]
     MESSAGE_ROLE_REASONING: _ClassVar[MessageRole]
+
+class PermissionOptionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PERMISSION_OPTION_KIND_UNSPECIFIED: _ClassVar[PermissionOptionKind]
+    PERMISSION_OPTION_KIND_ALLOW_ONCE: _ClassVar[PermissionOptionKind]
+    PERMISSION_OPTION_KIND_ALLOW_ALWAYS: _ClassVar[PermissionOptionKind]
+    PERMISSION_OPTION_KIND_REJECT_ONCE: _ClassVar[PermissionOptionKind]
+    PERMISSION_OPTION_KIND_REJECT_ALWAYS: _ClassVar[PermissionOptionKind]
 STOP_REASON_UNSPECIFIED: StopReason
 STOP_REASON_END_TURN: StopReason
 STOP_REASON_MAX_TOKENS: StopReason
@@ -33,9 +41,14 @@ MESSAGE_ROLE_UNSPECIFIED: MessageRole
 MESSAGE_ROLE_USER: MessageRole
 MESSAGE_ROLE_ASSISTANT: MessageRole
 MESSAGE_ROLE_REASONING: MessageRole
+PERMISSION_OPTION_KIND_UNSPECIFIED: PermissionOptionKind
+PERMISSION_OPTION_KIND_ALLOW_ONCE: PermissionOptionKind
+PERMISSION_OPTION_KIND_ALLOW_ALWAYS: PermissionOptionKind
+PERMISSION_OPTION_KIND_REJECT_ONCE: PermissionOptionKind
+PERMISSION_OPTION_KIND_REJECT_ALWAYS: PermissionOptionKind
 
 class ToolEvent(_message.Message):
-    __slots__ = ("session_id", "event_id", "session_started", "call_started", "call_output", "call_finished", "turn_started", "turn_finished", "message_started", "message_delta", "message_finished")
+    __slots__ = ("session_id", "event_id", "session_started", "call_started", "call_output", "call_finished", "turn_started", "turn_finished", "message_started", "message_delta", "message_finished", "permission_requested", "permission_resolved")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_STARTED_FIELD_NUMBER: _ClassVar[int]
@@ -47,6 +60,8 @@ class ToolEvent(_message.Message):
     MESSAGE_STARTED_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_DELTA_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FINISHED_FIELD_NUMBER: _ClassVar[int]
+    PERMISSION_REQUESTED_FIELD_NUMBER: _ClassVar[int]
+    PERMISSION_RESOLVED_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     event_id: str
     session_started: SessionStarted
@@ -58,7 +73,9 @@ class ToolEvent(_message.Message):
     message_started: MessageStarted
     message_delta: MessageDelta
     message_finished: MessageFinished
-    def __init__(self, session_id: _Optional[str] = ..., event_id: _Optional[str] = ..., session_started: _Optional[_Union[SessionStarted, _Mapping]] = ..., call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., call_output: _Optional[_Union[ToolCallOutput, _Mapping]] = ..., call_finished: _Optional[_Union[ToolCallFinished, _Mapping]] = ..., turn_started: _Optional[_Union[TurnStarted, _Mapping]] = ..., turn_finished: _Optional[_Union[TurnFinished, _Mapping]] = ..., message_started: _Optional[_Union[MessageStarted, _Mapping]] = ..., message_delta: _Optional[_Union[MessageDelta, _Mapping]] = ..., message_finished: _Optional[_Union[MessageFinished, _Mapping]] = ...) -> None: ...
+    permission_requested: PermissionRequested
+    permission_resolved: PermissionResolved
+    def __init__(self, session_id: _Optional[str] = ..., event_id: _Optional[str] = ..., session_started: _Optional[_Union[SessionStarted, _Mapping]] = ..., call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., call_output: _Optional[_Union[ToolCallOutput, _Mapping]] = ..., call_finished: _Optional[_Union[ToolCallFinished, _Mapping]] = ..., turn_started: _Optional[_Union[TurnStarted, _Mapping]] = ..., turn_finished: _Optional[_Union[TurnFinished, _Mapping]] = ..., message_started: _Optional[_Union[MessageStarted, _Mapping]] = ..., message_delta: _Optional[_Union[MessageDelta, _Mapping]] = ..., message_finished: _Optional[_Union[MessageFinished, _Mapping]] = ..., permission_requested: _Optional[_Union[PermissionRequested, _Mapping]] = ..., permission_resolved: _Optional[_Union[PermissionResolved, _Mapping]] = ...) -> None: ...
 
 class SessionStarted(_message.Message):
     __slots__ = ("cwd",)
@@ -155,3 +172,69 @@ class MessageFinished(_message.Message):
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     def __init__(self, message_id: _Optional[str] = ...) -> None: ...
+
+class PermissionOption(_message.Message):
+    __slots__ = ("option_id", "name", "kind")
+    OPTION_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    option_id: str
+    name: str
+    kind: PermissionOptionKind
+    def __init__(self, option_id: _Optional[str] = ..., name: _Optional[str] = ..., kind: _Optional[_Union[PermissionOptionKind, str]] = ...) -> None: ...
+
+class PermissionRequested(_message.Message):
+    __slots__ = ("request_id", "call_id", "title", "description", "options", "expiry_option_id", "timeout_ms", "expires_at_unix_ms")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    EXPIRY_OPTION_ID_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_UNIX_MS_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    call_id: str
+    title: str
+    description: str
+    options: _containers.RepeatedCompositeFieldContainer[PermissionOption]
+    expiry_option_id: str
+    timeout_ms: int
+    expires_at_unix_ms: int
+    def __init__(self, request_id: _Optional[str] = ..., call_id: _Optional[str] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., options: _Optional[_Iterable[_Union[PermissionOption, _Mapping]]] = ..., expiry_option_id: _Optional[str] = ..., timeout_ms: _Optional[int] = ..., expires_at_unix_ms: _Optional[int] = ...) -> None: ...
+
+class Responder(_message.Message):
+    __slots__ = ("subject", "via")
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    VIA_FIELD_NUMBER: _ClassVar[int]
+    subject: str
+    via: str
+    def __init__(self, subject: _Optional[str] = ..., via: _Optional[str] = ...) -> None: ...
+
+class PermissionExpired(_message.Message):
+    __slots__ = ("option_id",)
+    OPTION_ID_FIELD_NUMBER: _ClassVar[int]
+    option_id: str
+    def __init__(self, option_id: _Optional[str] = ...) -> None: ...
+
+class PermissionWithdrawn(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class PermissionResolved(_message.Message):
+    __slots__ = ("request_id", "selected_option_id", "expired", "withdrawn", "reason", "resolved_by", "resolved_at_unix_ms")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    SELECTED_OPTION_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPIRED_FIELD_NUMBER: _ClassVar[int]
+    WITHDRAWN_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    RESOLVED_BY_FIELD_NUMBER: _ClassVar[int]
+    RESOLVED_AT_UNIX_MS_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    selected_option_id: str
+    expired: PermissionExpired
+    withdrawn: PermissionWithdrawn
+    reason: str
+    resolved_by: Responder
+    resolved_at_unix_ms: int
+    def __init__(self, request_id: _Optional[str] = ..., selected_option_id: _Optional[str] = ..., expired: _Optional[_Union[PermissionExpired, _Mapping]] = ..., withdrawn: _Optional[_Union[PermissionWithdrawn, _Mapping]] = ..., reason: _Optional[str] = ..., resolved_by: _Optional[_Union[Responder, _Mapping]] = ..., resolved_at_unix_ms: _Optional[int] = ...) -> None: ...

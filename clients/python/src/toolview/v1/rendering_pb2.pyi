@@ -77,10 +77,11 @@ class Cursor(_message.Message):
     def __init__(self, offset: _Optional[int] = ..., epoch: _Optional[str] = ...) -> None: ...
 
 class RenderedUpdate(_message.Message):
-    __slots__ = ("cursor", "call_id", "message_id", "view", "acp", "ag_ui", "markdown", "ansi", "ai_sdk")
+    __slots__ = ("cursor", "call_id", "message_id", "request_id", "view", "acp", "ag_ui", "markdown", "ansi", "ai_sdk")
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     ACP_FIELD_NUMBER: _ClassVar[int]
     AG_UI_FIELD_NUMBER: _ClassVar[int]
@@ -90,13 +91,14 @@ class RenderedUpdate(_message.Message):
     cursor: Cursor
     call_id: str
     message_id: str
+    request_id: str
     view: ViewUpdate
     acp: JsonMessages
     ag_ui: JsonMessages
     markdown: str
     ansi: str
     ai_sdk: JsonMessages
-    def __init__(self, cursor: _Optional[_Union[Cursor, _Mapping]] = ..., call_id: _Optional[str] = ..., message_id: _Optional[str] = ..., view: _Optional[_Union[ViewUpdate, _Mapping]] = ..., acp: _Optional[_Union[JsonMessages, _Mapping]] = ..., ag_ui: _Optional[_Union[JsonMessages, _Mapping]] = ..., markdown: _Optional[str] = ..., ansi: _Optional[str] = ..., ai_sdk: _Optional[_Union[JsonMessages, _Mapping]] = ...) -> None: ...
+    def __init__(self, cursor: _Optional[_Union[Cursor, _Mapping]] = ..., call_id: _Optional[str] = ..., message_id: _Optional[str] = ..., request_id: _Optional[str] = ..., view: _Optional[_Union[ViewUpdate, _Mapping]] = ..., acp: _Optional[_Union[JsonMessages, _Mapping]] = ..., ag_ui: _Optional[_Union[JsonMessages, _Mapping]] = ..., markdown: _Optional[str] = ..., ansi: _Optional[str] = ..., ai_sdk: _Optional[_Union[JsonMessages, _Mapping]] = ...) -> None: ...
 
 class JsonMessages(_message.Message):
     __slots__ = ("json",)
@@ -105,20 +107,22 @@ class JsonMessages(_message.Message):
     def __init__(self, json: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ViewUpdate(_message.Message):
-    __slots__ = ("card", "session", "output_appended", "message", "message_appended", "turn")
+    __slots__ = ("card", "session", "output_appended", "message", "message_appended", "turn", "permission")
     CARD_FIELD_NUMBER: _ClassVar[int]
     SESSION_FIELD_NUMBER: _ClassVar[int]
     OUTPUT_APPENDED_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_APPENDED_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
+    PERMISSION_FIELD_NUMBER: _ClassVar[int]
     card: CardSnapshot
     session: SessionHeader
     output_appended: OutputAppended
     message: MessageSnapshot
     message_appended: MessageAppended
     turn: TurnUpdate
-    def __init__(self, card: _Optional[_Union[CardSnapshot, _Mapping]] = ..., session: _Optional[_Union[SessionHeader, _Mapping]] = ..., output_appended: _Optional[_Union[OutputAppended, _Mapping]] = ..., message: _Optional[_Union[MessageSnapshot, _Mapping]] = ..., message_appended: _Optional[_Union[MessageAppended, _Mapping]] = ..., turn: _Optional[_Union[TurnUpdate, _Mapping]] = ...) -> None: ...
+    permission: PermissionSnapshot
+    def __init__(self, card: _Optional[_Union[CardSnapshot, _Mapping]] = ..., session: _Optional[_Union[SessionHeader, _Mapping]] = ..., output_appended: _Optional[_Union[OutputAppended, _Mapping]] = ..., message: _Optional[_Union[MessageSnapshot, _Mapping]] = ..., message_appended: _Optional[_Union[MessageAppended, _Mapping]] = ..., turn: _Optional[_Union[TurnUpdate, _Mapping]] = ..., permission: _Optional[_Union[PermissionSnapshot, _Mapping]] = ...) -> None: ...
 
 class OutputAppended(_message.Message):
     __slots__ = ("call_id", "text")
@@ -181,3 +185,11 @@ class TurnUpdate(_message.Message):
     stop_reason: _events_pb2.StopReason
     usage: _events_pb2.TokenUsage
     def __init__(self, turn_id: _Optional[str] = ..., finished: _Optional[bool] = ..., stop_reason: _Optional[_Union[_events_pb2.StopReason, str]] = ..., usage: _Optional[_Union[_events_pb2.TokenUsage, _Mapping]] = ...) -> None: ...
+
+class PermissionSnapshot(_message.Message):
+    __slots__ = ("request", "resolution")
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    request: _events_pb2.PermissionRequested
+    resolution: _events_pb2.PermissionResolved
+    def __init__(self, request: _Optional[_Union[_events_pb2.PermissionRequested, _Mapping]] = ..., resolution: _Optional[_Union[_events_pb2.PermissionResolved, _Mapping]] = ...) -> None: ...

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file toolview/v1/events.proto.
  */
 export const file_toolview_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Chh0b29sdmlldy92MS9ldmVudHMucHJvdG8SC3Rvb2x2aWV3LnYxIqAECglUb29sRXZlbnQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRI2Cg9zZXNzaW9uX3N0YXJ0ZWQYAyABKAsyGy50b29sdmlldy52MS5TZXNzaW9uU3RhcnRlZEgAEjQKDGNhbGxfc3RhcnRlZBgEIAEoCzIcLnRvb2x2aWV3LnYxLlRvb2xDYWxsU3RhcnRlZEgAEjIKC2NhbGxfb3V0cHV0GAUgASgLMhsudG9vbHZpZXcudjEuVG9vbENhbGxPdXRwdXRIABI2Cg1jYWxsX2ZpbmlzaGVkGAYgASgLMh0udG9vbHZpZXcudjEuVG9vbENhbGxGaW5pc2hlZEgAEjAKDHR1cm5fc3RhcnRlZBgHIAEoCzIYLnRvb2x2aWV3LnYxLlR1cm5TdGFydGVkSAASMgoNdHVybl9maW5pc2hlZBgIIAEoCzIZLnRvb2x2aWV3LnYxLlR1cm5GaW5pc2hlZEgAEjYKD21lc3NhZ2Vfc3RhcnRlZBgJIAEoCzIbLnRvb2x2aWV3LnYxLk1lc3NhZ2VTdGFydGVkSAASMgoNbWVzc2FnZV9kZWx0YRgKIAEoCzIZLnRvb2x2aWV3LnYxLk1lc3NhZ2VEZWx0YUgAEjgKEG1lc3NhZ2VfZmluaXNoZWQYCyABKAsyHC50b29sdmlldy52MS5NZXNzYWdlRmluaXNoZWRIAEIHCgVldmVudCIdCg5TZXNzaW9uU3RhcnRlZBILCgNjd2QYASABKAkihAEKD1Rvb2xDYWxsU3RhcnRlZBIPCgdjYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIWCg5hcmd1bWVudHNfanNvbhgDIAEoCRIsCgR2aWV3GAQgASgLMhkudG9vbHZpZXcudjEuVG9vbENhbGxWaWV3SACIAQFCBwoFX3ZpZXciLwoOVG9vbENhbGxPdXRwdXQSDwoHY2FsbF9pZBgBIAEoCRIMCgRkYXRhGAIgASgJIq0BChBUb29sQ2FsbEZpbmlzaGVkEg8KB2NhbGxfaWQYASABKAkSKgoHY29udGVudBgCIAMoCzIZLnRvb2x2aWV3LnYxLkNvbnRlbnRCbG9jaxIQCghpc19lcnJvchgDIAEoCBIRCgltZXRhX2pzb24YBCABKAkSLgoEdmlldxgFIAEoCzIbLnRvb2x2aWV3LnYxLlRvb2xSZXN1bHRWaWV3SACIAQFCBwoFX3ZpZXciHgoLVHVyblN0YXJ0ZWQSDwoHdHVybl9pZBgBIAEoCSKgAQoKVG9rZW5Vc2FnZRIUCgxpbnB1dF90b2tlbnMYASABKAQSFQoNb3V0cHV0X3Rva2VucxgCIAEoBBIbChNjYWNoZWRfaW5wdXRfdG9rZW5zGAMgASgEEhgKEHJlYXNvbmluZ190b2tlbnMYBCABKAQSFgoOY29udGV4dF90b2tlbnMYBSABKAQSFgoOY29udGV4dF93aW5kb3cYBiABKAQihAEKDFR1cm5GaW5pc2hlZBIPCgd0dXJuX2lkGAEgASgJEiwKC3N0b3BfcmVhc29uGAIgASgOMhcudG9vbHZpZXcudjEuU3RvcFJlYXNvbhIrCgV1c2FnZRgDIAEoCzIXLnRvb2x2aWV3LnYxLlRva2VuVXNhZ2VIAIgBAUIICgZfdXNhZ2UiWgoOTWVzc2FnZVN0YXJ0ZWQSEgoKbWVzc2FnZV9pZBgBIAEoCRImCgRyb2xlGAIgASgOMhgudG9vbHZpZXcudjEuTWVzc2FnZVJvbGUSDAoEdGV4dBgDIAEoCSIwCgxNZXNzYWdlRGVsdGESEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIiUKD01lc3NhZ2VGaW5pc2hlZBISCgptZXNzYWdlX2lkGAEgASgJKrYBCgpTdG9wUmVhc29uEhsKF1NUT1BfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUU1RPUF9SRUFTT05fRU5EX1RVUk4QARIaChZTVE9QX1JFQVNPTl9NQVhfVE9LRU5TEAISIQodU1RPUF9SRUFTT05fTUFYX1RVUk5fUkVRVUVTVFMQAxIXChNTVE9QX1JFQVNPTl9SRUZVU0FMEAQSGQoVU1RPUF9SRUFTT05fQ0FOQ0VMTEVEEAUqegoLTWVzc2FnZVJvbGUSHAoYTUVTU0FHRV9ST0xFX1VOU1BFQ0lGSUVEEAASFQoRTUVTU0FHRV9ST0xFX1VTRVIQARIaChZNRVNTQUdFX1JPTEVfQVNTSVNUQU5UEAISGgoWTUVTU0FHRV9ST0xFX1JFQVNPTklORxADYgZwcm90bzM", [file_toolview_v1_views]);
+  fileDesc("Chh0b29sdmlldy92MS9ldmVudHMucHJvdG8SC3Rvb2x2aWV3LnYxIqIFCglUb29sRXZlbnQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRI2Cg9zZXNzaW9uX3N0YXJ0ZWQYAyABKAsyGy50b29sdmlldy52MS5TZXNzaW9uU3RhcnRlZEgAEjQKDGNhbGxfc3RhcnRlZBgEIAEoCzIcLnRvb2x2aWV3LnYxLlRvb2xDYWxsU3RhcnRlZEgAEjIKC2NhbGxfb3V0cHV0GAUgASgLMhsudG9vbHZpZXcudjEuVG9vbENhbGxPdXRwdXRIABI2Cg1jYWxsX2ZpbmlzaGVkGAYgASgLMh0udG9vbHZpZXcudjEuVG9vbENhbGxGaW5pc2hlZEgAEjAKDHR1cm5fc3RhcnRlZBgHIAEoCzIYLnRvb2x2aWV3LnYxLlR1cm5TdGFydGVkSAASMgoNdHVybl9maW5pc2hlZBgIIAEoCzIZLnRvb2x2aWV3LnYxLlR1cm5GaW5pc2hlZEgAEjYKD21lc3NhZ2Vfc3RhcnRlZBgJIAEoCzIbLnRvb2x2aWV3LnYxLk1lc3NhZ2VTdGFydGVkSAASMgoNbWVzc2FnZV9kZWx0YRgKIAEoCzIZLnRvb2x2aWV3LnYxLk1lc3NhZ2VEZWx0YUgAEjgKEG1lc3NhZ2VfZmluaXNoZWQYCyABKAsyHC50b29sdmlldy52MS5NZXNzYWdlRmluaXNoZWRIABJAChRwZXJtaXNzaW9uX3JlcXVlc3RlZBgMIAEoCzIgLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25SZXF1ZXN0ZWRIABI+ChNwZXJtaXNzaW9uX3Jlc29sdmVkGA0gASgLMh8udG9vbHZpZXcudjEuUGVybWlzc2lvblJlc29sdmVkSABCBwoFZXZlbnQiHQoOU2Vzc2lvblN0YXJ0ZWQSCwoDY3dkGAEgASgJIoQBCg9Ub29sQ2FsbFN0YXJ0ZWQSDwoHY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSFgoOYXJndW1lbnRzX2pzb24YAyABKAkSLAoEdmlldxgEIAEoCzIZLnRvb2x2aWV3LnYxLlRvb2xDYWxsVmlld0gAiAEBQgcKBV92aWV3Ii8KDlRvb2xDYWxsT3V0cHV0Eg8KB2NhbGxfaWQYASABKAkSDAoEZGF0YRgCIAEoCSKtAQoQVG9vbENhbGxGaW5pc2hlZBIPCgdjYWxsX2lkGAEgASgJEioKB2NvbnRlbnQYAiADKAsyGS50b29sdmlldy52MS5Db250ZW50QmxvY2sSEAoIaXNfZXJyb3IYAyABKAgSEQoJbWV0YV9qc29uGAQgASgJEi4KBHZpZXcYBSABKAsyGy50b29sdmlldy52MS5Ub29sUmVzdWx0Vmlld0gAiAEBQgcKBV92aWV3Ih4KC1R1cm5TdGFydGVkEg8KB3R1cm5faWQYASABKAkioAEKClRva2VuVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGwoTY2FjaGVkX2lucHV0X3Rva2VucxgDIAEoBBIYChByZWFzb25pbmdfdG9rZW5zGAQgASgEEhYKDmNvbnRleHRfdG9rZW5zGAUgASgEEhYKDmNvbnRleHRfd2luZG93GAYgASgEIoQBCgxUdXJuRmluaXNoZWQSDwoHdHVybl9pZBgBIAEoCRIsCgtzdG9wX3JlYXNvbhgCIAEoDjIXLnRvb2x2aWV3LnYxLlN0b3BSZWFzb24SKwoFdXNhZ2UYAyABKAsyFy50b29sdmlldy52MS5Ub2tlblVzYWdlSACIAQFCCAoGX3VzYWdlIloKDk1lc3NhZ2VTdGFydGVkEhIKCm1lc3NhZ2VfaWQYASABKAkSJgoEcm9sZRgCIAEoDjIYLnRvb2x2aWV3LnYxLk1lc3NhZ2VSb2xlEgwKBHRleHQYAyABKAkiMAoMTWVzc2FnZURlbHRhEhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCg9NZXNzYWdlRmluaXNoZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSJkChBQZXJtaXNzaW9uT3B0aW9uEhEKCW9wdGlvbl9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEi8KBGtpbmQYAyABKA4yIS50b29sdmlldy52MS5QZXJtaXNzaW9uT3B0aW9uS2luZCLYAQoTUGVybWlzc2lvblJlcXVlc3RlZBISCgpyZXF1ZXN0X2lkGAEgASgJEg8KB2NhbGxfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSLgoHb3B0aW9ucxgFIAMoCzIdLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25PcHRpb24SGAoQZXhwaXJ5X29wdGlvbl9pZBgGIAEoCRISCgp0aW1lb3V0X21zGAcgASgEEhoKEmV4cGlyZXNfYXRfdW5peF9tcxgIIAEoBCIpCglSZXNwb25kZXISDwoHc3ViamVjdBgBIAEoCRILCgN2aWEYAiABKAkiJgoRUGVybWlzc2lvbkV4cGlyZWQSEQoJb3B0aW9uX2lkGAEgASgJIhUKE1Blcm1pc3Npb25XaXRoZHJhd24ilQIKElBlcm1pc3Npb25SZXNvbHZlZBISCgpyZXF1ZXN0X2lkGAEgASgJEhwKEnNlbGVjdGVkX29wdGlvbl9pZBgCIAEoCUgAEjEKB2V4cGlyZWQYAyABKAsyHi50b29sdmlldy52MS5QZXJtaXNzaW9uRXhwaXJlZEgAEjUKCXdpdGhkcmF3bhgEIAEoCzIgLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25XaXRoZHJhd25IABIOCgZyZWFzb24YBSABKAkSKwoLcmVzb2x2ZWRfYnkYBiABKAsyFi50b29sdmlldy52MS5SZXNwb25kZXISGwoTcmVzb2x2ZWRfYXRfdW5peF9tcxgHIAEoBEIJCgdvdXRjb21lKrYBCgpTdG9wUmVhc29uEhsKF1NUT1BfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUU1RPUF9SRUFTT05fRU5EX1RVUk4QARIaChZTVE9QX1JFQVNPTl9NQVhfVE9LRU5TEAISIQodU1RPUF9SRUFTT05fTUFYX1RVUk5fUkVRVUVTVFMQAxIXChNTVE9QX1JFQVNPTl9SRUZVU0FMEAQSGQoVU1RPUF9SRUFTT05fQ0FOQ0VMTEVEEAUqegoLTWVzc2FnZVJvbGUSHAoYTUVTU0FHRV9ST0xFX1VOU1BFQ0lGSUVEEAASFQoRTUVTU0FHRV9ST0xFX1VTRVIQARIaChZNRVNTQUdFX1JPTEVfQVNTSVNUQU5UEAISGgoWTUVTU0FHRV9ST0xFX1JFQVNPTklORxADKuABChRQZXJtaXNzaW9uT3B0aW9uS2luZBImCiJQRVJNSVNTSU9OX09QVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASJQohUEVSTUlTU0lPTl9PUFRJT05fS0lORF9BTExPV19PTkNFEAESJwojUEVSTUlTU0lPTl9PUFRJT05fS0lORF9BTExPV19BTFdBWVMQAhImCiJQRVJNSVNTSU9OX09QVElPTl9LSU5EX1JFSkVDVF9PTkNFEAMSKAokUEVSTUlTU0lPTl9PUFRJT05fS0lORF9SRUpFQ1RfQUxXQVlTEARiBnByb3RvMw", [file_toolview_v1_views]);
 
 /**
  * A tool-call execution event published by a harness. `event_id` and `call_id` are 1–128
@@ -113,6 +113,24 @@ export type ToolEvent = Message<"toolview.v1.ToolEvent"> & {
      */
     value: MessageFinished;
     case: "messageFinished";
+  } | {
+    /**
+     * A harness asks a person to decide (most often whether a call may run); every UI watching
+     * the session shows the prompt and any token with the `approve` right may answer it.
+     *
+     * @generated from field: toolview.v1.PermissionRequested permission_requested = 12;
+     */
+    value: PermissionRequested;
+    case: "permissionRequested";
+  } | {
+    /**
+     * How a permission request was decided. Appended by the server only (an answer, the expiry,
+     * a withdrawal): a `Publish` carrying one is refused with INVALID_ARGUMENT.
+     *
+     * @generated from field: toolview.v1.PermissionResolved permission_resolved = 13;
+     */
+    value: PermissionResolved;
+    case: "permissionResolved";
   } | { case: undefined; value?: undefined };
 };
 
@@ -463,6 +481,253 @@ export const MessageFinishedSchema: GenMessage<MessageFinished> = /*@__PURE__*/
   messageDesc(file_toolview_v1_events, 10);
 
 /**
+ * One answer a person may give.
+ *
+ * @generated from message toolview.v1.PermissionOption
+ */
+export type PermissionOption = Message<"toolview.v1.PermissionOption"> & {
+  /**
+   * The option's id (the id rule), unique within the request.
+   *
+   * @generated from field: string option_id = 1;
+   */
+  optionId: string;
+
+  /**
+   * Its label ("Always allow"); display text, one line.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * What choosing it means. Required.
+   *
+   * @generated from field: toolview.v1.PermissionOptionKind kind = 3;
+   */
+  kind: PermissionOptionKind;
+};
+
+/**
+ * Describes the message toolview.v1.PermissionOption.
+ * Use `create(PermissionOptionSchema)` to create a new message.
+ */
+export const PermissionOptionSchema: GenMessage<PermissionOption> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_events, 11);
+
+/**
+ * A question to a person, most often whether a call may run. Request ids follow the call id rule
+ * (at most 112 characters), in their own space; a request is resolved exactly once.
+ *
+ * @generated from message toolview.v1.PermissionRequested
+ */
+export type PermissionRequested = Message<"toolview.v1.PermissionRequested"> & {
+  /**
+   * The request id, unique within the session.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * The call it is about; empty for a question of its own.
+   *
+   * @generated from field: string call_id = 2;
+   */
+  callId: string;
+
+  /**
+   * The prompt ("Run rm -rf build?"); display text. Never changes the call's title.
+   *
+   * @generated from field: string title = 3;
+   */
+  title: string;
+
+  /**
+   * More about it; display text, may be empty.
+   *
+   * @generated from field: string description = 4;
+   */
+  description: string;
+
+  /**
+   * 2 to 16 options, at least one of an allow kind and one of a reject kind.
+   *
+   * @generated from field: repeated toolview.v1.PermissionOption options = 5;
+   */
+  options: PermissionOption[];
+
+  /**
+   * The option applied when nobody answers in time: one of `options`, of a reject kind.
+   *
+   * @generated from field: string expiry_option_id = 6;
+   */
+  expiryOptionId: string;
+
+  /**
+   * How long people have to answer, in milliseconds: 0 for the server's default
+   * (`--permission-timeout`); at most `--max-permission-timeout`.
+   *
+   * @generated from field: uint64 timeout_ms = 7;
+   */
+  timeoutMs: bigint;
+
+  /**
+   * When it expires, in Unix milliseconds: set by the server when it appends the request (its
+   * clock plus the timeout); a value sent is replaced.
+   *
+   * @generated from field: uint64 expires_at_unix_ms = 8;
+   */
+  expiresAtUnixMs: bigint;
+};
+
+/**
+ * Describes the message toolview.v1.PermissionRequested.
+ * Use `create(PermissionRequestedSchema)` to create a new message.
+ */
+export const PermissionRequestedSchema: GenMessage<PermissionRequested> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_events, 12);
+
+/**
+ * Who decided a permission request.
+ *
+ * @generated from message toolview.v1.Responder
+ */
+export type Responder = Message<"toolview.v1.Responder"> & {
+  /**
+   * The subject (`sub`) of the token that answered; empty without authentication, `toolview`
+   * for the server itself (expiry).
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * Through which surface: `grpc`, `http`, `acp`, `ag-ui`, `ai-sdk`, `viewer`, `tail`,
+   * `harness` (a withdrawal) or `server` (expiry).
+   *
+   * @generated from field: string via = 2;
+   */
+  via: string;
+};
+
+/**
+ * Describes the message toolview.v1.Responder.
+ * Use `create(ResponderSchema)` to create a new message.
+ */
+export const ResponderSchema: GenMessage<Responder> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_events, 13);
+
+/**
+ * Nobody answered in time: the request's expiry option applies.
+ *
+ * @generated from message toolview.v1.PermissionExpired
+ */
+export type PermissionExpired = Message<"toolview.v1.PermissionExpired"> & {
+  /**
+   * The option applied (the request's `expiry_option_id`).
+   *
+   * @generated from field: string option_id = 1;
+   */
+  optionId: string;
+};
+
+/**
+ * Describes the message toolview.v1.PermissionExpired.
+ * Use `create(PermissionExpiredSchema)` to create a new message.
+ */
+export const PermissionExpiredSchema: GenMessage<PermissionExpired> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_events, 14);
+
+/**
+ * The harness withdrew the request (its turn was cancelled, or it stopped waiting).
+ *
+ * @generated from message toolview.v1.PermissionWithdrawn
+ */
+export type PermissionWithdrawn = Message<"toolview.v1.PermissionWithdrawn"> & {
+};
+
+/**
+ * Describes the message toolview.v1.PermissionWithdrawn.
+ * Use `create(PermissionWithdrawnSchema)` to create a new message.
+ */
+export const PermissionWithdrawnSchema: GenMessage<PermissionWithdrawn> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_events, 15);
+
+/**
+ * How a permission request was decided (appended by the server only).
+ *
+ * @generated from message toolview.v1.PermissionResolved
+ */
+export type PermissionResolved = Message<"toolview.v1.PermissionResolved"> & {
+  /**
+   * The request.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * The decision.
+   *
+   * @generated from oneof toolview.v1.PermissionResolved.outcome
+   */
+  outcome: {
+    /**
+     * Someone chose this option.
+     *
+     * @generated from field: string selected_option_id = 2;
+     */
+    value: string;
+    case: "selectedOptionId";
+  } | {
+    /**
+     * Nobody answered in time.
+     *
+     * @generated from field: toolview.v1.PermissionExpired expired = 3;
+     */
+    value: PermissionExpired;
+    case: "expired";
+  } | {
+    /**
+     * The harness withdrew it.
+     *
+     * @generated from field: toolview.v1.PermissionWithdrawn withdrawn = 4;
+     */
+    value: PermissionWithdrawn;
+    case: "withdrawn";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * Why, in the responder's words (may be empty); display text.
+   *
+   * @generated from field: string reason = 5;
+   */
+  reason: string;
+
+  /**
+   * Who decided.
+   *
+   * @generated from field: toolview.v1.Responder resolved_by = 6;
+   */
+  resolvedBy?: Responder | undefined;
+
+  /**
+   * When, in Unix milliseconds (the server's clock).
+   *
+   * @generated from field: uint64 resolved_at_unix_ms = 7;
+   */
+  resolvedAtUnixMs: bigint;
+};
+
+/**
+ * Describes the message toolview.v1.PermissionResolved.
+ * Use `create(PermissionResolvedSchema)` to create a new message.
+ */
+export const PermissionResolvedSchema: GenMessage<PermissionResolved> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_events, 16);
+
+/**
  * Why a turn ended (ACP's stop reasons).
  *
  * @generated from enum toolview.v1.StopReason
@@ -557,4 +822,52 @@ export enum MessageRole {
  */
 export const MessageRoleSchema: GenEnum<MessageRole> = /*@__PURE__*/
   enumDesc(file_toolview_v1_events, 1);
+
+/**
+ * What choosing an option means (ACP's `PermissionOptionKind`).
+ *
+ * @generated from enum toolview.v1.PermissionOptionKind
+ */
+export enum PermissionOptionKind {
+  /**
+   * Not a valid kind: rejected with INVALID_ARGUMENT.
+   *
+   * @generated from enum value: PERMISSION_OPTION_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Allow this once.
+   *
+   * @generated from enum value: PERMISSION_OPTION_KIND_ALLOW_ONCE = 1;
+   */
+  ALLOW_ONCE = 1,
+
+  /**
+   * Allow this and the like from now on (the harness remembers).
+   *
+   * @generated from enum value: PERMISSION_OPTION_KIND_ALLOW_ALWAYS = 2;
+   */
+  ALLOW_ALWAYS = 2,
+
+  /**
+   * Reject this once.
+   *
+   * @generated from enum value: PERMISSION_OPTION_KIND_REJECT_ONCE = 3;
+   */
+  REJECT_ONCE = 3,
+
+  /**
+   * Reject this and the like from now on (the harness remembers).
+   *
+   * @generated from enum value: PERMISSION_OPTION_KIND_REJECT_ALWAYS = 4;
+   */
+  REJECT_ALWAYS = 4,
+}
+
+/**
+ * Describes the enum toolview.v1.PermissionOptionKind.
+ */
+export const PermissionOptionKindSchema: GenEnum<PermissionOptionKind> = /*@__PURE__*/
+  enumDesc(file_toolview_v1_events, 2);
 

@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { MessageRole, StopReason, TokenUsage } from "./events_pb.js";
+import type { MessageRole, PermissionRequested, PermissionResolved, StopReason, TokenUsage } from "./events_pb.js";
 import { file_toolview_v1_events } from "./events_pb.js";
 import type { ToolCallView, ToolResultView } from "./views_pb.js";
 import { file_toolview_v1_views } from "./views_pb.js";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file toolview/v1/rendering.proto.
  */
 export const file_toolview_v1_rendering: GenFile = /*@__PURE__*/
-  fileDesc("Cht0b29sdmlldy92MS9yZW5kZXJpbmcucHJvdG8SC3Rvb2x2aWV3LnYxIrMBCgxDYXBhYmlsaXRpZXMSEAoIdGVybWluYWwYASABKAgSDAoEZGlmZhgCIAEoCBIMCgRyZWFkGAMgASgIEg4KBnNlYXJjaBgEIAEoCBILCgN3ZWIYBSABKAgSGAoQbWF4X291dHB1dF9ieXRlcxgGIAEoBBITCgt0b29sX2NvbG9ycxgHIAEoCBIWCg5vdXRwdXRfYXBwZW5kcxgIIAEoCBIRCglyZWFzb25pbmcYCSABKAgiJwoGQ3Vyc29yEg4KBm9mZnNldBgBIAEoBBINCgVlcG9jaBgCIAEoCSKyAgoOUmVuZGVyZWRVcGRhdGUSIwoGY3Vyc29yGAEgASgLMhMudG9vbHZpZXcudjEuQ3Vyc29yEg8KB2NhbGxfaWQYAiABKAkSEgoKbWVzc2FnZV9pZBgIIAEoCRInCgR2aWV3GAMgASgLMhcudG9vbHZpZXcudjEuVmlld1VwZGF0ZUgAEigKA2FjcBgEIAEoCzIZLnRvb2x2aWV3LnYxLkpzb25NZXNzYWdlc0gAEioKBWFnX3VpGAUgASgLMhkudG9vbHZpZXcudjEuSnNvbk1lc3NhZ2VzSAASEgoIbWFya2Rvd24YBiABKAlIABIOCgRhbnNpGAcgASgJSAASKwoGYWlfc2RrGAkgASgLMhkudG9vbHZpZXcudjEuSnNvbk1lc3NhZ2VzSABCBgoEYm9keSIcCgxKc29uTWVzc2FnZXMSDAoEanNvbhgBIAMoCSK8AgoKVmlld1VwZGF0ZRIpCgRjYXJkGAEgASgLMhkudG9vbHZpZXcudjEuQ2FyZFNuYXBzaG90SAASLQoHc2Vzc2lvbhgCIAEoCzIaLnRvb2x2aWV3LnYxLlNlc3Npb25IZWFkZXJIABI2Cg9vdXRwdXRfYXBwZW5kZWQYAyABKAsyGy50b29sdmlldy52MS5PdXRwdXRBcHBlbmRlZEgAEi8KB21lc3NhZ2UYBCABKAsyHC50b29sdmlldy52MS5NZXNzYWdlU25hcHNob3RIABI4ChBtZXNzYWdlX2FwcGVuZGVkGAUgASgLMhwudG9vbHZpZXcudjEuTWVzc2FnZUFwcGVuZGVkSAASJwoEdHVybhgGIAEoCzIXLnRvb2x2aWV3LnYxLlR1cm5VcGRhdGVIAEIICgZ1cGRhdGUiLwoOT3V0cHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIsMBCgxDYXJkU25hcHNob3QSDwoHY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcudG9vbHZpZXcudjEuQ2FsbFN0YXR1cxInCgRjYWxsGAQgASgLMhkudG9vbHZpZXcudjEuVG9vbENhbGxWaWV3EisKBnJlc3VsdBgFIAEoCzIbLnRvb2x2aWV3LnYxLlRvb2xSZXN1bHRWaWV3EhAKCHN0cmVhbWVkGAYgASgJIhwKDVNlc3Npb25IZWFkZXISCwoDY3dkGAEgASgJIocBCg9NZXNzYWdlU25hcHNob3QSEgoKbWVzc2FnZV9pZBgBIAEoCRImCgRyb2xlGAIgASgOMhgudG9vbHZpZXcudjEuTWVzc2FnZVJvbGUSDAoEdGV4dBgDIAEoCRIqCgZzdGF0dXMYBCABKA4yGi50b29sdmlldy52MS5NZXNzYWdlU3RhdHVzIjMKD01lc3NhZ2VBcHBlbmRlZBISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkihQEKClR1cm5VcGRhdGUSDwoHdHVybl9pZBgBIAEoCRIQCghmaW5pc2hlZBgCIAEoCBIsCgtzdG9wX3JlYXNvbhgDIAEoDjIXLnRvb2x2aWV3LnYxLlN0b3BSZWFzb24SJgoFdXNhZ2UYBCABKAsyFy50b29sdmlldy52MS5Ub2tlblVzYWdlKowBCgZUYXJnZXQSFgoSVEFSR0VUX1VOU1BFQ0lGSUVEEAASDwoLVEFSR0VUX1ZJRVcQARIOCgpUQVJHRVRfQUNQEAISEAoMVEFSR0VUX0FHX1VJEAMSEwoPVEFSR0VUX01BUktET1dOEAQSDwoLVEFSR0VUX0FOU0kQBRIRCg1UQVJHRVRfQUlfU0RLEAYqeQoKQ2FsbFN0YXR1cxIbChdDQUxMX1NUQVRVU19VTlNQRUNJRklFRBAAEhsKF0NBTExfU1RBVFVTX0lOX1BST0dSRVNTEAESGQoVQ0FMTF9TVEFUVVNfQ09NUExFVEVEEAISFgoSQ0FMTF9TVEFUVVNfRkFJTEVEEAMqagoNTWVzc2FnZVN0YXR1cxIeChpNRVNTQUdFX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGE1FU1NBR0VfU1RBVFVTX1NUUkVBTUlORxABEhsKF01FU1NBR0VfU1RBVFVTX0NPTVBMRVRFEAJiBnByb3RvMw", [file_toolview_v1_events, file_toolview_v1_views]);
+  fileDesc("Cht0b29sdmlldy92MS9yZW5kZXJpbmcucHJvdG8SC3Rvb2x2aWV3LnYxIrMBCgxDYXBhYmlsaXRpZXMSEAoIdGVybWluYWwYASABKAgSDAoEZGlmZhgCIAEoCBIMCgRyZWFkGAMgASgIEg4KBnNlYXJjaBgEIAEoCBILCgN3ZWIYBSABKAgSGAoQbWF4X291dHB1dF9ieXRlcxgGIAEoBBITCgt0b29sX2NvbG9ycxgHIAEoCBIWCg5vdXRwdXRfYXBwZW5kcxgIIAEoCBIRCglyZWFzb25pbmcYCSABKAgiJwoGQ3Vyc29yEg4KBm9mZnNldBgBIAEoBBINCgVlcG9jaBgCIAEoCSLGAgoOUmVuZGVyZWRVcGRhdGUSIwoGY3Vyc29yGAEgASgLMhMudG9vbHZpZXcudjEuQ3Vyc29yEg8KB2NhbGxfaWQYAiABKAkSEgoKbWVzc2FnZV9pZBgIIAEoCRISCgpyZXF1ZXN0X2lkGAogASgJEicKBHZpZXcYAyABKAsyFy50b29sdmlldy52MS5WaWV3VXBkYXRlSAASKAoDYWNwGAQgASgLMhkudG9vbHZpZXcudjEuSnNvbk1lc3NhZ2VzSAASKgoFYWdfdWkYBSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIABISCghtYXJrZG93bhgGIAEoCUgAEg4KBGFuc2kYByABKAlIABIrCgZhaV9zZGsYCSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIAEIGCgRib2R5IhwKDEpzb25NZXNzYWdlcxIMCgRqc29uGAEgAygJIvMCCgpWaWV3VXBkYXRlEikKBGNhcmQYASABKAsyGS50b29sdmlldy52MS5DYXJkU25hcHNob3RIABItCgdzZXNzaW9uGAIgASgLMhoudG9vbHZpZXcudjEuU2Vzc2lvbkhlYWRlckgAEjYKD291dHB1dF9hcHBlbmRlZBgDIAEoCzIbLnRvb2x2aWV3LnYxLk91dHB1dEFwcGVuZGVkSAASLwoHbWVzc2FnZRgEIAEoCzIcLnRvb2x2aWV3LnYxLk1lc3NhZ2VTbmFwc2hvdEgAEjgKEG1lc3NhZ2VfYXBwZW5kZWQYBSABKAsyHC50b29sdmlldy52MS5NZXNzYWdlQXBwZW5kZWRIABInCgR0dXJuGAYgASgLMhcudG9vbHZpZXcudjEuVHVyblVwZGF0ZUgAEjUKCnBlcm1pc3Npb24YByABKAsyHy50b29sdmlldy52MS5QZXJtaXNzaW9uU25hcHNob3RIAEIICgZ1cGRhdGUiLwoOT3V0cHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIsMBCgxDYXJkU25hcHNob3QSDwoHY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcudG9vbHZpZXcudjEuQ2FsbFN0YXR1cxInCgRjYWxsGAQgASgLMhkudG9vbHZpZXcudjEuVG9vbENhbGxWaWV3EisKBnJlc3VsdBgFIAEoCzIbLnRvb2x2aWV3LnYxLlRvb2xSZXN1bHRWaWV3EhAKCHN0cmVhbWVkGAYgASgJIhwKDVNlc3Npb25IZWFkZXISCwoDY3dkGAEgASgJIocBCg9NZXNzYWdlU25hcHNob3QSEgoKbWVzc2FnZV9pZBgBIAEoCRImCgRyb2xlGAIgASgOMhgudG9vbHZpZXcudjEuTWVzc2FnZVJvbGUSDAoEdGV4dBgDIAEoCRIqCgZzdGF0dXMYBCABKA4yGi50b29sdmlldy52MS5NZXNzYWdlU3RhdHVzIjMKD01lc3NhZ2VBcHBlbmRlZBISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkihQEKClR1cm5VcGRhdGUSDwoHdHVybl9pZBgBIAEoCRIQCghmaW5pc2hlZBgCIAEoCBIsCgtzdG9wX3JlYXNvbhgDIAEoDjIXLnRvb2x2aWV3LnYxLlN0b3BSZWFzb24SJgoFdXNhZ2UYBCABKAsyFy50b29sdmlldy52MS5Ub2tlblVzYWdlInwKElBlcm1pc3Npb25TbmFwc2hvdBIxCgdyZXF1ZXN0GAEgASgLMiAudG9vbHZpZXcudjEuUGVybWlzc2lvblJlcXVlc3RlZBIzCgpyZXNvbHV0aW9uGAIgASgLMh8udG9vbHZpZXcudjEuUGVybWlzc2lvblJlc29sdmVkKowBCgZUYXJnZXQSFgoSVEFSR0VUX1VOU1BFQ0lGSUVEEAASDwoLVEFSR0VUX1ZJRVcQARIOCgpUQVJHRVRfQUNQEAISEAoMVEFSR0VUX0FHX1VJEAMSEwoPVEFSR0VUX01BUktET1dOEAQSDwoLVEFSR0VUX0FOU0kQBRIRCg1UQVJHRVRfQUlfU0RLEAYqeQoKQ2FsbFN0YXR1cxIbChdDQUxMX1NUQVRVU19VTlNQRUNJRklFRBAAEhsKF0NBTExfU1RBVFVTX0lOX1BST0dSRVNTEAESGQoVQ0FMTF9TVEFUVVNfQ09NUExFVEVEEAISFgoSQ0FMTF9TVEFUVVNfRkFJTEVEEAMqagoNTWVzc2FnZVN0YXR1cxIeChpNRVNTQUdFX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGE1FU1NBR0VfU1RBVFVTX1NUUkVBTUlORxABEhsKF01FU1NBR0VfU1RBVFVTX0NPTVBMRVRFEAJiBnByb3RvMw", [file_toolview_v1_events, file_toolview_v1_views]);
 
 /**
  * What a subscriber can show. Cards it did not declare are degraded (VIEW) or rendered in a
@@ -163,6 +163,13 @@ export type RenderedUpdate = Message<"toolview.v1.RenderedUpdate"> & {
   messageId: string;
 
   /**
+   * The permission request the update is about; empty otherwise (its own id space).
+   *
+   * @generated from field: string request_id = 10;
+   */
+  requestId: string;
+
+  /**
    * The body for the subscriber's target.
    *
    * @generated from oneof toolview.v1.RenderedUpdate.body
@@ -307,6 +314,14 @@ export type ViewUpdate = Message<"toolview.v1.ViewUpdate"> & {
      */
     value: TurnUpdate;
     case: "turn";
+  } | {
+    /**
+     * A permission request's state: a UI replaces its item for `request_id` with it.
+     *
+     * @generated from field: toolview.v1.PermissionSnapshot permission = 7;
+     */
+    value: PermissionSnapshot;
+    case: "permission";
   } | { case: undefined; value?: undefined };
 };
 
@@ -534,6 +549,35 @@ export type TurnUpdate = Message<"toolview.v1.TurnUpdate"> & {
  */
 export const TurnUpdateSchema: GenMessage<TurnUpdate> = /*@__PURE__*/
   messageDesc(file_toolview_v1_rendering, 10);
+
+/**
+ * A permission request as a UI shows it (docs/approvals.md).
+ *
+ * @generated from message toolview.v1.PermissionSnapshot
+ */
+export type PermissionSnapshot = Message<"toolview.v1.PermissionSnapshot"> & {
+  /**
+   * The request, its display texts cut to the prompt's limits (title 1 KiB, description 16 KiB,
+   * option names 128 bytes).
+   *
+   * @generated from field: toolview.v1.PermissionRequested request = 1;
+   */
+  request?: PermissionRequested | undefined;
+
+  /**
+   * How it was decided; unset while pending.
+   *
+   * @generated from field: toolview.v1.PermissionResolved resolution = 2;
+   */
+  resolution?: PermissionResolved | undefined;
+};
+
+/**
+ * Describes the message toolview.v1.PermissionSnapshot.
+ * Use `create(PermissionSnapshotSchema)` to create a new message.
+ */
+export const PermissionSnapshotSchema: GenMessage<PermissionSnapshot> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_rendering, 11);
 
 /**
  * What a subscriber wants to receive.

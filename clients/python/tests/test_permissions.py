@@ -1,0 +1,82 @@
+"""Permission requests from the harness side against a real server: a call asks and blocks, a
+UI answers, the first answer wins and a late one learns the winner; nobody answering in time is
+the reject option; the same with asyncio."""
+
+import asyncio
+import threading
+from typing import Any, List
+
+import pytest
+from _server import Server
+
+from toolview import Client, Decision, allow_once, reject_once
+from toolview.aio import AsyncClient
+from toolview.errors import UsageError
+
+
+def wait_for_prompt(server: Server, session_id: str) -> str:
+    """The request id of the first permission request a VIEW subscriber sees."""
+    with Client(server.address) as client, client.subscribe(session_id, "view") as updates:
+        for update in updates:
+            if update.view.WhichOneof("update") == "permission":
+                return str(update.request_id)
+    raise AssertionError("no permission request")
+
+
+def test_a_call_asks_and_the_first_answer_wins(server: Server) -> None:
+    decided: List[Decision] = []
+
+    def harness() -> None:
+        with Client(server.address) as client:
+            session = client.session("perm")
+            with session.start_call("bash", {"command": "rm -rf build", "description": "Clean"}) as call:
+                decided.append(call.request_permission("Run rm -rf build?", description="Deletes build/"))
+                call.finish("not run", is_error=True)
+
+    thread = threading.Thread(target=harness)
+    thread.start()
+    request_id = wait_for_prompt(server, "perm")
+    with Client(server.address) as ui:
+        won, first = ui.respond_permission("perm", request_id, "reject", reason="not now", via="test")
+        assert won and (first.outcome, first.option_id, first.via) == ("selected", "reject", "test")
+        late_won, late = ui.respond_permission("perm", request_id, "allow")
+        assert not late_won and late.option_id == "reject" and late.reason == "not now"
+    thread.join(timeout=30)
+    [decision] = decided
+    assert decision.outcome == "selected"
+    assert (decision.option_id, decision.kind, decision.allowed) == ("reject", "reject_once", False)
+    assert decision.responder == "via test"
+    assert decision.reason == "not now"
+
+
+def test_nobody_answering_in_time_is_the_reject_option(server: Server) -> None:
+    with Client(server.address) as client:
+        decision = client.session("perm").request_permission(
+            "Push to main?", [allow_once(), reject_once("no", "No")], timeout=0.3
+        )
+    assert (decision.outcome, decision.option_id, decision.kind) == ("expired", "no", "reject_once")
+    assert not decision.allowed
+    assert (decision.subject, decision.via) == ("toolview", "server")
+
+
+def test_asyncio_asks_too(server: Server) -> None:
+    async def run() -> Any:
+        async with AsyncClient(server.address) as harness, AsyncClient(server.address) as ui:
+            call = await harness.session("aperm").start_call("bash", {"command": "ls", "description": "List"})
+            asked = asyncio.ensure_future(call.request_permission("List files?", request_id="ask-1"))
+            while True:
+                try:
+                    won, _ = await ui.respond_permission("aperm", "ask-1", "always")
+                    break
+                except Exception:  # not published yet
+                    await asyncio.sleep(0.05)
+            assert won
+            return await asked
+
+    decision = asyncio.run(run())
+    assert (decision.option_id, decision.kind, decision.allowed) == ("always", "allow_always", True)
+
+
+def test_one_sided_options_are_refused_before_anything_is_sent(server: Server) -> None:
+    with Client(server.address) as client, pytest.raises(UsageError, match="one allow and one reject"):
+        client.session("perm").request_permission("Sure?", [allow_once()])

@@ -1,0 +1,220 @@
+//! A permission request as every target shows it: its display texts cut to the prompt's limits,
+//! one JSON form (ACP `_meta`, AG-UI activity content, the AI SDK data part), and the lines of
+//! the Markdown and ANSI targets. Texts come from the harness and the responder: untrusted,
+//! escaped or made visible like tool output.
+
+use serde_json::{Value, json};
+
+use super::fold::PermissionState;
+use super::markdown_text::{escape, escape_line};
+use super::visible::visible;
+use crate::domain::permission::{
+    OptionKind, Outcome, PermissionRequested, PermissionResolved, cut, rfc3339_ms,
+};
+
+/// Bytes of a prompt's title shown at most.
+pub const MAX_PROMPT_TITLE_BYTES: usize = 1024;
+/// Bytes of a prompt's description shown at most.
+pub const MAX_PROMPT_DESCRIPTION_BYTES: usize = 16 * 1024;
+/// Bytes of an option's name shown at most.
+pub const MAX_OPTION_NAME_BYTES: usize = 128;
+
+/// The request with its display texts cut to the limits above (what every target shows).
+pub fn shown(r: &PermissionRequested) -> PermissionRequested {
+    let mut shown = r.clone();
+    shown.title = cut(&r.title, MAX_PROMPT_TITLE_BYTES).to_owned();
+    shown.description = cut(&r.description, MAX_PROMPT_DESCRIPTION_BYTES).to_owned();
+    for o in &mut shown.options {
+        o.name = cut(&o.name, MAX_OPTION_NAME_BYTES).to_owned();
+    }
+    shown
+}
+
+/// Whether the request is pending, or how it was decided.
+pub fn state_name(res: Option<&PermissionResolved>) -> &'static str {
+    match res.map(|r| &r.outcome) {
+        None => "pending",
+        Some(Outcome::Selected { .. }) => "selected",
+        Some(Outcome::Expired { .. }) => "expired",
+        Some(Outcome::Withdrawn) => "withdrawn",
+    }
+}
+
+/// Whether the resolution lets the thing happen (an allow-kind option applies).
+pub fn allowed(r: &PermissionRequested, res: Option<&PermissionResolved>) -> bool {
+    res.and_then(PermissionResolved::option_id)
+        .and_then(|id| r.option(id))
+        .is_some_and(|o| o.kind.allows())
+}
+
+/// The JSON form: `{requestId, callId?, title, description, options, expiryOptionId, expiresAt,
+/// state, resolution?}`.
+pub fn json(state: &PermissionState) -> Value {
+    let r = shown(&state.request);
+    let res = state.resolution.as_ref();
+    let options: Vec<Value> = r
+        .options
+        .iter()
+        .map(|o| json!({"optionId": o.option_id, "name": o.name, "kind": o.kind.name()}))
+        .collect();
+    let mut v = json!({
+        "requestId": r.request_id.as_str(),
+        "title": r.title,
+        "description": r.description,
+        "options": options,
+        "expiryOptionId": r.expiry_option_id,
+        "expiresAt": rfc3339_ms(r.expires_at_ms),
+        "state": state_name(res),
+    });
+    if let Some(call) = &r.call_id {
+        v["callId"] = json!(call.as_str());
+    }
+    if let Some(res) = res {
+        let mut out = json!({
+            "by": {"subject": res.resolved_by.subject, "via": res.resolved_by.via},
+            "reason": cut(&res.reason, MAX_PROMPT_TITLE_BYTES),
+            "resolvedAt": rfc3339_ms(res.resolved_at_ms),
+            "allowed": allowed(&r, Some(res)),
+        });
+        if let Some(id) = res.option_id() {
+            out["optionId"] = json!(id);
+        }
+        v["resolution"] = out;
+    }
+    v
+}
+
+fn option_label(r: &PermissionRequested, option_id: &str) -> (String, Option<OptionKind>) {
+    match r.option(option_id) {
+        Some(o) => (cut(&o.name, MAX_OPTION_NAME_BYTES).to_owned(), Some(o.kind)),
+        None => (option_id.to_owned(), None),
+    }
+}
+
+fn kind_words(kind: Option<OptionKind>) -> &'static str {
+    match kind {
+        Some(OptionKind::AllowOnce) => "allow once",
+        Some(OptionKind::AllowAlways) => "allow always",
+        Some(OptionKind::RejectOnce) => "reject once",
+        Some(OptionKind::RejectAlways) => "reject always",
+        None => "unknown option",
+    }
+}
+
+/// What a resolution says, as words: `Allow (allow once), by alice via viewer at …`.
+fn decided_words(r: &PermissionRequested, res: &PermissionResolved) -> (String, String) {
+    let at = rfc3339_ms(res.resolved_at_ms);
+    let by = res.resolved_by.describe();
+    match &res.outcome {
+        Outcome::Selected { option_id } => {
+            let (name, kind) = option_label(r, option_id);
+            (name, format!("({}), by {by} at {at}", kind_words(kind)))
+        }
+        Outcome::Expired { option_id } => {
+            let (name, kind) = option_label(r, option_id);
+            (
+                name,
+                format!("({}): nobody answered by {at}", kind_words(kind)),
+            )
+        }
+        Outcome::Withdrawn => ("withdrawn".into(), format!("by {by} at {at}")),
+    }
+}
+
+/// The Markdown target's form: the prompt, its options and expiry; or what was decided.
+pub fn markdown(request: &PermissionRequested, res: Option<&PermissionResolved>) -> String {
+    let r = shown(request);
+    let title = escape_line(&r.title);
+    let Some(res) = res else {
+        let options: Vec<String> = r
+            .options
+            .iter()
+            .map(|o| {
+                format!(
+                    "**{}** ({})",
+                    escape_line(&o.name),
+                    kind_words(Some(o.kind))
+                )
+            })
+            .collect();
+        let (expiry, _) = option_label(&r, &r.expiry_option_id);
+        let mut out = format!("**Permission requested:** {title}");
+        if !r.description.is_empty() {
+            out.push_str("\n\n");
+            out.push_str(&escape(&r.description));
+        }
+        out.push_str(&format!(
+            "\n\nOptions: {} · expires {}, then {}",
+            options.join(" · "),
+            escape_line(&rfc3339_ms(r.expires_at_ms)),
+            escape_line(&expiry)
+        ));
+        return out;
+    };
+    let (what, how) = decided_words(&r, res);
+    let mut out = format!(
+        "**Permission:** {title} → **{}** {}",
+        escape_line(&what),
+        escape_line(&how)
+    );
+    if !res.reason.is_empty() {
+        out.push_str(&format!(
+            "\n\n> {}",
+            escape_line(cut(&res.reason, MAX_PROMPT_TITLE_BYTES))
+        ));
+    }
+    out
+}
+
+const RESET: &str = "\x1b[0m";
+const BOLD: &str = "\x1b[1m";
+const DIM: &str = "\x1b[2m";
+const RED: &str = "\x1b[31m";
+const GREEN: &str = "\x1b[32m";
+const YELLOW: &str = "\x1b[33m";
+
+/// The ANSI target's form (also `tail`'s): `⏸ Awaiting approval: …` and the options as
+/// buttons; or `✔`/`✘` and what was decided, by whom.
+pub fn ansi(request: &PermissionRequested, res: Option<&PermissionResolved>) -> String {
+    let r = shown(request);
+    let title = visible(&r.title);
+    let Some(res) = res else {
+        let mut lines = vec![format!("{YELLOW}{BOLD}⏸ Awaiting approval: {title}{RESET}")];
+        lines.extend(
+            r.description
+                .lines()
+                .map(|l| format!("{DIM}{}{RESET}", visible(l))),
+        );
+        let buttons: Vec<String> = r
+            .options
+            .iter()
+            .map(|o| format!("[{}]", visible(&o.name)))
+            .collect();
+        let (expiry, _) = option_label(&r, &r.expiry_option_id);
+        lines.push(format!(
+            "  {}  {DIM}expires {}, then {}{RESET}",
+            buttons.join(" "),
+            rfc3339_ms(r.expires_at_ms),
+            visible(&expiry)
+        ));
+        return lines.join("\n");
+    };
+    let (what, how) = decided_words(&r, res);
+    let (color, mark) = if allowed(&r, Some(res)) {
+        (GREEN, '✔')
+    } else {
+        (RED, '✘')
+    };
+    let mut out = format!(
+        "{color}{mark} {title}: {BOLD}{}{RESET}{color} {}{RESET}",
+        visible(&what),
+        visible(&how)
+    );
+    if !res.reason.is_empty() {
+        out.push_str(&format!(
+            "\n{DIM}  {}{RESET}",
+            visible(cut(&res.reason, MAX_PROMPT_TITLE_BYTES))
+        ));
+    }
+    out
+}
