@@ -6,6 +6,7 @@ ones toolview's presenters give for those tools and results."""
 import asyncio
 import itertools
 import json
+import threading
 from typing import Any, AsyncIterator, Dict, List
 
 import pytest
@@ -305,6 +306,109 @@ def test_claude_hooks_refuse_a_sync_session(server: Server) -> None:
         ToolviewHooks(client.session("sync"))  # type: ignore[arg-type]
 
 
+class AskingClaudeCode(ScriptedClaudeCode):
+    """A Claude Code stand-in that asks ``can_use_tool`` before a Bash call, as Claude Code does
+    for a command its settings do not allow, and runs or skips the call on the answer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.permission: Dict[str, Any] = {}
+
+    async def ask(self, tool_use_id: str, tool: str, args: Dict[str, Any]) -> Dict[str, Any]:
+        request_id = f"req_{next(self.ids)}"
+        self.answers[request_id] = asyncio.get_running_loop().create_future()
+        rule = {"toolName": tool, "ruleContent": args["command"]}
+        await self.out.put(
+            {
+                "type": "control_request",
+                "request_id": request_id,
+                "request": {
+                    "subtype": "can_use_tool",
+                    "tool_name": tool,
+                    "input": args,
+                    "permission_suggestions": [
+                        {"type": "addRules", "rules": [rule], "behavior": "allow", "destination": "session"}
+                    ],
+                    "tool_use_id": tool_use_id,
+                    "title": f"Allow {tool} to run {args['command']}?",
+                },
+            }
+        )
+        answer = await self.answers[request_id]
+        assert answer["subtype"] == "success", answer
+        return dict(answer["response"])
+
+    async def turn(self, prompt: str) -> None:
+        await self.hook("UserPromptSubmit", {"prompt": prompt})
+        args = {"command": "rm -rf build", "description": "Clean"}
+        common = {"tool_name": "Bash", "tool_input": args, "tool_use_id": "toolu_09"}
+        await self.hook("PreToolUse", common, "toolu_09")
+        self.permission = await self.ask("toolu_09", "Bash", args)
+        if self.permission["behavior"] == "allow":
+            response = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
+            await self.hook("PostToolUse", {**common, "tool_response": response}, "toolu_09")
+        else:
+            await self.hook("PostToolUseFailure", {**common, "error": self.permission["message"]}, "toolu_09")
+        await self.hook("Stop", {"stop_hook_active": False, "last_assistant_message": "Done."})
+        await self.out.put(
+            {
+                "type": "result",
+                "subtype": "success",
+                "duration_ms": 5,
+                "duration_api_ms": 4,
+                "is_error": False,
+                "num_turns": 1,
+                "session_id": "cc-1",
+                "result": "done",
+            }
+        )
+
+
+@pytest.mark.parametrize("answer", ["reject", "always"])
+def test_claude_can_use_tool_asks_through_toolview(server: Server, answer: str) -> None:
+    """Claude Code asks; the prompt shows on the call's card; a UI answers through toolview; the
+    SDK gets the decision (a deny naming who rejected, or an allow with the suggested rule)."""
+    from claude_agent_sdk import ClaudeAgentOptions, query
+
+    from toolview.adapters.claude_agent_sdk import ToolviewHooks
+
+    session_id = f"ask-{answer}"
+    claude = AskingClaudeCode()
+
+    def ui() -> None:
+        with Client(server.address) as client, client.subscribe(session_id, "view") as updates:
+            for update in updates:
+                if update.view.WhichOneof("update") == "permission":
+                    assert update.view.permission.request.call_id == "toolu_09"
+                    client.respond_permission(
+                        session_id, update.request_id, answer, reason="checked", via="test"
+                    )
+                    return
+
+    async def run() -> None:
+        async def prompt() -> AsyncIterator[Dict[str, Any]]:
+            yield {"type": "user", "message": {"role": "user", "content": "Clean the build."}}
+
+        async with AsyncClient(server.address) as client:
+            hooks = ToolviewHooks(client.session(session_id))
+            options = ClaudeAgentOptions(hooks=hooks.matchers(), can_use_tool=hooks.can_use_tool)
+            async for _ in query(prompt=prompt(), options=options, transport=claude):
+                pass
+
+    answering = threading.Thread(target=ui)
+    answering.start()
+    asyncio.run(run())
+    answering.join(timeout=30)
+    if answer == "reject":
+        assert claude.permission == {"behavior": "deny", "message": "Rejected by via test: checked"}
+    else:
+        assert claude.permission["behavior"] == "allow"
+        assert claude.permission["updatedInput"] == {"command": "rm -rf build", "description": "Clean"}
+        assert claude.permission["updatedPermissions"][0]["rules"] == [
+            {"toolName": "Bash", "ruleContent": "rm -rf build"}
+        ]
+
+
 # --- OpenAI Agents SDK -------------------------------------------------------------------------
 
 OPENAI_CALLS = [
@@ -544,3 +648,83 @@ def test_a_chat_completions_model_has_every_message_published(server: Server) ->
         ("message", 2, "The port is read from PORT."),
         ("turn", 20, 10),
     ]
+
+
+class ApprovalModel(agents.Model):
+    """A model that asks for one guarded command, then answers; no network."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+        from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+
+        self.calls += 1
+        if self.calls == 1:
+            output: List[Any] = [
+                ResponseFunctionToolCall(
+                    type="function_call",
+                    id="fc_9",
+                    call_id="call_bash_9",
+                    name="bash",
+                    arguments=json.dumps({"command": "rm -rf build", "description": "Clean"}),
+                    status="completed",
+                )
+            ]
+        else:
+            text = ResponseOutputText(type="output_text", text="Done.", annotations=[])
+            output = [
+                ResponseOutputMessage(
+                    type="message", id="msg_9", role="assistant", status="completed", content=[text]
+                )
+            ]
+        usage = agents.Usage(requests=1, input_tokens=10, output_tokens=2, total_tokens=12)
+        return agents.ModelResponse(output=output, usage=usage, response_id=None)
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("the test runs without streaming")
+
+
+@agents.function_tool(name_override="bash", needs_approval=True)
+def guarded_bash(command: str, description: str) -> str:
+    """Runs a command, once a person allowed it."""
+    return BASH_RESULT
+
+
+@pytest.mark.parametrize("answer", ["allow", "reject"])
+def test_an_openai_approval_is_asked_through_toolview(server: Server, answer: str) -> None:
+    from toolview.adapters.openai_agents import ToolviewRunHooks
+
+    session_id = f"approve-{answer}"
+
+    def ui() -> None:
+        with Client(server.address) as client, client.subscribe(session_id, "view") as updates:
+            for update in updates:
+                if update.view.WhichOneof("update") == "permission":
+                    assert update.view.permission.request.call_id == "call_bash_9"
+                    client.respond_permission(session_id, update.request_id, answer, via="test")
+                    return
+
+    async def run() -> Any:
+        agent = agents.Agent(name="coder", instructions="Code.", model=ApprovalModel(), tools=[guarded_bash])
+        async with AsyncClient(server.address) as client:
+            hooks = ToolviewRunHooks(client.session(session_id))
+            await hooks.prompt("Clean the build.")
+            result = await agents.Runner.run(agent, "Clean the build.", hooks=hooks)
+            state = await hooks.decide_interruptions(result, timeout=30)
+            assert state is not None
+            return await agents.Runner.run(agent, state, hooks=hooks)
+
+    agents.set_tracing_disabled(True)
+    answering = threading.Thread(target=ui)
+    answering.start()
+    result = asyncio.run(run())
+    answering.join(timeout=30)
+    assert result.final_output == "Done."
+    # The turn, the prompt (2), the call (2), the request and its resolution, the answer (2), the end.
+    card = final_cards(server, session_id, 1 + 2 + 2 + 2 + 2 + 1)["call_bash_9"]
+    if answer == "allow":
+        assert card.status == 2 and card.result.terminal.output == BASH_RESULT
+    else:
+        assert card.status == 3
+        assert "Rejected by via test" in card.result.generic.content[0].text.text

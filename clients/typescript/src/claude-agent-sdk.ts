@@ -12,10 +12,28 @@
 // block or alter the agent: each returns `{}`. It names no type of the SDK: the hook inputs and
 // messages are read structurally.
 //
+// `canUseTool` (the `canUseTool` option of `query()`, optional) asks for permission through
+// toolview: every UI watching the session shows the prompt on the call's card, the first
+// authorized answer decides (docs/approvals.md).
+//
 // The hooks see no text from the model: `watch` (optional) passes query()'s messages through and
 // publishes the assistant's text and thinking as they come, then ends the turn with the run's
 // usage when its result arrives (without it, `Stop` ends the turn with the last answer).
 import type { Call, Session, Stop, Turn, Usage } from "./events.js";
+import { allowAlways, allowOnce, denial, rejectOnce } from "./permissions.js";
+
+/** What `canUseTool` answers Claude Code (the SDK's `PermissionResult`). */
+export type PermissionAnswer =
+  | { behavior: "allow"; updatedInput: Record<string, unknown>; updatedPermissions?: unknown[] }
+  | { behavior: "deny"; message: string };
+
+/** A prompt for a tool call when Claude Code gives none: `Run npm test?`. */
+export function promptFor(toolName: string, args: Record<string, unknown>): string {
+  if (toolName === "Bash" && typeof args.command === "string") return `Run ${args.command}?`;
+  if (["Edit", "MultiEdit", "Write"].includes(toolName) && typeof args.file_path === "string")
+    return `${toolName === "Write" ? "Write" : "Edit"} ${args.file_path}?`;
+  return `Use ${toolName}?`;
+}
 
 type Input = Record<string, unknown>;
 /** A hook callback as the SDK calls it. */
@@ -100,8 +118,15 @@ export class ToolviewHooks {
   private turn: Turn | undefined;
   private readonly calls = new Map<string, Call>();
   private watched = false;
+  /** Milliseconds people have to answer a permission request (the server's default when absent). */
+  readonly permissionTimeoutMs: number | undefined;
 
-  constructor(readonly session: Session) {}
+  constructor(
+    readonly session: Session,
+    options: { permissionTimeoutMs?: number } = {},
+  ) {
+    this.permissionTimeoutMs = options.permissionTimeoutMs;
+  }
 
   /** The `hooks` option: every tool, every event the adapter uses. */
   hooks(): Record<string, { hooks: HookCallback[] }[]> {
@@ -123,6 +148,49 @@ export class ToolviewHooks {
       Stop: one((input) => this.stop(input)),
     };
   }
+
+  /** The `canUseTool` option of `query()`: asks through toolview, so every UI watching the
+   * session shows the prompt and any with the `approve` right may answer it; the decision goes
+   * back to Claude Code. Allow runs the tool with its input (always-allow with Claude Code's
+   * suggested permission updates); a reject, the expiry or a withdrawal denies it, naming who
+   * decided. Claude Code's abort withdraws the request. */
+  canUseTool = async (
+    toolName: string,
+    input: Record<string, unknown>,
+    options: {
+      signal?: AbortSignal;
+      suggestions?: unknown[];
+      toolUseID?: string;
+      title?: string;
+      description?: string;
+      decisionReason?: string;
+      suppressAlwaysAllowRule?: boolean;
+    },
+  ): Promise<PermissionAnswer> => {
+    const id = options.toolUseID ?? "";
+    const suggestions = options.suggestions ?? [];
+    const always = suggestions.length > 0 && !options.suppressAlwaysAllowRule;
+    const call = this.calls.get(id);
+    const requestId = id ? `perm-${id}` : undefined;
+    const asked = this.session.requestPermission(
+      options.title ?? promptFor(toolName, input),
+      [allowOnce(), ...(always ? [allowAlways()] : []), rejectOnce()],
+      {
+        callId: call?.callId,
+        description: options.description ?? options.decisionReason ?? "",
+        timeoutMs: this.permissionTimeoutMs,
+        requestId,
+      },
+    );
+    const decision = await asked;
+    if (decision.allowed)
+      return {
+        behavior: "allow",
+        updatedInput: input,
+        ...(decision.kind === "allow_always" ? { updatedPermissions: suggestions } : {}),
+      };
+    return { behavior: "deny", message: denial(decision) };
+  };
 
   /** query()'s messages, passed through: the assistant's text and thinking are published as
    * messages, and the run's result ends the turn with its usage. */

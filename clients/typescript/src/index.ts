@@ -32,6 +32,7 @@ export {
   allowOnce,
   DEFAULT_OPTIONS,
   type Decision,
+  denial,
   type OptionKind,
   type PermissionOption,
   type PermissionRequestOptions,

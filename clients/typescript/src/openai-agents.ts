@@ -18,8 +18,23 @@
 // failure flag and no meta either: a tool that throws is published as failed when the SDK answers
 // the model with its default error message, `errorFunction: toolFailure` also shows the error on
 // the card, and `attachMeta(details, meta)` from a tool's `execute(input, context, details)`
-// gives its result the presentation meta of docs/producers.md.
+// gives its result the presentation meta of docs/producers.md. A tool with `needsApproval` stops the
+// run; `decideInterruptions(result)` asks for each approval through toolview and returns the
+// state with the decisions applied, for `runner.run(agent, state)`.
 import type { Call, Session, Turn } from "./events.js";
+import { allowAlways, allowOnce, denial, rejectAlways, rejectOnce } from "./permissions.js";
+
+/** A tool call waiting for approval, as the SDK's `RunToolApprovalItem` has it. */
+export interface ApprovalItem {
+  rawItem: { callId?: string; name?: string; arguments?: string };
+  name?: string;
+}
+
+/** What `decideInterruptions` needs of a run's state (the SDK's `RunState`). */
+export interface ApprovableState {
+  approve(item: ApprovalItem, options?: { alwaysApprove?: boolean }): void;
+  reject(item: ApprovalItem, options?: { alwaysReject?: boolean; message?: string }): void;
+}
 
 /** What the adapter needs of a Runner (or any RunHooks emitter). */
 export interface RunHooksEmitter {
@@ -128,6 +143,8 @@ export class ToolviewRunHooks {
         (_context, _agent, tool: { name: string }, details?: { toolCall?: ToolCallItem }) => {
           const item = details?.toolCall ?? {};
           const key = item.callId ?? `tool:${tool.name}`;
+          // Started when its approval was asked (`decideInterruptions`).
+          if (this.calls.has(key)) return;
           const call = this.session.startCall(tool.name, item.arguments ?? "", { callId: item.callId });
           this.calls.set(key, call);
           this.enqueue(() => call);
@@ -213,6 +230,44 @@ export class ToolviewRunHooks {
       const text = partsText(raw.content) || partsText(raw.rawContent);
       if (text) this.enqueue(() => this.session.message("reasoning", text, { messageId: id }));
     }
+  }
+
+  /** When a run stopped for approvals (tools with `needsApproval`), asks for each through
+   * toolview — every UI watching the session shows the prompt on the call's card — and returns
+   * the run's state with every decision applied, for `runner.run(agent, state)` to go on;
+   * `undefined` when nothing waits. A rejected call's card ends failed, naming who rejected it;
+   * the model is told the same. */
+  async decideInterruptions<S extends ApprovableState>(
+    result: { interruptions?: ApprovalItem[]; state: S },
+    options: { timeoutMs?: number } = {},
+  ): Promise<S | undefined> {
+    const items = result.interruptions ?? [];
+    if (items.length === 0) return undefined;
+    for (const item of items) {
+      const name = item.name ?? item.rawItem.name ?? "tool";
+      const key = item.rawItem.callId ?? `tool:${name}`;
+      let started = this.calls.get(key);
+      if (!started) {
+        // The card first, so the prompt shows on it; the run's `agent_tool_start` keeps it.
+        started = this.session.startCall(name, item.rawItem.arguments ?? "", { callId: item.rawItem.callId });
+        this.calls.set(key, started);
+      }
+      const call = await started;
+      const decision = await call.requestPermission(
+        `Run ${name}?`,
+        [allowOnce(), allowAlways(), rejectOnce(), rejectAlways()],
+        { timeoutMs: options.timeoutMs, requestId: `perm-${call.callId}` },
+      );
+      if (decision.allowed) {
+        result.state.approve(item, { alwaysApprove: decision.kind === "allow_always" });
+        continue;
+      }
+      const message = denial(decision);
+      result.state.reject(item, { alwaysReject: decision.kind === "reject_always", message });
+      this.calls.delete(key);
+      await call.finish(message, { isError: true });
+    }
+    return result.state;
   }
 
   /** Resolves once every publish so far is buffered; rejects with the first failure. */

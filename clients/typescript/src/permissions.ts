@@ -166,3 +166,10 @@ export function decisionOf(r: PermissionResolved, options: Map<string, Permissio
     resolvedAtMs: r.resolvedAtUnixMs,
   };
 }
+
+/** What an agent is told when a person said no, or nobody answered in time. */
+export function denial(d: Decision): string {
+  if (d.outcome === "expired") return "Nobody answered the permission request in time, so it was rejected.";
+  if (d.outcome === "withdrawn") return "The permission request was withdrawn.";
+  return `Rejected by ${responder(d)}${d.reason ? `: ${d.reason}` : ""}`;
+}

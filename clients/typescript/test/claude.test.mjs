@@ -85,8 +85,40 @@ const SHOWN = {
 const everyCard = { terminal: true, diff: true, read: true, search: true, web: true };
 const USAGE = { input_tokens: 900, cache_read_input_tokens: 300, output_tokens: 120 };
 
-/** A Claude Code process stand-in on the SDK's SpawnedProcess interface. */
-function scriptedClaudeCode() {
+/** What the scripted Claude Code does with a prompt: the calls of CALLS, text, the result. */
+async function turn(prompt, { hook, say, send }) {
+  await hook("UserPromptSubmit", { prompt });
+  say("I'll look at the app first.", 1);
+  for (const [event, tool, toolUseId, args, outcome] of CALLS) {
+    const common = { tool_name: tool, tool_input: args, tool_use_id: toolUseId };
+    await hook("PreToolUse", common, toolUseId);
+    await hook(
+      event,
+      { ...common, ...(event === "PostToolUse" ? { tool_response: outcome } : { error: outcome }) },
+      toolUseId,
+    );
+  }
+  say("The port is configurable.", 2);
+  await hook("Stop", { stop_hook_active: false, last_assistant_message: "The port is configurable." });
+  send({
+    type: "result",
+    subtype: "success",
+    duration_ms: 5,
+    duration_api_ms: 4,
+    is_error: false,
+    num_turns: 1,
+    session_id: "cc-1",
+    result: "done",
+    total_cost_usd: 0,
+    usage: USAGE,
+    permission_denials: [],
+  });
+}
+
+/** A Claude Code process stand-in on the SDK's SpawnedProcess interface.
+ * `script(prompt, claude)`: what it does with a prompt (`claude` has `hook`, `say`,
+ * `send` and `ask`, a `can_use_tool` request answered by the SDK). */
+function scriptedClaudeCode(script = turn) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const events = new EventEmitter();
@@ -141,34 +173,26 @@ function scriptedClaudeCode() {
       session_id: "cc-1",
       uuid: `uuid-${n}`,
     });
-  async function turn(prompt) {
-    await hook("UserPromptSubmit", { prompt });
-    say("I'll look at the app first.", 1);
-    for (const [event, tool, toolUseId, args, outcome] of CALLS) {
-      const common = { tool_name: tool, tool_input: args, tool_use_id: toolUseId };
-      await hook("PreToolUse", common, toolUseId);
-      await hook(
-        event,
-        { ...common, ...(event === "PostToolUse" ? { tool_response: outcome } : { error: outcome }) },
-        toolUseId,
-      );
-    }
-    say("The port is configurable.", 2);
-    await hook("Stop", { stop_hook_active: false, last_assistant_message: "The port is configurable." });
+  async function ask(toolUseId, tool, input, suggestions) {
+    const requestId = `req_${next++}`;
+    const answered = new Promise((resolve) => answers.set(requestId, resolve));
     send({
-      type: "result",
-      subtype: "success",
-      duration_ms: 5,
-      duration_api_ms: 4,
-      is_error: false,
-      num_turns: 1,
-      session_id: "cc-1",
-      result: "done",
-      total_cost_usd: 0,
-      usage: USAGE,
-      permission_denials: [],
+      type: "control_request",
+      request_id: requestId,
+      request: {
+        subtype: "can_use_tool",
+        tool_name: tool,
+        input,
+        permission_suggestions: suggestions,
+        tool_use_id: toolUseId,
+        title: `Allow ${tool} to run ${input.command}?`,
+      },
     });
+    const answer = await answered;
+    assert.equal(answer.subtype, "success", JSON.stringify(answer));
+    return answer.response;
   }
+  const claude = { hook, say, send, ask };
   createInterface({ input: stdin }).on("line", (line) => {
     const message = JSON.parse(line);
     if (message.type === "control_request" && message.request.subtype === "initialize") {
@@ -188,7 +212,7 @@ function scriptedClaudeCode() {
       answers.get(message.response.request_id)?.(message.response);
     } else if (message.type === "user") {
       const content = message.message.content;
-      turn(typeof content === "string" ? content : content.map((b) => b.text).join(""));
+      script(typeof content === "string" ? content : content.map((b) => b.text).join(""), claude);
     }
   });
   stdin.on("end", () => proc.kill());
@@ -204,7 +228,7 @@ for (const watch of [true, false]) {
       prompt: "Make the port configurable.",
       options: {
         hooks: hooks.hooks(),
-        spawnClaudeCodeProcess: scriptedClaudeCode,
+        spawnClaudeCodeProcess: () => scriptedClaudeCode(),
         pathToClaudeCodeExecutable: "/nonexistent/claude",
       },
     });
@@ -263,5 +287,78 @@ for (const watch of [true, false]) {
     );
     assert.equal((await client.getSession(session)).title, user);
     await client.close();
+  });
+}
+
+for (const answer of ["reject", "always"]) {
+  test(`canUseTool asks through toolview (${answer})`, async () => {
+    const session = `ask-${answer}`;
+    const input = { command: "rm -rf build", description: "Clean" };
+    const rule = { toolName: "Bash", ruleContent: "rm -rf build" };
+    let permission;
+    const script = async (prompt, { hook, send, ask }) => {
+      await hook("UserPromptSubmit", { prompt });
+      const common = { tool_name: "Bash", tool_input: input, tool_use_id: "toolu_09" };
+      await hook("PreToolUse", common, "toolu_09");
+      permission = await ask("toolu_09", "Bash", input, [
+        { type: "addRules", rules: [rule], behavior: "allow", destination: "session" },
+      ]);
+      if (permission.behavior === "allow") {
+        const response = { stdout: "", stderr: "", interrupted: false, isImage: false };
+        await hook("PostToolUse", { ...common, tool_response: response }, "toolu_09");
+      } else {
+        await hook("PostToolUseFailure", { ...common, error: permission.message }, "toolu_09");
+      }
+      await hook("Stop", { stop_hook_active: false, last_assistant_message: "Done." });
+      send({
+        type: "result",
+        subtype: "success",
+        duration_ms: 5,
+        duration_api_ms: 4,
+        is_error: false,
+        num_turns: 1,
+        session_id: "cc-1",
+        result: "done",
+        total_cost_usd: 0,
+        usage: {},
+        permission_denials: [],
+      });
+    };
+    const client = connect(server.address);
+    const ui = connect(server.address);
+    const hooks = new ToolviewHooks(client.session(session));
+    // A UI answers as soon as the prompt shows, on the call's card.
+    const answered = (async () => {
+      for await (const item of await ui.subscribe(session)) {
+        const update = item.body.value.update;
+        if (update.case !== "permission") continue;
+        assert.equal(update.value.request.callId, "toolu_09");
+        return ui.respondPermission(session, item.requestId, answer, { reason: "checked", via: "test" });
+      }
+    })();
+    for await (const _ of query({
+      prompt: "Clean the build.",
+      options: {
+        hooks: hooks.hooks(),
+        canUseTool: hooks.canUseTool,
+        spawnClaudeCodeProcess: () => scriptedClaudeCode(script),
+        pathToClaudeCodeExecutable: "/nonexistent/claude",
+      },
+    })) {
+      // The run's messages.
+    }
+    assert.equal((await answered).won, true);
+    if (answer === "reject") {
+      assert.deepEqual(
+        { behavior: permission.behavior, message: permission.message },
+        { behavior: "deny", message: "Rejected by via test: checked" },
+      );
+    } else {
+      assert.equal(permission.behavior, "allow");
+      assert.deepEqual(permission.updatedInput, input);
+      assert.deepEqual(permission.updatedPermissions[0].rules, [rule]);
+    }
+    await client.close();
+    await ui.close();
   });
 }

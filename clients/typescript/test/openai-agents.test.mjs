@@ -191,3 +191,85 @@ for (const watch of [false, true]) {
     await client.close();
   });
 }
+
+/** A model that asks for one guarded command, then answers; no network. */
+class ApprovalModel {
+  calls = 0;
+  async getResponse() {
+    this.calls += 1;
+    const usage = new Usage({ requests: 1, inputTokens: 10, outputTokens: 2, totalTokens: 12 });
+    if (this.calls === 1) {
+      const call = {
+        type: "function_call",
+        id: "fc_9",
+        callId: "call_bash_9",
+        name: "bash",
+        arguments: JSON.stringify({ command: "rm -rf build", description: "Clean" }),
+        status: "completed",
+      };
+      return { usage, output: [call], responseId: "r1" };
+    }
+    const text = { type: "output_text", text: "Done." };
+    return {
+      usage,
+      output: [{ type: "message", id: "m9", role: "assistant", status: "completed", content: [text] }],
+      responseId: "r2",
+    };
+  }
+  // biome-ignore lint/correctness/useYield: the SDK's Model interface wants a generator; unused here
+  async *getStreamedResponse() {
+    throw new Error("the test runs without streaming");
+  }
+}
+
+for (const answer of ["allow", "reject"]) {
+  test(`an approval is asked through toolview (${answer})`, async () => {
+    const session = `approve-${answer}`;
+    const bash = tool({
+      name: "bash",
+      description: "Runs a command, once a person allowed it.",
+      parameters: z.object({ command: z.string(), description: z.string() }),
+      needsApproval: true,
+      execute: async () => BASH_RESULT,
+    });
+    const agent = new Agent({ name: "coder", instructions: "Code.", model: new ApprovalModel(), tools: [bash] });
+    const client = connect(server.address);
+    const ui = connect(server.address);
+    const hooks = new ToolviewRunHooks(client.session(session));
+    const runner = new Runner({ tracingDisabled: true });
+    const detach = hooks.attach(runner);
+    const answered = (async () => {
+      for await (const item of await ui.subscribe(session)) {
+        const update = item.body.value.update;
+        if (update.case !== "permission") continue;
+        assert.equal(update.value.request.callId, "call_bash_9");
+        return ui.respondPermission(session, item.requestId, answer, { via: "test" });
+      }
+    })();
+    await hooks.prompt("Clean the build.");
+    const first = await runner.run(agent, "Clean the build.");
+    const state = await hooks.decideInterruptions(first, { timeoutMs: 30_000 });
+    assert.ok(state);
+    const result = await runner.run(agent, state);
+    detach();
+    await hooks.settled();
+    await client.flush();
+    assert.equal((await answered).won, true);
+    assert.equal(result.finalOutput, "Done.");
+    let card;
+    for await (const item of await ui.subscribe(session, { capabilities: { terminal: true } })) {
+      const update = item.body.value.update;
+      if (update.case === "card" && item.callId === "call_bash_9") card = update.value;
+      if (update.case === "turn" && update.value.finished) break;
+    }
+    if (answer === "allow") {
+      assert.equal(card.status, 2);
+      assert.equal(card.result.card.value.output, BASH_RESULT);
+    } else {
+      assert.equal(card.status, 3);
+      assert.match(card.result.card.value.content[0].block.value.text, /Rejected by via test/);
+    }
+    await client.close();
+    await ui.close();
+  });
+}

@@ -172,3 +172,13 @@ def answered(r: events_pb2.PermissionResolved) -> Decision:
     """A resolution as an answerer reads it: the options' kinds are the asker's, so ``kind``
     is ``None`` and ``allowed`` false; ``outcome``, ``option_id`` and who decided are known."""
     return Request.decision_of(r, {})
+
+
+def denial(decision: Decision) -> str:
+    """What an agent is told when a person said no, or nobody answered in time."""
+    if decision.outcome == "expired":
+        return "Nobody answered the permission request in time, so it was rejected."
+    if decision.outcome == "withdrawn":
+        return "The permission request was withdrawn."
+    reason = f": {decision.reason}" if decision.reason else ""
+    return f"Rejected by {decision.responder}{reason}"

@@ -18,6 +18,10 @@ Grep's and Glob's matches) and the presentation meta toolview reads (Edit's and 
 terminal card with its exit code, not an error. The hooks never block or alter the agent: each
 returns ``{}``.
 
+``can_use_tool`` (``ClaudeAgentOptions(can_use_tool=hooks.can_use_tool)``, optional) asks for
+permission through toolview: every UI watching the session shows the prompt on the call's card,
+the first authorized answer decides (docs/approvals.md).
+
 The hooks see no text from the model: ``watch`` (optional) passes ``query``'s messages through
 and publishes the assistant's text and thinking as they come, then ends the turn with the
 run's usage when its result arrives (without it, ``Stop`` ends the turn with the last answer).
@@ -30,6 +34,7 @@ import re
 from typing import Any, AsyncIterable, AsyncIterator, Dict, List, Mapping, Optional, Tuple
 
 from .._events import Usage
+from .._permissions import allow_always, allow_once, denial, reject_once
 from ..aio import AsyncCall, AsyncSession, AsyncTurn
 
 _EXIT = re.compile(r"^Exit code (-?\d+)\n?")
@@ -89,7 +94,7 @@ class ToolviewHooks:
     ``PostToolUse`` / ``PostToolUseFailure`` finish it, ``Stop`` adds the last answer and ends
     the turn (unless ``watch`` ends it, with usage)."""
 
-    def __init__(self, session: AsyncSession) -> None:
+    def __init__(self, session: AsyncSession, *, permission_timeout: Optional[float] = None) -> None:
         # The SDK awaits its hooks on its event loop: a sync session's calls would block it (and
         # return no awaitable), so the wrong client is refused here, not inside every hook.
         if not isinstance(session, AsyncSession):
@@ -101,6 +106,8 @@ class ToolviewHooks:
         self._calls: Dict[str, AsyncCall] = {}
         self._turn: Optional[AsyncTurn] = None
         self._watched = False
+        #: Seconds people have to answer a permission request (the server's default when None).
+        self.permission_timeout = permission_timeout
 
     def matchers(self) -> Dict[str, List[Any]]:
         """The ``hooks`` option: every tool, every event the adapter uses."""
@@ -137,6 +144,34 @@ class ToolviewHooks:
                     await self.session.message("reasoning", block.thinking, message_id=message_id)
         elif isinstance(message, ResultMessage) and self._turn is not None and not self._turn.finished:
             await self._turn.finish(_stop_reason(message), _usage(message.usage))
+
+    async def can_use_tool(self, tool_name: str, input_data: Dict[str, Any], context: Any) -> Any:
+        """``ClaudeAgentOptions(can_use_tool=hooks.can_use_tool)``: asks through toolview, so
+        every UI watching the session shows the prompt and any with the ``approve`` right may
+        answer it; the decision goes back to Claude Code. Allow runs the tool with its input
+        (always-allow with Claude Code's suggested permission updates); a reject, the expiry or a
+        withdrawal denies it, naming who decided."""
+        from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
+
+        tool_use_id = getattr(context, "tool_use_id", None)
+        suggestions = list(getattr(context, "suggestions", None) or [])
+        options = [allow_once(), *([allow_always()] if suggestions else []), reject_once()]
+        call = self._calls.get(str(tool_use_id or ""))
+        description = getattr(context, "description", None) or getattr(context, "decision_reason", None)
+        decision = await self.session.request_permission(
+            str(getattr(context, "title", None) or prompt_for(tool_name, input_data)),
+            options,
+            call_id=call.call_id if call is not None else None,
+            description=str(description or ""),
+            timeout=self.permission_timeout,
+            request_id=f"perm-{tool_use_id}" if tool_use_id else None,
+        )
+        if decision.allowed:
+            always = decision.kind == "allow_always"
+            return PermissionResultAllow(
+                updated_input=input_data, updated_permissions=suggestions if always else None
+            )
+        return PermissionResultDeny(message=denial(decision))
 
     async def user_prompt_submit(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
         if self._turn is not None and not self._turn.finished:
@@ -211,3 +246,12 @@ def _stop_reason(result: Any) -> str:
     if result.stop_reason == "refusal":
         return "refusal"
     return "end_turn"
+
+
+def prompt_for(tool_name: str, args: Mapping[str, Any]) -> str:
+    """A prompt for a tool call when Claude Code gives none: ``Run npm test?``."""
+    if tool_name == "Bash" and isinstance(args.get("command"), str):
+        return f"Run {args['command']}?"
+    if tool_name in ("Edit", "MultiEdit", "Write") and isinstance(args.get("file_path"), str):
+        return f"{'Write' if tool_name == 'Write' else 'Edit'} {args['file_path']}?"
+    return f"Use {tool_name}?"

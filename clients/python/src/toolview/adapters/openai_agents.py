@@ -24,6 +24,10 @@ The hooks carry no failure flag and no meta, so two helpers reach them from insi
   presentation meta of ``docs/producers.md`` (a read window, grep matches, a web fetch, …).
 
 Both are kept by call id until the call's end (at most ``PENDING_LIMIT`` at once).
+
+A tool with ``needs_approval`` stops the run; ``decide_interruptions(result)`` asks for each
+approval through toolview (every UI watching the session shows the prompt on the call's card)
+and returns the run's state with the decisions applied, for ``Runner.run`` to go on.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from agents.models.fake_id import FAKE_RESPONSES_ID
 from agents.tool_context import ToolContext
 
 from .._events import Usage
+from .._permissions import allow_always, allow_once, denial, reject_always, reject_once
 from ..aio import AsyncCall, AsyncSession, AsyncTurn
 
 PENDING_LIMIT = 10_000
@@ -109,6 +114,8 @@ class ToolviewRunHooks(RunHooks[Any]):
                     await self.session.message("reasoning", text, message_id=_item_id(item))
 
     async def on_tool_start(self, context: Any, agent: Any, tool: Any) -> None:
+        if self._key(context, tool) in self._calls:
+            return  # started when its approval was asked (`decide_interruptions`)
         if isinstance(context, ToolContext):
             call_id, args = context.tool_call_id, context.tool_arguments
         else:
@@ -117,6 +124,42 @@ class ToolviewRunHooks(RunHooks[Any]):
         self._calls[self._key(context, tool)] = await self.session.start_call(
             tool.name, args, call_id=call_id
         )
+
+    async def decide_interruptions(self, result: Any, *, timeout: Optional[float] = None) -> Any:
+        """When a run stopped for approvals (tools with ``needs_approval``), asks through
+        toolview for each — every UI watching the session shows the prompt on the call's card —
+        and returns the run's state with every decision applied, to pass to ``Runner.run`` to go
+        on; ``None`` when nothing waits. A rejected call's card ends failed, naming who
+        rejected it; the model is told the same."""
+        interruptions = list(getattr(result, "interruptions", None) or [])
+        if not interruptions:
+            return None
+        state = result.to_state()
+        for item in interruptions:
+            raw = item.raw_item
+            call_id = getattr(raw, "call_id", None)
+            name = item.tool_name or getattr(raw, "name", "tool")
+            call = self._calls.get(call_id) if call_id else None
+            if call is None:
+                # The card first, so the prompt shows on it; the run's `on_tool_start` keeps it.
+                call = await self.session.start_call(name, getattr(raw, "arguments", None), call_id=call_id)
+                if call_id:
+                    self._calls[call_id] = call
+            decision = await call.request_permission(
+                f"Run {name}?",
+                [allow_once(), allow_always(), reject_once(), reject_always()],
+                timeout=timeout,
+                request_id=f"perm-{call.call_id}",
+            )
+            if decision.allowed:
+                state.approve(item, always_approve=decision.kind == "allow_always")
+                continue
+            message = denial(decision)
+            state.reject(item, always_reject=decision.kind == "reject_always", rejection_message=message)
+            if call_id:
+                self._calls.pop(call_id, None)
+            await call.finish(message, is_error=True)
+        return state
 
     @staticmethod
     def _key(context: Any, tool: Any) -> str:
