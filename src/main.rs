@@ -40,6 +40,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Acp(args) => args.run(),
         Command::Render(args) => args.run(),
         Command::Present(args) => args.run(),
+        Command::Approve(args) => args.run(),
     }
 }
 

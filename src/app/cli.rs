@@ -42,6 +42,30 @@ pub enum Command {
     Acp(AcpArgs),
     /// Render `ToolEvent` JSON lines from stdin offline, with no server.
     Render(RenderArgs),
+    /// Answer a permission request (the `approve` right): prints `{"won", "resolution"}` and
+    /// exits 0 when this answer decided it, 3 when another decision came first (an answer, the
+    /// expiry or a withdrawal).
+    Approve(ApproveArgs),
+}
+
+/// The arguments of `toolview approve`.
+#[derive(Debug, clap::Args)]
+pub struct ApproveArgs {
+    /// The session.
+    #[arg(long)]
+    pub session: String,
+    /// The permission request.
+    #[arg(long)]
+    pub request: String,
+    /// The option chosen (one of the request's: `allow`, `reject`, …).
+    #[arg(long)]
+    pub option: String,
+    /// Why (kept with the decision, shown to everyone).
+    #[arg(long, default_value = "")]
+    pub reason: String,
+    /// The server to answer.
+    #[command(flatten)]
+    pub server: ServerArg,
 }
 
 /// The arguments of `toolview present`.
@@ -114,7 +138,8 @@ pub struct TokenArgs {
     /// The file with the server's --jwt-secret-file secret.
     #[arg(long, env = "TOOLVIEW_JWT_SECRET_FILE")]
     pub secret_file: PathBuf,
-    /// RIGHTS:GLOB, e.g. `publish,subscribe:team-a/*` (rights: publish, subscribe, read);
+    /// RIGHTS:GLOB, e.g. `publish,subscribe:team-a/*` (rights: publish, subscribe, read,
+    /// approve);
     /// repeat for more.
     #[arg(long = "grant", required = true, value_parser = auth::parse_grant)]
     pub grants: Vec<GrantClaim>,

@@ -7,7 +7,8 @@ use std::io::IsTerminal as _;
 use serde::Deserialize;
 
 use super::cli::{
-    AcpArgs, HealthArgs, PresentArgs, PublishArgs, RenderArgs, TailArgs, TokenArgs, health_url,
+    AcpArgs, ApproveArgs, HealthArgs, PresentArgs, PublishArgs, RenderArgs, TailArgs, TokenArgs,
+    health_url,
 };
 use crate::client::screen::Size;
 use crate::client::{self, Remote, acp, tail};
@@ -102,6 +103,28 @@ impl HealthArgs {
             .map_err(|_| anyhow::anyhow!("no answer from {url} within {timeout:?}"))??;
         if !serving {
             std::process::exit(1);
+        }
+        Ok(())
+    }
+}
+
+/// `toolview approve`'s exit status when another decision came first.
+const EXIT_DECIDED_BEFORE: i32 = 3;
+
+impl ApproveArgs {
+    /// `toolview approve`: the decision to stdout; exits 3 when this answer did not decide.
+    pub fn run(self) -> anyhow::Result<()> {
+        let answer = client::Answer {
+            session: &self.session,
+            request: &self.request,
+            option: &self.option,
+            reason: &self.reason,
+        };
+        let remote = self.server.remote();
+        let won =
+            client_runtime()?.block_on(client::approve(&remote, answer, &mut std::io::stdout()))?;
+        if !won {
+            std::process::exit(EXIT_DECIDED_BEFORE);
         }
         Ok(())
     }

@@ -10,7 +10,7 @@
 //! `Follower`: a waiting notice, AG-UI and AI SDK output framed by `render::StreamFrame`; ANSI and Markdown drawn
 //! by `screen.rs` from VIEW updates with appends, with the server's own card renderers: a terminal's
 //! running cards redrawn in place, a pipe's live lines, a transcript; each card once), `publish.rs` (`publish`: events
-//! from a pipe as they arrive), `lines.rs` (offline `render` of JSON lines), `json.rs` (the protobuf JSON mapping of events via
+//! from a pipe as they arrive), `approve.rs` (`toolview approve`: answers a permission request), `lines.rs` (offline `render` of JSON lines), `json.rs` (the protobuf JSON mapping of events via
 //! `prost-reflect` and the embedded descriptor set), `acp.rs` (`toolview acp`: an ACP agent over
 //! stdio for editors, JSON-RPC lines built with the ACP schema crate: `initialize`, `session/load`
 //! — history, then the answer, then live —, `session/new`, `session/prompt`; forwards the session's
@@ -18,6 +18,7 @@
 //! JSON-RPC error or an agent message)
 
 pub mod acp;
+mod approve;
 mod follow;
 mod json;
 mod lines;
@@ -26,6 +27,7 @@ mod remote;
 pub mod screen;
 pub mod tail;
 
+pub use approve::{Answer, approve};
 pub use follow::{Followed, Follower};
 pub use lines::{print_framed, print_update, read_events, render_offline};
 pub use publish::publish;

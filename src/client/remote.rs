@@ -42,17 +42,21 @@ pub type Client = SessionServiceClient<InterceptedService<Channel, Bearer>>;
 
 /// Connects to the remote.
 pub async fn connect(remote: &Remote) -> anyhow::Result<Client> {
-    let channel = channel(remote).await?;
-    let bearer = remote
+    Ok(SessionServiceClient::with_interceptor(
+        channel(remote).await?,
+        bearer(remote)?,
+    ))
+}
+
+/// The remote's token as an interceptor.
+pub(super) fn bearer(remote: &Remote) -> anyhow::Result<Bearer> {
+    let value = remote
         .token
         .as_deref()
         .map(|t| format!("Bearer {}", t.trim()).parse())
         .transpose()
         .context("the token is not ASCII text")?;
-    Ok(SessionServiceClient::with_interceptor(
-        channel,
-        Bearer(bearer),
-    ))
+    Ok(Bearer(value))
 }
 
 /// `toolview health`: asks the server's `grpc.health.v1.Health` about `service` (`""` for the
@@ -76,7 +80,7 @@ pub async fn health(remote: &Remote, service: &str, out: &mut impl Write) -> any
 }
 
 /// A channel to the remote, with its TLS settings.
-async fn channel(remote: &Remote) -> anyhow::Result<Channel> {
+pub(super) async fn channel(remote: &Remote) -> anyhow::Result<Channel> {
     let url = &remote.url;
     let read = |p: &PathBuf| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
     let mut endpoint = Endpoint::from_shared(url.clone()).with_context(|| format!("{url:?}"))?;

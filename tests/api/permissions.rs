@@ -503,3 +503,61 @@ async fn the_official_clients_take_the_prompts_and_decisions() {
         ]
     );
 }
+
+/// `toolview approve` answers from a script: exit 0 and the decision when it decided, 3 and
+/// the winner when another decision came first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_answers_and_says_who_won() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::process::ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut c = client(&server.url).await;
+    publish(&mut c, vec![ask("team/x", "perm-1", "", 60_000)])
+        .await
+        .unwrap();
+    let approve = |option: &str| {
+        support::cli::command(&[
+            "approve",
+            "--server",
+            &server.url,
+            "--session",
+            "team/x",
+            "--request",
+            "perm-1",
+            "--option",
+            option,
+            "--reason",
+            "looked at it",
+        ])
+        .output()
+        .unwrap()
+    };
+    let first = approve("allow");
+    assert_eq!(first.status.code(), Some(0), "{first:?}");
+    let said: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(said["won"], true);
+    assert_eq!(said["resolution"]["resolvedBy"]["via"], "cli");
+    assert_eq!(said["resolution"]["reason"], "looked at it");
+    let second = approve("reject");
+    assert_eq!(second.status.code(), Some(3), "{second:?}");
+    let said_then: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(said_then["won"], false);
+    assert_eq!(said_then["resolution"], said["resolution"]);
+    let other = support::cli::command(&[
+        "approve",
+        "--server",
+        &server.url,
+        "--session",
+        "team/x",
+        "--request",
+        "perm-9",
+        "--option",
+        "allow",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(other.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&other.stderr).contains("NOT_FOUND"),
+        "{other:?}"
+    );
+}

@@ -11,7 +11,7 @@ pub use events::{
     EnumError, MetaJsonError, PresentInput, PresentRequestError, ToolEventError, check_meta_json,
     events_from_pb,
 };
-pub use permissions::PermissionEventError;
+pub use permissions::{PermissionEventError, requested_from_pb, resolved_from_pb};
 pub use rendering::{
     CursorError, RenderInput, RenderRequestError, TargetError, ViewUpdateError, rendered_update,
     target_from_pb,
