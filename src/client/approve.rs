@@ -39,13 +39,7 @@ pub async fn approve(
             via: "cli".to_owned(),
         })
         .await
-        .map_err(|s| {
-            anyhow::anyhow!(
-                "{}: {}",
-                crate::grpc::code_name(s.code().into()),
-                s.message()
-            )
-        })?
+        .map_err(|s| anyhow::anyhow!("{}: {}", crate::grpc::code_name(s.code()), s.message()))?
         .into_inner();
     let resolution = response
         .resolution
