@@ -30,6 +30,9 @@ use tokio::sync::mpsc;
 use tokio_stream::StreamExt as _;
 use tokio_util::codec::{FramedRead, LinesCodec};
 
+use std::sync::Arc;
+
+use super::acp_relay::Relay;
 use super::{Followed, Follower, Remote, connect};
 use crate::grpc::code_name;
 use crate::grpc::pb::{self, subscribe_request::Start};
@@ -70,11 +73,13 @@ pub async fn serve_stdio(options: AgentOptions) -> anyhow::Result<()> {
         tokio::io::stdin(),
         LinesCodec::new_with_max_length(MAX_LINE_BYTES),
     );
+    let relay = Arc::new(Relay::new(options.remote.clone(), out_tx.clone()));
     let mut agent = Agent {
         options,
         out: out_tx,
         terminal: false,
         streams: Vec::new(),
+        relay,
     };
     while let Some(line) = lines.next().await {
         let line = line.context("reading a message from the editor")?;
@@ -97,6 +102,8 @@ struct Agent {
     terminal: bool,
     /// Each watched session's stream (a session may have several: a new thread and a load).
     streams: Vec<(String, tokio::task::JoinHandle<()>)>,
+    /// Permission requests asked of the editor.
+    relay: Arc<Relay>,
 }
 
 /// JSON-RPC error codes.
@@ -135,9 +142,13 @@ impl Agent {
         let method = message["method"].as_str().unwrap_or_default().to_owned();
         let params = &message["params"];
         let Some(id) = message.get("id").cloned() else {
-            // Notifications (`session/cancel`) and responses: nothing to do for a viewer.
+            // Notifications (`session/cancel`): nothing to do for a viewer.
             return Ok(());
         };
+        if method.is_empty() && self.relay.answered(&message).await {
+            // The editor's answer to a permission prompt.
+            return Ok(());
+        }
         if method.is_empty() {
             return self.fail(&id, INVALID_REQUEST, "no method").await;
         }
@@ -360,7 +371,8 @@ impl Agent {
             remote: self.options.remote.clone(),
             session: session.clone(),
         };
-        let stream = tokio::spawn(forward(follower, titles, title, out, loaded));
+        let relay = self.relay.clone();
+        let stream = tokio::spawn(forward(follower, titles, title, (out, relay), loaded));
         self.streams.push((session, stream));
     }
 }
@@ -416,7 +428,7 @@ async fn forward(
     mut follower: Follower,
     titles: Titles,
     title: Option<String>,
-    out: mpsc::Sender<String>,
+    (out, relay): (mpsc::Sender<String>, Arc<Relay>),
     mut loaded: Option<(u64, Loaded)>,
 ) {
     let session = titles.session.clone();
@@ -439,9 +451,10 @@ async fn forward(
                 if let Some(pb::rendered_update::Body::Acp(m)) = u.body {
                     for json in m.json {
                         let user = !titled && is_user_chunk(&json);
-                        if out.send(json).await.is_err() {
+                        if out.send(json.clone()).await.is_err() {
                             return;
                         }
+                        relay.notice(&session, &json).await;
                         if user && let Some(info) = titles.update().await {
                             titled = true;
                             if out.send(info).await.is_err() {

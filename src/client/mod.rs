@@ -15,9 +15,12 @@
 //! stdio for editors, JSON-RPC lines built with the ACP schema crate: `initialize`, `session/load`
 //! — history, then the answer, then live —, `session/new`, `session/prompt`; forwards the session's
 //! ACP rendering through a `Follower`; an error that retrying cannot fix reaches the editor as a
-//! JSON-RPC error or an agent message)
+//! JSON-RPC error or an agent message), `acp_relay.rs` (permission requests asked of the editor with
+//! `session/request_permission`, answered through `PermissionService`, withdrawn with
+//! `$/cancel_request`)
 
 pub mod acp;
+mod acp_relay;
 mod approve;
 mod follow;
 mod json;

@@ -48,7 +48,7 @@ pub fn allowed(r: &PermissionRequested, res: Option<&PermissionResolved>) -> boo
 }
 
 /// The JSON form: `{requestId, callId?, title, description, options, expiryOptionId, expiresAt,
-/// state, resolution?}`.
+/// expiresAtMs, state, resolution?}`.
 pub fn json(state: &PermissionState) -> Value {
     let r = shown(&state.request);
     let res = state.resolution.as_ref();
@@ -64,6 +64,7 @@ pub fn json(state: &PermissionState) -> Value {
         "options": options,
         "expiryOptionId": r.expiry_option_id,
         "expiresAt": rfc3339_ms(r.expires_at_ms),
+        "expiresAtMs": r.expires_at_ms,
         "state": state_name(res),
     });
     if let Some(call) = &r.call_id {

@@ -2,7 +2,7 @@
 //!
 //! One test crate (one link of the library) for many suites; each suite is a module.
 
-mod acp_agent;
+pub(crate) mod acp_agent;
 mod acp_sessions;
 mod agui;
 mod agui_activity;

@@ -561,3 +561,72 @@ async fn the_cli_answers_and_says_who_won() {
         "{other:?}"
     );
 }
+
+/// `toolview acp` with the official ACP client as the editor: the prompt reaches it as
+/// `session/request_permission` with the request's options; its choice is the decision
+/// (`via: acp`); and a decision made elsewhere withdraws its prompt (`$/cancel_request`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_editor_is_asked_through_toolview_acp() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::process::ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut c = client(&server.url).await;
+    for (session, answer) in [("acp-reject", "reject"), ("acp-wait", "wait")] {
+        publish(
+            &mut c,
+            vec![
+                bash_call(session, "e1", "c1"),
+                ask(session, "perm-1", "c1", 60_000),
+            ],
+        )
+        .await
+        .unwrap();
+        let mut cmd =
+            crate::acp_agent::client_command(&server.url, session, "permission", false, 1);
+        cmd.env("TOOLVIEW_ACP_ANSWER", answer);
+        let mut editor = support::node::NodeClient::spawn(cmd);
+        editor.wait_for("asked");
+        let mut p = permissions(&server.url).await;
+        if answer == "wait" {
+            // Someone else decides: the editor's prompt is withdrawn.
+            let mut other = respond(session, "perm-1", "allow");
+            other.via = "viewer".into();
+            assert!(p.respond_permission(other).await.unwrap().into_inner().won);
+        }
+        let resolution = p
+            .await_permission(awaiting(session, "perm-1"))
+            .await
+            .unwrap()
+            .into_inner()
+            .resolution
+            .unwrap();
+        let report = tokio::task::spawn_blocking(move || editor.finish())
+            .await
+            .unwrap();
+        let asked = &report["asked"][0];
+        assert_eq!(asked["sessionId"], session, "{report}");
+        assert_eq!(asked["toolCall"]["toolCallId"], "c1");
+        let kinds: Vec<_> = asked["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["kind"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(kinds, ["allow_once", "allow_always", "reject_once"]);
+        assert_eq!(
+            asked["_meta"]["toolview"]["permission"]["title"],
+            "Run rm -rf build?"
+        );
+        if answer == "reject" {
+            assert_eq!(
+                resolution.outcome,
+                Some(Outcome::SelectedOptionId("reject".into()))
+            );
+            assert_eq!(resolution.resolved_by.unwrap().via, "acp");
+            assert_eq!(report["withdrawn"], false);
+        } else {
+            assert_eq!(resolution.resolved_by.unwrap().via, "viewer");
+            assert_eq!(report["withdrawn"], true, "{report}");
+        }
+        assert_eq!(report["decision"]["state"], "selected", "{report}");
+    }
+}

@@ -8,6 +8,10 @@
 //     clientCapabilities._meta.terminal_output. WANT: notifications to wait for; "ready" goes
 //     to stderr after the first one. TOOLVIEW_ACP_REASONING=1 runs the agent with --reasoning.
 //
+//     MODE permission: session/load SESSION, then the editor's side of permission prompts
+//     (TOOLVIEW_ACP_ANSWER: reject, or wait for the agent to withdraw the prompt); prints
+//     {init, asked, withdrawn, decision} once a decision shows.
+//
 //     MODE sessions: session/list page by page (CWD filter in the env TOOLVIEW_ACP_CWD, page
 //     cursors followed to the end), then session/resume SESSION and, once WANT notifications
 //     came after "resumed" went to stderr (the test publishes meanwhile), session/close.
@@ -20,12 +24,18 @@ import { Readable, Writable } from "node:stream";
 
 const [bin, server, session, mode, terminal, want] = process.argv.slice(2);
 const args = ["acp", "--server", server];
-if (mode !== "load" && mode !== "sessions") args.push("--session", session);
+if (!["load", "sessions", "permission"].includes(mode)) args.push("--session", session);
 if (mode === "new-live") args.push("--live-only");
 if (process.env.TOOLVIEW_ACP_REASONING === "1") args.push("--reasoning");
 const agentProcess = spawn(bin, args, { stdio: ["pipe", "pipe", "inherit"] });
 
 const notifications = [];
+// MODE permission: the editor's side of a permission prompt. TOOLVIEW_ACP_ANSWER=reject picks
+// the reject option; =wait answers nothing and waits for the agent to withdraw the prompt.
+const asked = [];
+let withdrawn = false;
+let settled;
+const decided = new Promise((resolve) => (settled = resolve));
 let enough;
 const reached = new Promise((resolve) => (enough = resolve));
 const app = acp
@@ -34,6 +44,18 @@ const app = acp
     notifications.push(params);
     if (notifications.length === 1 && mode !== "sessions") process.stderr.write("ready\n");
     if (notifications.length >= Number(want)) enough();
+    const permission = params.update._meta?.toolview?.permission;
+    if (permission && permission.state !== "pending") settled(permission);
+  })
+  .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
+    asked.push(params);
+    process.stderr.write("asked\n");
+    if (process.env.TOOLVIEW_ACP_ANSWER === "reject") {
+      return { outcome: { outcome: "selected", optionId: "reject" } };
+    }
+    await new Promise((resolve) => signal.addEventListener("abort", resolve));
+    withdrawn = true;
+    return { outcome: { outcome: "cancelled" } };
   });
 
 const stream = acp.ndJsonStream(
@@ -70,6 +92,13 @@ const result = await app.connectWith(stream, async (ctx) => {
     },
   });
   if (mode === "sessions") return sessions(ctx, init);
+  if (mode === "permission") {
+    await ctx.request(acp.methods.agent.session.load, { sessionId: session, cwd: "/", mcpServers: [] });
+    const decision = await decided;
+    // The withdrawal reaches the handler just after the update that says why.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return { init, asked, withdrawn, decision };
+  }
   let loadedAfter = null;
   if (mode === "load") {
     await ctx.request(acp.methods.agent.session.load, { sessionId: session, cwd: "/", mcpServers: [] });

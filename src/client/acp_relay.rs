@@ -1,0 +1,191 @@
+//! `toolview acp` relays permission requests to the editor: a pending request the session's
+//! ACP rendering shows (`_meta.toolview.permission`) becomes `session/request_permission`, the
+//! editor's choice an answer through `PermissionService` (`via: acp`), and a decision made
+//! elsewhere — another UI, the expiry, a withdrawal — withdraws the editor's prompt with
+//! `$/cancel_request`. The editor's `cancelled` (its Stop button) abstains: in the common ACP
+//! agents a `cancelled` ends the user's whole turn, so it is never taken for a reject.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use agent_client_protocol_schema::v1 as acp;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::remote::{Remote, bearer, channel};
+use crate::grpc::pb::{self, permission_service_client::PermissionServiceClient};
+
+/// How long an answer to the server may take before it is given up (the editor's choice is
+/// then lost; the prompt shows again on the next connection).
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Prompts asked and not yet answered, at most: past it the oldest is forgotten (its answer is
+/// then ignored), so an editor that never answers cannot grow this.
+const MAX_ASKED: usize = 1024;
+
+/// A prompt the editor was asked.
+#[derive(Debug, Clone)]
+struct Asked {
+    session: String,
+    request: String,
+}
+
+/// The relay's state: the prompts out with the editor, by their JSON-RPC id.
+pub struct Relay {
+    remote: Remote,
+    out: mpsc::Sender<String>,
+    asked: parking_lot::Mutex<HashMap<String, Asked>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl Relay {
+    /// A relay answering through `remote`, writing to the editor through `out`.
+    pub fn new(remote: Remote, out: mpsc::Sender<String>) -> Self {
+        Relay {
+            remote,
+            out,
+            asked: parking_lot::Mutex::default(),
+            next: std::sync::atomic::AtomicU64::new(1),
+        }
+    }
+
+    /// Looks at one notification forwarded to the editor: a pending request that has not
+    /// expired is asked; a decided one withdraws the prompt still out for it.
+    pub async fn notice(&self, session: &str, notification: &str) {
+        // Only a likely one is parsed: most notifications are about calls and messages.
+        if !notification.contains("\"permission\"") {
+            return;
+        }
+        let Ok(message) = serde_json::from_str::<Value>(notification) else {
+            return;
+        };
+        let update = &message["params"]["update"];
+        let permission = &update["_meta"]["toolview"]["permission"];
+        let Some(request) = permission["requestId"].as_str() else {
+            return;
+        };
+        let pending = permission["state"] == "pending";
+        let asked = self.out_for(session, request);
+        match (pending, asked) {
+            (true, None) => {
+                let expires = permission["expiresAtMs"].as_u64().unwrap_or(0);
+                if expires > crate::store::now_ms() {
+                    let tool_call = update["toolCallId"].as_str().unwrap_or_default();
+                    self.ask(session, request, tool_call, permission).await;
+                }
+            }
+            (false, Some(id)) => {
+                self.asked.lock().remove(&id);
+                let cancel = acp::CancelRequestNotification::new(acp::RequestId::Str(id));
+                let message =
+                    json!({"jsonrpc": "2.0", "method": "$/cancel_request", "params": cancel});
+                let _ = self.out.send(message.to_string()).await;
+            }
+            (true, Some(_)) | (false, None) => {}
+        }
+    }
+
+    fn out_for(&self, session: &str, request: &str) -> Option<String> {
+        self.asked
+            .lock()
+            .iter()
+            .find(|(_, a)| a.session == session && a.request == request)
+            .map(|(id, _)| id.clone())
+    }
+
+    async fn ask(&self, session: &str, request: &str, tool_call: &str, permission: &Value) {
+        let options: Vec<acp::PermissionOption> = permission["options"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|o| {
+                let kind = match o["kind"].as_str()? {
+                    "allow_once" => acp::PermissionOptionKind::AllowOnce,
+                    "allow_always" => acp::PermissionOptionKind::AllowAlways,
+                    "reject_once" => acp::PermissionOptionKind::RejectOnce,
+                    "reject_always" => acp::PermissionOptionKind::RejectAlways,
+                    _ => return None,
+                };
+                Some(acp::PermissionOption::new(
+                    o["optionId"].as_str()?.to_owned(),
+                    o["name"].as_str().unwrap_or_default().to_owned(),
+                    kind,
+                ))
+            })
+            .collect();
+        let call = acp::ToolCallUpdate::new(
+            tool_call.to_owned(),
+            acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::Pending),
+        );
+        let mut meta = serde_json::Map::new();
+        meta.insert("toolview".into(), json!({"permission": permission}));
+        let params =
+            acp::RequestPermissionRequest::new(session.to_owned(), call, options).meta(meta);
+        let id = format!(
+            "toolview-permission-{}",
+            self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        {
+            let mut asked = self.asked.lock();
+            if asked.len() >= MAX_ASKED
+                && let Some(oldest) = asked.keys().min().cloned()
+            {
+                asked.remove(&oldest);
+            }
+            asked.insert(
+                id.clone(),
+                Asked {
+                    session: session.to_owned(),
+                    request: request.to_owned(),
+                },
+            );
+        }
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": "session/request_permission", "params": params});
+        let _ = self.out.send(message.to_string()).await;
+    }
+
+    /// Takes the editor's answer to a prompt (a JSON-RPC response); `false` when the response is
+    /// not to one. A selected option is sent to the server; `cancelled` or an error abstains.
+    pub async fn answered(&self, response: &Value) -> bool {
+        let Some(id) = response["id"].as_str() else {
+            return false;
+        };
+        let Some(asked) = self.asked.lock().remove(id) else {
+            return id.starts_with("toolview-permission-");
+        };
+        let outcome = &response["result"]["outcome"];
+        if outcome["outcome"] != "selected" {
+            return true; // cancelled, or an error: the editor abstains
+        }
+        let Some(option) = outcome["optionId"].as_str() else {
+            return true;
+        };
+        if let Err(e) = self.respond(&asked, option).await {
+            eprintln!(
+                "toolview acp: the editor's answer to {} was not taken: {e}",
+                asked.request
+            );
+        }
+        true
+    }
+
+    async fn respond(&self, asked: &Asked, option: &str) -> anyhow::Result<()> {
+        let mut client = PermissionServiceClient::with_interceptor(
+            channel(&self.remote).await?,
+            bearer(&self.remote)?,
+        );
+        let request = pb::RespondPermissionRequest {
+            session_id: asked.session.clone(),
+            request_id: asked.request.clone(),
+            option_id: option.to_owned(),
+            reason: String::new(),
+            via: "acp".into(),
+        };
+        tokio::time::timeout(ANSWER_TIMEOUT, client.respond_permission(request))
+            .await
+            .map_err(|_| anyhow::anyhow!("no answer from the server within {ANSWER_TIMEOUT:?}"))?
+            .map_err(|s| {
+                anyhow::anyhow!("{}: {}", crate::grpc::code_name(s.code()), s.message())
+            })?;
+        Ok(())
+    }
+}
