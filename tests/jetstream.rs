@@ -1,11 +1,14 @@
 //! toolview over NATS JetStream, against real `nats-server`s on loopback: the store on one
-//! server, and `toolview serve` replicas over a three-node cluster (R3). Every wait is bounded;
+//! server, and `toolview serve` replicas over a three-node cluster (R3), permission requests
+//! across replicas included (`jetstream/permissions.rs`). Every wait is bounded;
 //! nothing here measures speed. Built with the `jetstream` feature (`scripts/test.sh` turns it
 //! on).
 #![cfg(feature = "jetstream")]
 
 #[path = "jetstream/faults.rs"]
 mod faults;
+#[path = "jetstream/permissions.rs"]
+mod permissions;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
