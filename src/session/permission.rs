@@ -84,7 +84,11 @@ enum Appended {
 
 /// What someone asks of a pending request.
 enum Ask<'a> {
-    Select { option_id: &'a str },
+    Select {
+        option_id: &'a str,
+    },
+    /// The first option that allows, or the first that rejects (a UI with only yes and no).
+    Allow(bool),
     Withdraw,
     Expire,
 }
@@ -183,6 +187,20 @@ impl Sessions {
         by: Responder,
     ) -> Result<Decided, SessionError> {
         self.decide(session, request, Ask::Select { option_id }, reason, by)
+            .await
+    }
+
+    /// Answers a pending request yes or no, as a UI with only two buttons does (the AI SDK's
+    /// approvals): the request's first allow-kind option, or its first reject-kind one.
+    pub async fn respond_permission_allowing(
+        &self,
+        session: &SessionId,
+        request: &RequestId,
+        allow: bool,
+        reason: &str,
+        by: Responder,
+    ) -> Result<Decided, SessionError> {
+        self.decide(session, request, Ask::Allow(allow), reason, by)
             .await
     }
 
@@ -296,6 +314,14 @@ impl Sessions {
         let outcome = match ask {
             Ask::Expire => return Ok(expiry()),
             Ask::Withdraw => Outcome::Withdrawn,
+            Ask::Allow(allow) => Outcome::Selected {
+                option_id: req
+                    .options
+                    .iter()
+                    .find(|o| o.kind.allows() == *allow)
+                    .map(|o| o.option_id.clone())
+                    .unwrap_or_else(|| req.expiry_option_id.clone()),
+            },
             Ask::Select { option_id } => {
                 if req.option(option_id).is_none() {
                     return Err(SessionError::UnknownOption {

@@ -630,3 +630,53 @@ async fn the_editor_is_asked_through_toolview_acp() {
         assert_eq!(report["decision"]["state"], "selected", "{report}");
     }
 }
+
+/// A `useChat` UI answers an approval its stream showed: the `ai` package's
+/// `addToolApprovalResponse`, sent by `sendAutomaticallyWhen`, decides the request (`via:
+/// ai-sdk`) with its first reject option.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_ui_answers_through_the_ai_sdk_endpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::process::ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut c = client(&server.url).await;
+    publish(
+        &mut c,
+        vec![
+            bash_call("chat", "e1", "c1"),
+            ask("chat", "perm-1", "c1", 60_000),
+        ],
+    )
+    .await
+    .unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cmd = std::process::Command::new("node");
+    cmd.arg(root.join("tests/js/ai_sdk_client.mjs"))
+        .args([
+            "approve",
+            &format!("{}/ai-sdk", server.url),
+            "chat",
+            "false",
+        ])
+        .current_dir(root.join("tests/js"));
+    let ui = support::node::NodeClient::spawn(cmd);
+    let report = tokio::task::spawn_blocking(move || ui.finish())
+        .await
+        .unwrap();
+    assert_eq!(report["errors"], serde_json::json!([]), "{report}");
+    assert_eq!(report["asked"]["toolCallId"], "c1", "{report}");
+    assert_eq!(report["asked"]["approval"]["id"], "perm-1");
+    let mut p = permissions(&server.url).await;
+    let resolution = p
+        .await_permission(awaiting("chat", "perm-1"))
+        .await
+        .unwrap()
+        .into_inner()
+        .resolution
+        .unwrap();
+    assert_eq!(
+        resolution.outcome,
+        Some(Outcome::SelectedOptionId("reject".into()))
+    );
+    assert_eq!(resolution.reason, "from the chat");
+    assert_eq!(resolution.resolved_by.unwrap().via, "ai-sdk");
+}

@@ -14,10 +14,15 @@
 //       resumeStream (GET {api}/{id}/stream, a replay), then a resume of a chat with no session
 //       (204: nothing to resume).
 //
+//   node ai_sdk_client.mjs approve API SESSION APPROVED
+//       A Chat reads the session (a call awaiting approval), then answers the approval with
+//       addToolApprovalResponse({approved: APPROVED}); sendAutomaticallyWhen sends it.
+//
 // Prints {message, errors, types, header} as JSON (chat: {sent, resumed, nothing, prompts}).
 import {
   AbstractChat,
   DefaultChatTransport,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
   parseJsonEventStream,
   readUIMessageStream,
   uiMessageChunkSchema,
@@ -148,6 +153,29 @@ async function main() {
     const none = new Chat({ id: "nobody-yet", transport: transport(false), onError: (e) => errors.push(String(e)) });
     await none.resumeStream();
     console.log(JSON.stringify({ sent, resumed, nothing: none.messages, prompts, errors, status: chat.status }));
+    return;
+  }
+  if (mode === "approve") {
+    // The UI answers the approval its stream showed (addToolApprovalResponse); the Chat sends
+    // the answer by itself (sendAutomaticallyWhen), as useChat apps do.
+    const [api, session, approved] = args;
+    const errors = [];
+    const chat = new Chat({
+      id: session,
+      transport: new DefaultChatTransport({ api, headers, body: { toolview: { follow: false } } }),
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+      onError: (e) => errors.push(String(e?.message ?? e)),
+    });
+    await chat.sendMessage({ text: "go on" });
+    const asked = structuredClone(chat.messages);
+    const part = chat.messages.at(-1).parts.find((p) => p.state === "approval-requested");
+    if (!part) throw new Error(`no approval requested: ${JSON.stringify(chat.messages)}`);
+    await chat.addToolApprovalResponse({ id: part.approval.id, approved: approved === "true", reason: "from the chat" });
+    // The automatic send: wait for it to end.
+    for (let i = 0; i < 100 && chat.status !== "ready"; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && chat.status === "ready" && chat.messages === asked; i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    console.log(JSON.stringify({ asked: part, messages: chat.messages, errors, status: chat.status }));
     return;
   }
   throw new Error(`unknown mode ${mode}`);

@@ -24,6 +24,7 @@ use axum::response::{IntoResponse, Response};
 use super::sse::{self, CursorMark, SseBody, SseOptions};
 use super::{Feed, FeedOptions, authenticate, refusal};
 use crate::auth::{Authenticator, Right};
+use crate::domain::permission::{MAX_REASON_BYTES, RequestId, Responder, cut};
 use crate::error::Error;
 use crate::render::ai_sdk::{NoticeData, UiChunk};
 use crate::render::{StreamEvent, StreamFrame, Target};
@@ -70,12 +71,42 @@ async fn post(
         let access = authenticate(&endpoint.auth, &headers)?;
         let options = StreamOptions::from_post(&body)?;
         access.require(Right::Subscribe, &options.session)?;
+        take_approvals(&endpoint.sessions, &access, &options).await?;
         open(&endpoint.sessions, options, access.valid_until()).await
     };
     match opened.await {
         Ok(stream) => response(stream),
         Err(e) => refusal(e),
     }
+}
+
+/// The UI's answers to approvals (`addToolApprovalResponse`): each the request's first allow or
+/// reject option, `via: ai-sdk`; answering needs the `approve` right. An answer that comes after
+/// the decision (another UI's, or this UI's own, sent again with its messages) changes nothing.
+async fn take_approvals(
+    sessions: &Sessions,
+    access: &crate::auth::Access,
+    options: &StreamOptions,
+) -> Result<(), Error> {
+    for a in &options.approvals {
+        access
+            .require(Right::Approve, &options.session)
+            .map_err(|e| match e {
+                Error::PermissionDenied(m) => Error::PermissionDenied(format!("{}: {m}", a.field)),
+                other => other,
+            })?;
+        let request = RequestId::new(a.request.as_str())
+            .map_err(|e| Error::invalid(format!("{}.id: {e}", a.field)))?;
+        let by = Responder {
+            subject: access.subject().to_owned(),
+            via: "ai-sdk".into(),
+        };
+        let reason = cut(&a.reason, MAX_REASON_BYTES);
+        sessions
+            .respond_permission_allowing(&options.session, &request, a.approved, reason, by)
+            .await?;
+    }
+    Ok(())
 }
 
 async fn resume(

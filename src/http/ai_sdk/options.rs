@@ -24,6 +24,49 @@ pub struct StreamOptions {
     pub caps: Capabilities,
     /// The request carried a user's prompt, which goes nowhere (the stream says so).
     pub prompted: bool,
+    /// Approvals the UI answered (`addToolApprovalResponse`) in its last assistant message.
+    pub approvals: Vec<Approval>,
+}
+
+/// A tool part's approval as the UI answered it: the permission request (its approval id),
+/// yes or no, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approval {
+    /// The approval's id: toolview's permission request.
+    pub request: String,
+    /// Whether the UI approved.
+    pub approved: bool,
+    /// The reason the UI gave.
+    pub reason: String,
+    /// Where it is in the request (`messages[3].parts[1].approval`), for refusals.
+    pub field: String,
+}
+
+/// The approvals answered in the last assistant message (earlier ones were taken by earlier
+/// requests; taking one twice is told it already was).
+fn approvals(messages: &[Value]) -> Vec<Approval> {
+    let Some((i, last)) = messages
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, m)| m["role"] == "assistant")
+    else {
+        return Vec::new();
+    };
+    let parts = last["parts"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    parts
+        .iter()
+        .enumerate()
+        .filter_map(|(j, part)| {
+            let approval = &part["approval"];
+            Some(Approval {
+                request: approval["id"].as_str()?.to_owned(),
+                approved: approval["approved"].as_bool()?,
+                reason: approval["reason"].as_str().unwrap_or_default().to_owned(),
+                field: format!("messages[{i}].parts[{j}].approval"),
+            })
+        })
+        .collect()
 }
 
 /// The parts of a `useChat` request the endpoint reads.
@@ -61,6 +104,7 @@ impl StreamOptions {
             .ok_or_else(|| Error::invalid("id: missing (the chat id names the session)"))?;
         let toolview = post.toolview.unwrap_or_default();
         let prompted = post.messages.last().is_some_and(|m| m["role"] == "user");
+        let approvals = approvals(&post.messages);
         Ok(StreamOptions {
             session: session(&id, "id")?,
             start: if toolview.live_only {
@@ -71,6 +115,7 @@ impl StreamOptions {
             follow: toolview.follow.unwrap_or(true),
             caps: toolview.capabilities.into(),
             prompted,
+            approvals,
         })
     }
 
@@ -121,6 +166,7 @@ impl StreamOptions {
             follow: toolview.follow.unwrap_or(true),
             caps: caps.into(),
             prompted: false,
+            approvals: Vec::new(),
         })
     }
 }
