@@ -68,6 +68,9 @@ pub struct SseOptions {
     pub trailer: Option<&'static str>,
     /// A history join: the replay up to `head` is folded into one snapshot instead of sent.
     pub snapshot: Option<Snapshot>,
+    /// AG-UI native interrupts: the head found when the stream opened. Past it (or once the
+    /// stream is idle) a pending permission request ends the run and the stream (`pause`).
+    pub pause_from: Option<u64>,
 }
 
 /// A history join still folding the replay up to `head` into its snapshot.
@@ -212,12 +215,18 @@ impl Sse {
                         out.push_str(&format!(": {}\n\n", cursor_text(&cursor)));
                     }
                 }
+                if self.options.pause_from.is_some_and(|from| offset >= from) && self.pause(out) {
+                    return;
+                }
                 if self.feed.ends_after(Some(offset)) {
                     self.finish(out);
                 }
             }
             SubscribeItem::Heartbeat { head } => {
                 heartbeat(out, head);
+                if self.options.pause_from.is_some() && self.pause(out) {
+                    return;
+                }
                 if self.feed.ends_after(None) {
                     self.finish(out);
                 }
@@ -228,6 +237,19 @@ impl Sse {
                 }
             }
         }
+    }
+
+    /// A pending permission request with native interrupts: the run ends with it, and so does
+    /// the stream. `false` when nothing waits.
+    fn pause(&mut self, out: &mut String) -> bool {
+        let Some(events) = self.frame.pause() else {
+            return false;
+        };
+        for event in &events {
+            event_block(out, event, None);
+        }
+        self.close(out);
+        true
     }
 
     fn failed(&mut self, out: &mut String, e: SessionError) {

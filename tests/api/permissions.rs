@@ -680,3 +680,65 @@ async fn a_chat_ui_answers_through_the_ai_sdk_endpoint() {
     assert_eq!(resolution.reason, "from the chat");
     assert_eq!(resolution.resolved_by.unwrap().via, "ai-sdk");
 }
+
+/// AG-UI native interrupts with the official `HttpAgent`: a run pauses at a pending request
+/// (`RUN_FINISHED` with `outcome: interrupt`, the client's `pendingInterrupts`), and the run
+/// that resumes it (`resume` with `{optionId}`) answers it (`via: ag-ui`) and goes on after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ag_ui_run_pauses_at_the_request_and_its_resume_answers_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::process::ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut c = client(&server.url).await;
+    publish(
+        &mut c,
+        vec![
+            bash_call("ui", "e1", "c1"),
+            ask("ui", "perm-1", "c1", 60_000),
+        ],
+    )
+    .await
+    .unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cmd = std::process::Command::new("node");
+    cmd.arg(root.join("tests/js/agui_client.mjs"))
+        .args([
+            "interrupt",
+            &format!("{}/ag-ui", server.url),
+            "ui",
+            "reject",
+        ])
+        .current_dir(root.join("tests/js"));
+    let ui = support::node::NodeClient::spawn(cmd);
+    let report = tokio::task::spawn_blocking(move || ui.finish())
+        .await
+        .unwrap();
+    let paused = &report["paused"];
+    assert_eq!(paused["outcome"]["type"], "interrupt", "{report}");
+    let interrupt = &paused["outcome"]["interrupts"][0];
+    assert_eq!(interrupt["id"], "perm-1");
+    assert_eq!(interrupt["toolCallId"], "c1");
+    assert_eq!(interrupt["reason"], "tool_call");
+    assert_eq!(report["pending"][0]["id"], "perm-1", "the client holds it");
+    assert_eq!(
+        paused["result"]["cursor"]["offset"], "2",
+        "resumes after the request"
+    );
+    assert_eq!(
+        report["after"],
+        serde_json::json!([]),
+        "answered: nothing pending"
+    );
+    let mut p = permissions(&server.url).await;
+    let resolution = p
+        .await_permission(awaiting("ui", "perm-1"))
+        .await
+        .unwrap()
+        .into_inner()
+        .resolution
+        .unwrap();
+    assert_eq!(
+        resolution.outcome,
+        Some(Outcome::SelectedOptionId("reject".into()))
+    );
+    assert_eq!(resolution.resolved_by.unwrap().via, "ag-ui");
+}

@@ -15,6 +15,10 @@
 //       (null when verifyEvents accepted the stream), whether every RUN_FINISHED names the run
 //       its RUN_STARTED opened, per message id its START/END counts, the cursor runAgent
 //       returned, and each text message's content.
+//   node agui_client.mjs interrupt URL THREAD OPTION
+//       Native interrupts: a run pauses at a pending permission request (RUN_FINISHED with
+//       outcome interrupt); a second run answers it with resume (payload {optionId: OPTION})
+//       from the first run's cursor. Prints {paused, pending, resumed, after, events, runs}.
 //   node agui_client.mjs offline THREAD < EVENTS
 //       The same pipeline over AG-UI events as JSON lines (`toolview render --target ag-ui`).
 //
@@ -89,7 +93,37 @@ async function sweep(url) {
   process.stdout.write(JSON.stringify(out) + "\n");
 }
 
+/** Native interrupts: a run that pauses at a pending permission request, then a run that
+ *  answers it with `resume` (payload {optionId: OPTION}) and goes on from the cursor. */
+async function interrupt(url, thread, option) {
+  const agent = new HttpAgent({ url, threadId: thread });
+  let finished = null;
+  const watch = {
+    ...recorder,
+    onEvent(params) {
+      recorder.onEvent(params);
+      if (params.event.type === "RUN_FINISHED") finished = params.event;
+    },
+  };
+  await agent.runAgent({ forwardedProps: { toolview: { interrupts: true } } }, watch);
+  const paused = finished;
+  const pending = structuredClone(agent.pendingInterrupts);
+  const resume = pending.map((i) => ({ interruptId: i.id, status: "resolved", payload: { optionId: option } }));
+  const after = paused?.result?.cursor;
+  await agent.runAgent(
+    { forwardedProps: { toolview: { interrupts: true, follow: false, after } }, resume },
+    watch,
+  );
+  process.stdout.write(
+    JSON.stringify({ paused, pending, resumed: finished, after: agent.pendingInterrupts, events, runs, messages: agent.messages }) + "\n",
+  );
+}
+
 async function main() {
+  if (mode === "interrupt") {
+    await interrupt(...args);
+    return;
+  }
   if (mode === "sweep") {
     await sweep(args[0]);
     return;

@@ -23,10 +23,11 @@ use super::messages::Messages;
 use super::sse::{self, CursorMark, Snapshot, SseBody, SseOptions};
 use super::{Feed, FeedOptions, refusal};
 use crate::auth::{Authenticator, Right};
+use crate::domain::permission::{MAX_REASON_BYTES, RequestId, Responder, cut};
 use crate::error::Error;
 use crate::render::{StreamFrame, Target};
 use crate::session::{SessionError, Sessions};
-pub use options::RunOptions;
+pub use options::{Choice, ResumeAnswer, RunOptions};
 
 /// The endpoint's path.
 pub const PATH: &str = "/ag-ui";
@@ -69,6 +70,49 @@ async fn run(
     }
 }
 
+/// The input's `resume` entries: each answers its permission request (`via: ag-ui`, the
+/// `approve` right); `status: cancelled` abstains. An answer after the decision changes nothing.
+async fn take_resume(
+    sessions: &Sessions,
+    access: &crate::auth::Access,
+    options: &RunOptions,
+) -> Result<(), Error> {
+    for answer in &options.resume {
+        let Some(choice) = &answer.choice else {
+            continue;
+        };
+        access
+            .require(Right::Approve, &options.session)
+            .map_err(|e| match e {
+                Error::PermissionDenied(m) => {
+                    Error::PermissionDenied(format!("{}: {m}", answer.field))
+                }
+                other => other,
+            })?;
+        let request = RequestId::new(answer.request.as_str())
+            .map_err(|e| Error::invalid(format!("{}.interruptId: {e}", answer.field)))?;
+        let by = Responder {
+            subject: access.subject().to_owned(),
+            via: "ag-ui".into(),
+        };
+        let reason = cut(&answer.reason, MAX_REASON_BYTES);
+        let session = &options.session;
+        match choice {
+            Choice::Option(option) => {
+                sessions
+                    .respond_permission(session, &request, option, reason, by)
+                    .await?
+            }
+            Choice::Approved(allow) => {
+                sessions
+                    .respond_permission_allowing(session, &request, *allow, reason, by)
+                    .await?
+            }
+        };
+    }
+    Ok(())
+}
+
 /// Checks the request and the caller's grant, then opens the run's stream.
 async fn start(endpoint: &Endpoint, headers: &HeaderMap, body: &[u8]) -> Result<SseBody, Error> {
     let access = super::authenticate(&endpoint.auth, headers)?;
@@ -82,6 +126,16 @@ async fn start(endpoint: &Endpoint, headers: &HeaderMap, body: &[u8]) -> Result<
     let options = RunOptions::parse(body, last_event_id)?;
     access.require(Right::Subscribe, &options.session)?;
     let sessions = &endpoint.sessions;
+    take_resume(sessions, &access, &options).await?;
+    let pause_from = if options.interrupts {
+        Some(match sessions.info(&options.session).await {
+            Ok(info) => info.meta.head_offset,
+            Err(SessionError::NotFound(_)) => 0,
+            Err(e) => return Err(e.into()),
+        })
+    } else {
+        None
+    };
     let feed = Feed::open(
         sessions,
         FeedOptions {
@@ -110,8 +164,10 @@ async fn start(endpoint: &Endpoint, headers: &HeaderMap, body: &[u8]) -> Result<
         options.session.as_str(),
         options.run_id(),
         feed.at_head.clone(),
-    );
+    )
+    .with_interrupts(options.interrupts);
     let options = SseOptions {
+        pause_from,
         mark: CursorMark::EventId,
         after_open: Vec::new(),
         trailer: None,

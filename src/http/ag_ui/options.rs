@@ -24,6 +24,78 @@ pub struct RunOptions {
     /// A history join (`snapshot: true`): the session so far as one `MESSAGES_SNAPSHOT` of at
     /// most this many messages (the latest; `snapshotMessages`), then live.
     pub snapshot: Option<usize>,
+    /// Native interrupts (`interrupts: true`): a permission request still pending ends the run
+    /// with `outcome: interrupt`; the run that resumes it answers it.
+    pub interrupts: bool,
+    /// The input's `resume` entries: answers to the previous run's interrupts.
+    pub resume: Vec<ResumeAnswer>,
+}
+
+/// An answer to an interrupt (a `resume` entry): the permission request, and the option chosen
+/// (`payload.optionId`) or yes/no (`payload.approved`); `None` for `status: cancelled`, an
+/// abstention.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResumeAnswer {
+    /// The interrupt: toolview's permission request.
+    pub request: String,
+    /// What was answered; `None` when the entry abstains.
+    pub choice: Option<Choice>,
+    /// Why (`payload.reason`).
+    pub reason: String,
+    /// Where it is in the input (`resume[0]`), for refusals.
+    pub field: String,
+}
+
+/// What a resume entry chose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// One of the request's options.
+    Option(String),
+    /// Yes or no: the request's first allow or reject option.
+    Approved(bool),
+}
+
+/// `resume[i]` as the input has it.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ResumeEntry {
+    interrupt_id: String,
+    status: String,
+    #[serde(default)]
+    payload: Value,
+}
+
+fn resume_answers(entries: Vec<ResumeEntry>) -> Result<Vec<ResumeAnswer>, Error> {
+    entries
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let field = format!("resume[{i}]");
+            let choice = match e.status.as_str() {
+                "cancelled" => None,
+                "resolved" => Some(match (&e.payload["optionId"], &e.payload["approved"]) {
+                    (Value::String(o), _) => Choice::Option(o.clone()),
+                    (_, Value::Bool(b)) => Choice::Approved(*b),
+                    _ => {
+                        return Err(Error::invalid(format!(
+                            "{field}.payload: needs optionId (a string) or approved (a boolean)"
+                        )));
+                    }
+                }),
+                other => {
+                    return Err(Error::invalid(format!(
+                        "{field}.status: {other:?} is not resolved or cancelled"
+                    )));
+                }
+            };
+            Ok(ResumeAnswer {
+                request: e.interrupt_id,
+                choice,
+                reason: e.payload["reason"].as_str().unwrap_or_default().to_owned(),
+                field,
+            })
+        })
+        .collect()
 }
 
 /// The parts of AG-UI's `RunAgentInput` the endpoint reads (messages, tools, state and context
@@ -34,6 +106,8 @@ struct Input {
     thread_id: String,
     #[serde(default)]
     forwarded_props: Option<Value>,
+    #[serde(default)]
+    resume: Vec<ResumeEntry>,
 }
 
 /// `forwardedProps.toolview`.
@@ -53,6 +127,9 @@ struct Toolview {
     snapshot: bool,
     /// The snapshot's latest messages at most.
     snapshot_messages: Option<usize>,
+    /// Native interrupts: a pending permission request ends the run (`outcome: interrupt`).
+    #[serde(default)]
+    interrupts: bool,
 }
 
 #[derive(Deserialize)]
@@ -120,6 +197,7 @@ impl RunOptions {
         };
         // AG-UI streams output chunks as events of their own: `outputAppends` changes nothing.
         let caps = toolview.capabilities.unwrap_or_default();
+        let resume = resume_answers(input.resume)?;
         Ok(RunOptions {
             session,
             start,
@@ -130,6 +208,8 @@ impl RunOptions {
                     .snapshot_messages
                     .unwrap_or(crate::http::messages::DEFAULT_SNAPSHOT_MESSAGES)
             }),
+            interrupts: toolview.interrupts,
+            resume,
         })
     }
 

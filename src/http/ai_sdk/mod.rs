@@ -163,6 +163,7 @@ async fn open(
         transient: true,
     };
     let options = SseOptions {
+        pause_from: None,
         mark: CursorMark::Comment,
         after_open: options
             .prompted

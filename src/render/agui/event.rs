@@ -200,6 +200,72 @@ impl From<&Cursor> for WireCursor {
 pub enum Outcome {
     /// The turn was cancelled.
     Cancelled,
+    /// The run waits for answers: permission requests still pending (native interrupts).
+    Interrupt {
+        /// What the run waits for.
+        interrupts: Vec<Interrupt>,
+    },
+}
+
+/// A permission request as an AG-UI interrupt: a new run whose `resume` entry answers it (by
+/// `id`) goes on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Interrupt {
+    /// The permission request.
+    pub id: String,
+    /// `tool_call` for a request about a call, else `confirmation`.
+    pub reason: String,
+    /// The prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The call it is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// When it expires (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// The answer it takes: `{optionId}` (one of the options) or `{approved}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_schema: Option<Value>,
+    /// `{toolview: <the request's JSON form>}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
+}
+
+impl Interrupt {
+    /// The interrupt for a permission request's JSON form (`render::permission::json`).
+    pub fn of(permission: &Value) -> Option<Interrupt> {
+        let id = permission["requestId"].as_str()?.to_owned();
+        let options: Vec<Value> = permission["options"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|o| o["optionId"].as_str().map(|s| Value::String(s.to_owned())))
+            .collect();
+        let tool_call_id = permission["callId"].as_str().map(str::to_owned);
+        Some(Interrupt {
+            id,
+            reason: if tool_call_id.is_some() {
+                "tool_call"
+            } else {
+                "confirmation"
+            }
+            .into(),
+            message: permission["title"].as_str().map(str::to_owned),
+            tool_call_id,
+            expires_at: permission["expiresAt"].as_str().map(str::to_owned),
+            response_schema: Some(serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "optionId": {"type": "string", "enum": options},
+                    "approved": {"type": "boolean"},
+                    "reason": {"type": "string"},
+                },
+            })),
+            metadata: Some(serde_json::json!({"toolview": permission})),
+        })
+    }
 }
 
 /// A turn's token counts; a count of 0 (not known) is left out.

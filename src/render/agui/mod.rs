@@ -14,8 +14,8 @@
 mod event;
 
 pub use event::{
-    AgUiEvent, Custom, EnvelopePhase, Outcome, PatchKind, PatchOp, ReasoningRole, ResetValue,
-    RunResult, TerminalOutput, TextRole, ToolRole, ToolViewEnvelope, Usage, WireCursor,
+    AgUiEvent, Custom, EnvelopePhase, Interrupt, Outcome, PatchKind, PatchOp, ReasoningRole,
+    ResetValue, RunResult, TerminalOutput, TextRole, ToolRole, ToolViewEnvelope, Usage, WireCursor,
 };
 
 use serde_json::Value;

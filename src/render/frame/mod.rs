@@ -69,6 +69,24 @@ impl StreamFrame {
         }
     }
 
+    /// With AG-UI native interrupts: a pending permission request ends the run (`pause`).
+    pub fn with_interrupts(self, on: bool) -> Self {
+        match self {
+            StreamFrame::AgUi(run) => StreamFrame::AgUi(run.with_interrupts(on)),
+            other => other,
+        }
+    }
+
+    /// With AG-UI native interrupts, once the stream showed the session up to where it stood:
+    /// what ends the run when a permission request is pending (`RUN_FINISHED` with
+    /// `outcome: interrupt`), after which the stream ends; `None` when nothing waits.
+    pub fn pause(&mut self) -> Option<Vec<StreamEvent<'static>>> {
+        match self {
+            StreamFrame::AgUi(run) => run.pause(),
+            StreamFrame::Plain | StreamFrame::AiSdk { .. } => None,
+        }
+    }
+
     /// What the stream sends first.
     pub fn open(&mut self) -> Vec<StreamEvent<'static>> {
         match self {

@@ -14,7 +14,8 @@ use std::borrow::Cow;
 use super::{StreamEvent, ag_ui};
 use crate::domain::Cursor;
 use crate::render::agui::{
-    AgUiEvent, Custom, ReasoningRole, ResetValue, RunResult, TextRole, WireCursor,
+    AgUiEvent, Custom, Interrupt, Outcome, ReasoningRole, ResetValue, RunResult, TextRole,
+    WireCursor,
 };
 
 /// An event of the frame's own, in a stream of any lifetime.
@@ -39,6 +40,10 @@ pub struct RunFrame {
     /// Whether the last `RUN_FINISHED` sent handed its cursor to the client (`false` after a
     /// cancelled turn's: `@ag-ui/client` passes a result on only for a successful run).
     handed: bool,
+    /// Native interrupts: pending permission requests end the run (`pause`).
+    interrupts: bool,
+    /// The permission requests pending in what the stream showed (with native interrupts).
+    pending: Vec<Interrupt>,
 }
 
 /// A message open in the stream.
@@ -58,6 +63,57 @@ impl RunFrame {
             last,
             messages: Vec::new(),
             handed: true,
+            interrupts: false,
+            pending: Vec::new(),
+        }
+    }
+
+    /// With native interrupts: a pending permission request ends the run (see `pause`).
+    pub(super) fn with_interrupts(mut self, on: bool) -> Self {
+        self.interrupts = on;
+        self
+    }
+
+    /// With native interrupts and a permission request pending: the messages open end and the
+    /// run finishes with `outcome: {type: "interrupt", interrupts}` and the cursor to resume
+    /// after; the stream ends there (a run with `resume` answers and goes on).
+    pub(super) fn pause(&mut self) -> Option<Vec<StreamEvent<'static>>> {
+        if self.pending.is_empty() {
+            return None;
+        }
+        let mut out: Vec<StreamEvent<'static>> =
+            self.close_messages().into_iter().map(owned).collect();
+        if !self.open {
+            self.runs += 1;
+            self.id = self.own_run_id(self.last.clone().as_ref());
+            out.push(ag_ui(self.started()));
+        }
+        self.open = false;
+        self.handed = false;
+        let interrupts = std::mem::take(&mut self.pending);
+        out.push(ag_ui(self.with_cursor(AgUiEvent::RunFinished {
+            thread_id: self.thread.clone(),
+            run_id: self.id.clone(),
+            result: None,
+            outcome: Some(Outcome::Interrupt { interrupts }),
+            usage: None,
+        })));
+        Some(out)
+    }
+
+    /// Notes a permission request's activity: pending, or decided.
+    fn permission(&mut self, activity_type: &str, content: &serde_json::Value) {
+        if !self.interrupts || activity_type != crate::render::agui::PERMISSION_ACTIVITY {
+            return;
+        }
+        let Some(id) = content["requestId"].as_str() else {
+            return;
+        };
+        self.pending.retain(|i| i.id != id);
+        if content["state"] == "pending"
+            && let Some(interrupt) = Interrupt::of(content)
+        {
+            self.pending.push(interrupt);
         }
     }
 
@@ -148,9 +204,13 @@ impl RunFrame {
             | AgUiEvent::ToolCallEnd { .. }
             | AgUiEvent::ToolCallResult { .. }
             | AgUiEvent::Custom(_)
-            | AgUiEvent::ActivitySnapshot { .. }
             | AgUiEvent::ActivityDelta { .. }
             | AgUiEvent::MessagesSnapshot { .. } => {}
+            AgUiEvent::ActivitySnapshot {
+                activity_type,
+                content,
+                ..
+            } => self.permission(activity_type, content),
         }
         out.push(StreamEvent::AgUi(Cow::Borrowed(event)));
     }
