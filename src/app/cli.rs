@@ -119,6 +119,10 @@ pub struct TailArgs {
     /// Show the agent's reasoning messages (left out unless asked for).
     #[arg(long)]
     pub reasoning: bool,
+    /// Answer the session's permission requests: a pending one is answered with a key per
+    /// option (1–9, no Enter); the token needs the `approve` right.
+    #[arg(long)]
+    pub approve: bool,
 }
 
 /// The arguments of `toolview publish`.

@@ -40,6 +40,7 @@ impl TailArgs {
             from_beginning: self.from_beginning,
             follow: !self.no_follow,
             terminal: (!self.plain && on_terminal).then_some(Size::of_stdout as fn() -> Size),
+            approve: self.approve,
         };
         let remote = self.server.remote();
         client_runtime()?.block_on(tail::tail(&remote, options, &mut std::io::stdout()))
@@ -119,6 +120,7 @@ impl ApproveArgs {
             request: &self.request,
             option: &self.option,
             reason: &self.reason,
+            via: "cli",
         };
         let remote = self.server.remote();
         let won =

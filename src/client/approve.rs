@@ -20,6 +20,8 @@ pub struct Answer<'a> {
     pub option: &'a str,
     /// Why (kept with the decision).
     pub reason: &'a str,
+    /// Through which surface (`cli`, `tail`).
+    pub via: &'a str,
 }
 
 /// Answers the request; prints `{"won", "resolution"}`; `true` when this answer decided it.
@@ -36,7 +38,7 @@ pub async fn approve(
             request_id: answer.request.to_owned(),
             option_id: answer.option.to_owned(),
             reason: answer.reason.to_owned(),
-            via: "cli".to_owned(),
+            via: answer.via.to_owned(),
         })
         .await
         .map_err(|s| anyhow::anyhow!("{}: {}", crate::grpc::code_name(s.code()), s.message()))?

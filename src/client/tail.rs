@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use tonic::Code;
 
+use super::keys::{Approver, RawKeys};
 use super::lines::print_events;
 use super::screen::{Mode, Screen, Size, Style};
 use super::{Followed, Follower, Remote, connect, print_framed};
@@ -35,6 +36,8 @@ pub struct TailOptions<'a> {
     /// The terminal's size, when stdout is one (and not `--plain`): ANSI cards then redraw in
     /// place.
     pub terminal: Option<fn() -> Size>,
+    /// Answer pending permission requests with a key per option (`--approve`).
+    pub approve: bool,
 }
 
 /// Tails a session until the head (`follow: false`) or forever, reconnecting while following.
@@ -50,6 +53,7 @@ pub async fn tail(
         from_beginning,
         follow,
         terminal,
+        approve,
     } = options;
     let style = match target {
         Target::Ansi => Some(Style::Ansi),
@@ -90,7 +94,9 @@ pub async fn tail(
         );
         let screen = Screen::new(style, mode, caps);
         let size = terminal.unwrap_or(|| Size { rows: 24, cols: 80 });
-        return cards(view, screen, size, until, waiting, out).await;
+        let keys = approve.then(|| (Approver::new(server.clone(), session), RawKeys::enable()));
+        let (approver, _raw) = keys.map_or((None, None), |(a, r)| (Some(a), r));
+        return cards(view, (screen, approver), size, until, waiting, out).await;
     }
     // AG-UI output is framed as runs, the AI SDK's as one message (`render::StreamFrame`), so
     // their clients accept it.
@@ -146,7 +152,7 @@ async fn updates(
 /// Follows VIEW updates into a [`Screen`] until the head (`until`), Ctrl-C, or a failure.
 async fn cards(
     mut follower: Follower,
-    mut screen: Screen,
+    (mut screen, mut approver): (Screen, Option<Approver>),
     size: fn() -> Size,
     until: Option<u64>,
     mut waiting: Waiting,
@@ -166,6 +172,21 @@ async fn cards(
         let next = tokio::select! {
             _ = &mut interrupt => break,
             next = tokio::time::timeout(wait, follower.next()) => next,
+            Some(key) = async {
+                match approver.as_mut() {
+                    Some(a) => a.key().await,
+                    None => std::future::pending().await,
+                }
+            } => {
+                if let Some(why) = approver.as_mut().map(|a| a.answer(key)) {
+                    if let Some(why) = why.await {
+                        screen.make_room(out)?;
+                        waiting.covered();
+                        eprintln!("{why}");
+                    }
+                }
+                continue;
+            }
         };
         let reached = match next {
             Err(_elapsed) => None,
@@ -174,7 +195,16 @@ async fn cards(
                 let offset = u.cursor.as_ref().map_or(0, |c| c.offset);
                 if let Some(pb::rendered_update::Body::View(v)) = u.body {
                     match ViewUpdate::try_from(v) {
-                        Ok(update) => screen.apply(update, out)?,
+                        Ok(update) => {
+                            let hint = approver.as_mut().and_then(|a| a.note(&update));
+                            screen.apply(update, out)?;
+                            if let Some(hint) = hint {
+                                screen.make_room(out)?;
+                                out.flush()?;
+                                waiting.covered();
+                                eprintln!("{hint}");
+                            }
+                        }
                         Err(e) => {
                             screen.make_room(out)?;
                             waiting.covered();

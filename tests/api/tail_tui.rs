@@ -260,3 +260,83 @@ async fn through_a_pipe_live_lines_then_each_card_once() {
         assert!(out.len() < 2 * size, "{} bytes for {size}", out.len());
     }
 }
+
+/// `tail --approve` on a terminal: a pending permission request shows its prompt and a key per
+/// option; the key `3` (Reject) answers it (`via: tail`), and the decision shows as everyone
+/// sees it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_terminal_a_key_answers_a_permission_request() {
+    use toolview::grpc::pb::{
+        self, permission_resolved::Outcome, permission_service_client::PermissionServiceClient,
+    };
+    let server = support::server::Server::start().await;
+    let mut c = client(&server.url).await;
+    start_build(&mut c, "keys").await;
+    let option = |id: &str, name: &str, kind: pb::PermissionOptionKind| pb::PermissionOption {
+        option_id: id.into(),
+        name: name.into(),
+        kind: kind.into(),
+    };
+    let ask = ev(
+        "keys",
+        "ask",
+        pb::tool_event::Event::PermissionRequested(pb::PermissionRequested {
+            request_id: "perm-1".into(),
+            call_id: "c1".into(),
+            title: "Run make build?".into(),
+            description: String::new(),
+            options: vec![
+                option("allow", "Allow", pb::PermissionOptionKind::AllowOnce),
+                option(
+                    "always",
+                    "Always allow",
+                    pb::PermissionOptionKind::AllowAlways,
+                ),
+                option("reject", "Reject", pb::PermissionOptionKind::RejectOnce),
+            ],
+            expiry_option_id: "reject".into(),
+            timeout_ms: 60_000,
+            expires_at_unix_ms: 0,
+        }),
+    );
+    publish(&mut c, vec![ask]).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("tmux.sock");
+    let tail = format!(
+        "{} tail --session keys --server {} --from-beginning --approve",
+        support::toolview_bin().display(),
+        server.url
+    );
+    let pane = Pane::start(&socket, 30, 120, &tail);
+    let screen = || pane.capture(false);
+    let shown = until_shown("the prompt", "press a key to answer", screen).await;
+    assert!(
+        shown.contains("Awaiting approval: Run make build?"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("1 Allow · 2 Always allow · 3 Reject"),
+        "{shown}"
+    );
+    tmux(&socket, &["send-keys", "3"]);
+    let mut p = PermissionServiceClient::connect(server.url.clone())
+        .await
+        .unwrap();
+    let resolution = p
+        .await_permission(pb::AwaitPermissionRequest {
+            session_id: "keys".into(),
+            request_id: "perm-1".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .resolution
+        .unwrap();
+    assert_eq!(
+        resolution.outcome,
+        Some(Outcome::SelectedOptionId("reject".into()))
+    );
+    assert_eq!(resolution.resolved_by.unwrap().via, "tail");
+    let decided = until_shown("the decision", "via tail", screen).await;
+    assert!(decided.contains("✘ Run make build?: Reject"), "{decided}");
+}
