@@ -178,12 +178,14 @@ async fn cards(
                     None => std::future::pending().await,
                 }
             } => {
-                if let Some(why) = approver.as_mut().map(|a| a.answer(key)) {
-                    if let Some(why) = why.await {
-                        screen.make_room(out)?;
-                        waiting.covered();
-                        eprintln!("{why}");
-                    }
+                let answered = match approver.as_mut() {
+                    Some(a) => a.answer(key).await,
+                    None => None,
+                };
+                if let Some(why) = answered {
+                    screen.make_room(out)?;
+                    waiting.covered();
+                    eprintln!("{why}");
                 }
                 continue;
             }
