@@ -1,6 +1,7 @@
 //! Events and requests inbound. Error `Display`s are field paths relative to the message, e.g.
 //! `call_started.view.card: not set`.
 
+pub use super::enums::EnumError;
 use super::permissions::{self, PermissionEventError};
 use super::results::ToolResultViewError;
 use super::views::{ContentBlockError, Indexed, ToolCallViewError, each};
@@ -65,17 +66,6 @@ pub enum ToolEventError {
     /// A bad permission request or resolution.
     #[error(transparent)]
     Permission(#[from] PermissionEventError),
-}
-
-/// A proto enum field that is unset where required, or holds a number the schema does not know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum EnumError {
-    /// Left at its `_UNSPECIFIED` zero.
-    #[error("not set")]
-    Unset,
-    /// A number that is not one of the enum's values.
-    #[error("unknown value {0}")]
-    Unknown(i32),
 }
 
 /// A message role from the wire.

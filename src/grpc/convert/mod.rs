@@ -1,5 +1,6 @@
 //! The only place generated types meet domain types.
 
+mod enums;
 mod events;
 mod permissions;
 mod rendering;

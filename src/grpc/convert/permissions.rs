@@ -1,6 +1,6 @@
 //! Permission requests and resolutions between the wire and the domain.
 
-use super::events::EnumError;
+use super::enums::EnumError;
 use crate::domain as d;
 use crate::domain::permission as p;
 use crate::grpc::pb;
