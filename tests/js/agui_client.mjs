@@ -18,7 +18,9 @@
 //   node agui_client.mjs interrupt URL THREAD OPTION
 //       Native interrupts: a run pauses at a pending permission request (RUN_FINISHED with
 //       outcome interrupt); a second run answers it with resume (payload {optionId: OPTION})
-//       from the first run's cursor. Prints {paused, pending, resumed, after, events, runs}.
+//       from the first run's cursor (OPTION `cancelled`: the resume abstains; with
+//       TOOLVIEW_AGUI_WAIT=1 it waits for a line on stdin first). Prints {paused, pending,
+//       resumed, after, events, runs}.
 //   node agui_client.mjs offline THREAD < EVENTS
 //       The same pipeline over AG-UI events as JSON lines (`toolview render --target ag-ui`).
 //
@@ -27,6 +29,7 @@
 import { AbstractAgent, HttpAgent } from "@ag-ui/client";
 import { from } from "rxjs";
 import { readFileSync } from "node:fs";
+import readline from "node:readline";
 
 const [mode, ...args] = process.argv.slice(2);
 const events = [];
@@ -108,7 +111,19 @@ async function interrupt(url, thread, option) {
   await agent.runAgent({ forwardedProps: { toolview: { interrupts: true } } }, watch);
   const paused = finished;
   const pending = structuredClone(agent.pendingInterrupts);
-  const resume = pending.map((i) => ({ interruptId: i.id, status: "resolved", payload: { optionId: option } }));
+  process.stderr.write("paused\n");
+  if (process.env.TOOLVIEW_AGUI_WAIT === "1") {
+    // Until told to go on (someone else answers meanwhile).
+    const lines = readline.createInterface({ input: process.stdin });
+    for await (const _ of lines) break;
+    lines.close();
+  }
+  // OPTION `cancelled`: the resume abstains (the UI saw the prompt and let others answer).
+  const resume = pending.map((i) =>
+    option === "cancelled"
+      ? { interruptId: i.id, status: "cancelled" }
+      : { interruptId: i.id, status: "resolved", payload: { optionId: option } },
+  );
   const after = paused?.result?.cursor;
   await agent.runAgent(
     { forwardedProps: { toolview: { interrupts: true, follow: false, after } }, resume },
