@@ -73,7 +73,8 @@ impl StreamFrame {
     pub fn with_interrupts(self, on: bool) -> Self {
         match self {
             StreamFrame::AgUi(run) => StreamFrame::AgUi(run.with_interrupts(on)),
-            other => other,
+            StreamFrame::Plain => StreamFrame::Plain,
+            StreamFrame::AiSdk { session } => StreamFrame::AiSdk { session },
         }
     }
 

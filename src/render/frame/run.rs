@@ -450,4 +450,40 @@ mod tests {
             "a success: its result is passed on"
         );
     }
+
+    fn permission(state: &str) -> AgUiEvent {
+        AgUiEvent::ActivitySnapshot {
+            message_id: "toolview:permission:p1".into(),
+            activity_type: crate::render::agui::PERMISSION_ACTIVITY.into(),
+            content: serde_json::json!({"requestId": "p1", "callId": "c1", "title": "Deploy?",
+                "options": [{"optionId": "allow"}, {"optionId": "reject"}], "state": state}),
+            replace: true,
+        }
+    }
+
+    #[test]
+    fn a_pending_request_pauses_the_run_with_native_interrupts() {
+        // Without native interrupts, nothing pauses.
+        let mut plain = RunFrame::new("s", "s@beginning".into(), None);
+        plain.started();
+        plain.update(&[permission("pending")], cursor(3));
+        assert!(plain.pause().is_none());
+        // With them: the run ends with the interrupt and the cursor after the request.
+        let mut run = RunFrame::new("s", "s@beginning".into(), None).with_interrupts(true);
+        run.started();
+        run.update(&[permission("pending")], cursor(3));
+        let paused = run.pause().expect("a request waits");
+        let finished = serde_json::to_value(paused.last().unwrap()).unwrap();
+        assert_eq!(finished["runId"], "s@beginning");
+        assert_eq!(finished["outcome"]["type"], "interrupt");
+        assert_eq!(finished["outcome"]["interrupts"][0]["id"], "p1");
+        assert_eq!(finished["outcome"]["interrupts"][0]["toolCallId"], "c1");
+        assert_eq!(finished["result"]["cursor"]["offset"], "3");
+        // A decision in the same stream clears it.
+        let mut decided = RunFrame::new("s", "s@beginning".into(), None).with_interrupts(true);
+        decided.started();
+        decided.update(&[permission("pending")], cursor(3));
+        decided.update(&[permission("selected")], cursor(4));
+        assert!(decided.pause().is_none());
+    }
 }
