@@ -4,7 +4,7 @@
 //! ANSI and Markdown are drawn from VIEW updates with appends ([`super::screen`]): each card
 //! once; the other targets are printed as the server renders them.
 
-use std::io::{IsTerminal as _, Write};
+use std::io::{self, IsTerminal as _, Write};
 use std::time::{Duration, Instant};
 
 use tonic::Code;
@@ -178,14 +178,10 @@ async fn cards(
                     None => std::future::pending().await,
                 }
             } => {
-                let answered = match approver.as_mut() {
-                    Some(a) => a.answer(key).await,
-                    None => None,
-                };
-                if let Some(why) = answered {
-                    screen.make_room(out)?;
-                    waiting.covered();
-                    eprintln!("{why}");
+                if let Some(a) = approver.as_mut()
+                    && let Some(why) = a.answer(key).await
+                {
+                    aside(&mut screen, &mut waiting, out, &why)?;
                 }
                 continue;
             }
@@ -194,27 +190,7 @@ async fn cards(
             Err(_elapsed) => None,
             Ok(Ok(Followed::Update(u))) => {
                 waiting.clear();
-                let offset = u.cursor.as_ref().map_or(0, |c| c.offset);
-                if let Some(pb::rendered_update::Body::View(v)) = u.body {
-                    match ViewUpdate::try_from(v) {
-                        Ok(update) => {
-                            let hint = approver.as_mut().and_then(|a| a.note(&update));
-                            screen.apply(update, out)?;
-                            if let Some(hint) = hint {
-                                screen.make_room(out)?;
-                                out.flush()?;
-                                waiting.covered();
-                                eprintln!("{hint}");
-                            }
-                        }
-                        Err(e) => {
-                            screen.make_room(out)?;
-                            waiting.covered();
-                            eprintln!("[update at offset {offset} not shown: {e}]");
-                        }
-                    }
-                }
-                Some(offset)
+                Some(show(*u, &mut screen, approver.as_mut(), &mut waiting, out)?)
             }
             Ok(Ok(Followed::Reset { epoch, head })) => {
                 screen.reset(out)?;
@@ -225,10 +201,9 @@ async fn cards(
             }
             Ok(Ok(Followed::Heartbeat { head })) => Some(head),
             Ok(Ok(Followed::Reconnecting { why, pause })) => {
-                screen.make_room(out)?;
-                waiting.covered();
                 let at = follower.resume_point();
-                eprintln!("[{why}; reconnecting in {pause:.1?}, resuming {at}]");
+                let line = format!("[{why}; reconnecting in {pause:.1?}, resuming {at}]");
+                aside(&mut screen, &mut waiting, out, &line)?;
                 None
             }
             Ok(Err(status)) => {
@@ -248,6 +223,47 @@ async fn cards(
         }
     }
     screen.finish(out)?;
+    Ok(())
+}
+
+/// Applies one VIEW update to the screen (and the approver's list of open requests); its offset.
+fn show(
+    u: pb::RenderedUpdate,
+    screen: &mut Screen,
+    approver: Option<&mut Approver>,
+    waiting: &mut Waiting,
+    out: &mut impl Write,
+) -> io::Result<u64> {
+    let offset = u.cursor.as_ref().map_or(0, |c| c.offset);
+    let Some(pb::rendered_update::Body::View(v)) = u.body else {
+        return Ok(offset);
+    };
+    match ViewUpdate::try_from(v) {
+        Ok(update) => {
+            let hint = approver.and_then(|a| a.note(&update));
+            screen.apply(update, out)?;
+            if let Some(hint) = hint {
+                aside(screen, waiting, out, &hint)?;
+            }
+        }
+        Err(e) => {
+            let line = format!("[update at offset {offset} not shown: {e}]");
+            aside(screen, waiting, out, &line)?;
+        }
+    }
+    Ok(offset)
+}
+
+/// Says `line` on stderr below the cards, which make room for it first (and flush).
+fn aside(
+    screen: &mut Screen,
+    waiting: &mut Waiting,
+    out: &mut impl Write,
+    line: &str,
+) -> io::Result<()> {
+    screen.make_room(out)?;
+    waiting.covered();
+    eprintln!("{line}");
     Ok(())
 }
 
