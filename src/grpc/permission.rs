@@ -9,7 +9,7 @@ use super::auth::access;
 use super::pb::{self, permission_service_server::PermissionService};
 use crate::auth::{Authenticator, Right};
 use crate::domain::SessionId;
-use crate::domain::permission::{RequestId, Responder, cut, surface};
+use crate::domain::permission::{RequestId, Responder, surface};
 use crate::error::Error;
 use crate::metrics::AnswerResult;
 use crate::session::{Decided, Sessions};
@@ -68,7 +68,7 @@ impl PermissionService for PermissionApi {
         };
         let d = self
             .sessions
-            .respond_permission(&id, &request, &option_id, cut(&reason, 4096), by)
+            .respond_permission(&id, &request, &option_id, &reason, by)
             .await
             .map_err(|e| refused(Error::from(e)))?;
         metrics.permission_answer(if d.won {

@@ -17,7 +17,7 @@ use serde_json::json;
 use super::{authenticate, refusal};
 use crate::auth::{Authenticator, Right};
 use crate::domain::SessionId;
-use crate::domain::permission::{MAX_REASON_BYTES, Outcome, RequestId, Responder, cut, surface};
+use crate::domain::permission::{Outcome, RequestId, Responder, surface};
 use crate::error::Error;
 use crate::metrics::AnswerResult;
 use crate::session::Sessions;
@@ -84,10 +84,9 @@ async fn answer(
             subject: access.subject().to_owned(),
             via: surface(&answer.via, "http"),
         };
-        let reason = cut(&answer.reason, MAX_REASON_BYTES);
         Ok(endpoint
             .sessions
-            .respond_permission(&session, &request, &answer.option_id, reason, by)
+            .respond_permission(&session, &request, &answer.option_id, &answer.reason, by)
             .await?)
     };
     match decided.await {

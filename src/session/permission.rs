@@ -177,7 +177,9 @@ impl Sessions {
     }
 
     /// Answers a pending request with one of its options. The first answer wins; a later one
-    /// (or one after the request expired) is told the resolution that did.
+    /// (or one after the request expired) is told the resolution that did. `reason` is kept to
+    /// its first [`MAX_REASON_BYTES`] (cut at a character boundary), so an edge passes it as
+    /// it came.
     pub async fn respond_permission(
         &self,
         session: &SessionId,

@@ -23,7 +23,7 @@ use super::messages::Messages;
 use super::sse::{self, CursorMark, Snapshot, SseBody, SseOptions};
 use super::{Feed, FeedOptions, refusal};
 use crate::auth::{Authenticator, Right};
-use crate::domain::permission::{MAX_REASON_BYTES, RequestId, Responder, cut};
+use crate::domain::permission::{RequestId, Responder};
 use crate::error::Error;
 use crate::render::{StreamFrame, Target};
 use crate::session::{SessionError, Sessions};
@@ -95,7 +95,7 @@ async fn take_resume(
             subject: access.subject().to_owned(),
             via: "ag-ui".into(),
         };
-        let reason = cut(&answer.reason, MAX_REASON_BYTES);
+        let reason = answer.reason.as_str();
         let session = &options.session;
         match choice {
             Choice::Option(option) => {

@@ -24,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 use super::sse::{self, CursorMark, SseBody, SseOptions};
 use super::{Feed, FeedOptions, authenticate, refusal};
 use crate::auth::{Authenticator, Right};
-use crate::domain::permission::{MAX_REASON_BYTES, RequestId, Responder, cut};
+use crate::domain::permission::{RequestId, Responder};
 use crate::error::Error;
 use crate::render::ai_sdk::{NoticeData, UiChunk};
 use crate::render::{StreamEvent, StreamFrame, Target};
@@ -101,9 +101,8 @@ async fn take_approvals(
             subject: access.subject().to_owned(),
             via: "ai-sdk".into(),
         };
-        let reason = cut(&a.reason, MAX_REASON_BYTES);
         sessions
-            .respond_permission_allowing(&options.session, &request, a.approved, reason, by)
+            .respond_permission_allowing(&options.session, &request, a.approved, &a.reason, by)
             .await?;
     }
     Ok(())
