@@ -203,13 +203,18 @@ impl Responder {
         }
     }
 
-    /// `alice via viewer`, `via http` without a subject: how renderings name it.
+    /// `alice via viewer`; `someone via http` without a subject (so "by …" reads as a
+    /// sentence): how renderings name it.
     pub fn describe(&self) -> String {
-        match (self.subject.is_empty(), self.via.is_empty()) {
-            (true, true) => "someone".into(),
-            (true, false) => format!("via {}", self.via),
-            (false, true) => self.subject.clone(),
-            (false, false) => format!("{} via {}", self.subject, self.via),
+        let who = if self.subject.is_empty() {
+            "someone"
+        } else {
+            &self.subject
+        };
+        if self.via.is_empty() {
+            who.to_owned()
+        } else {
+            format!("{who} via {}", self.via)
         }
     }
 }
@@ -376,6 +381,14 @@ mod tests {
             }
             .describe(),
             "alice via viewer"
+        );
+        assert_eq!(
+            Responder {
+                subject: String::new(),
+                via: "viewer".into()
+            }
+            .describe(),
+            "someone via viewer"
         );
     }
 }

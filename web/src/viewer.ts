@@ -191,11 +191,12 @@ function renderPermission(p: PermissionSnapshot, answer: (optionId: string, note
   let outcome: Child = null;
   if (res) {
     const at = new Date(Number(res.resolvedAtUnixMs)).toISOString();
-    const by = [res.resolvedBy?.subject, res.resolvedBy?.via && `via ${res.resolvedBy.via}`].filter(Boolean).join(" ");
+    const who = res.resolvedBy?.subject || "someone";
+    const by = res.resolvedBy?.via ? `${who} via ${res.resolvedBy.via}` : who;
     switch (res.outcome.case) {
       case "selectedOptionId":
         state = ALLOWS.has(kind(res.outcome.value)!) ? "allowed" : "rejected";
-        outcome = `${name(res.outcome.value)} — ${by || "someone"} at ${at}`;
+        outcome = `${name(res.outcome.value)} — ${by} at ${at}`;
         break;
       case "expired":
         state = "expired";

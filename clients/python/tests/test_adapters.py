@@ -400,7 +400,7 @@ def test_claude_can_use_tool_asks_through_toolview(server: Server, answer: str) 
     asyncio.run(run())
     answering.join(timeout=30)
     if answer == "reject":
-        assert claude.permission == {"behavior": "deny", "message": "Rejected by via test: checked"}
+        assert claude.permission == {"behavior": "deny", "message": "Rejected by someone via test: checked"}
     else:
         assert claude.permission["behavior"] == "allow"
         assert claude.permission["updatedInput"] == {"command": "rm -rf build", "description": "Clean"}
@@ -727,4 +727,4 @@ def test_an_openai_approval_is_asked_through_toolview(server: Server, answer: st
         assert card.status == 2 and card.result.terminal.output == BASH_RESULT
     else:
         assert card.status == 3
-        assert "Rejected by via test" in card.result.generic.content[0].text.text
+        assert "Rejected by someone via test" in card.result.generic.content[0].text.text

@@ -130,7 +130,7 @@ def test_one_request_on_every_surface(server: Server) -> None:
     viewer.say("published")
     [answer] = decided
     assert isinstance(answer, PermissionResultDeny)
-    assert answer.message == "Rejected by via viewer"
+    assert answer.message == "Rejected by someone via viewer"
 
     # The editor's prompt was withdrawn; the AG-UI run that resumes (abstaining) sees the decision.
     acp = editor.report()
@@ -152,7 +152,7 @@ def test_one_request_on_every_surface(server: Server) -> None:
     assert sdk.returncode == 0, sdk.stderr
     parts = json.loads(sdk.stdout)["message"]["parts"]
     tool = next(p for p in parts if p.get("toolCallId") == "toolu_1")
-    assert tool["approval"]["approved"] is False and tool["approval"]["reason"] == "via viewer"
+    assert tool["approval"]["approved"] is False and tool["approval"]["reason"] == "someone via viewer"
 
     # A second answer is told the winner; the log replays the same bytes twice.
     with Client(server.address) as client:

@@ -45,7 +45,7 @@ def test_a_call_asks_and_the_first_answer_wins(server: Server) -> None:
     [decision] = decided
     assert decision.outcome == "selected"
     assert (decision.option_id, decision.kind, decision.allowed) == ("reject", "reject_once", False)
-    assert decision.responder == "via test"
+    assert decision.responder == "someone via test"
     assert decision.reason == "not now"
 
 

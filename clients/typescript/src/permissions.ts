@@ -71,9 +71,10 @@ export interface Decision {
   resolvedAtMs: bigint;
 }
 
-/** Who decided, as the UIs say it: `alice via viewer`. */
+/** Who decided, as the UIs say it: `alice via viewer` (`someone via viewer` without a subject). */
 export function responder(d: Decision): string {
-  return [d.subject, d.via && `via ${d.via}`].filter(Boolean).join(" ") || "someone";
+  const who = d.subject || "someone";
+  return d.via ? `${who} via ${d.via}` : who;
 }
 
 /** What a request may say besides its title and options. */

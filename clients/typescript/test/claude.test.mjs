@@ -351,7 +351,7 @@ for (const answer of ["reject", "always"]) {
     if (answer === "reject") {
       assert.deepEqual(
         { behavior: permission.behavior, message: permission.message },
-        { behavior: "deny", message: "Rejected by via test: checked" },
+        { behavior: "deny", message: "Rejected by someone via test: checked" },
       );
     } else {
       assert.equal(permission.behavior, "allow");

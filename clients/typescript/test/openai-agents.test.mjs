@@ -267,7 +267,7 @@ for (const answer of ["allow", "reject"]) {
       assert.equal(card.result.card.value.output, BASH_RESULT);
     } else {
       assert.equal(card.status, 3);
-      assert.match(card.result.card.value.content[0].block.value.text, /Rejected by via test/);
+      assert.match(card.result.card.value.content[0].block.value.text, /Rejected by someone via test/);
     }
     await client.close();
     await ui.close();

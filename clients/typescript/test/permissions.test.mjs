@@ -35,7 +35,7 @@ test("a call asks and the first answer wins", async () => {
   assert.equal(late.decision.optionId, "reject");
   const decision = await asked;
   assert.deepEqual([decision.optionId, decision.kind, decision.allowed], ["reject", "reject_once", false]);
-  assert.equal(responder(decision), "via test");
+  assert.equal(responder(decision), "someone via test");
   assert.equal(decision.reason, "not now");
   await harness.close();
   await ui.close();

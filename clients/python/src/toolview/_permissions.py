@@ -87,9 +87,10 @@ class Decision:
 
     @property
     def responder(self) -> str:
-        """Who decided, as the UIs say it: ``alice via viewer``."""
-        via = f"via {self.via}" if self.via else ""
-        return " ".join(p for p in (self.subject, via) if p) or "someone"
+        """Who decided, as the UIs say it: ``alice via viewer`` (``someone via viewer`` without
+        a subject)."""
+        who = self.subject or "someone"
+        return f"{who} via {self.via}" if self.via else who
 
 
 class Request:
