@@ -249,52 +249,24 @@ async fn the_viewer_renders_an_answer_as_sanitized_markdown() {
 /// gets the viewer's decision, and the page shows who decided.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_viewer_answers_a_permission_request() {
-    use toolview::grpc::pb::{
-        self, permission_resolved::Outcome, permission_service_client::PermissionServiceClient,
-    };
+    use support::permissions::{asking, requested, resolution};
+    use toolview::grpc::pb::{self, permission_resolved::Outcome};
     let shot = artifact("viewer-permission.png");
     let server = Server::start().await;
     let mut c = client(&server.url).await;
-    let option = |id: &str, kind: pb::PermissionOptionKind| pb::PermissionOption {
-        option_id: id.into(),
-        name: id.into(),
-        kind: kind.into(),
-    };
-    let ask = ev(
+    let ask = asking(
         "p",
-        "ask",
-        pb::tool_event::Event::PermissionRequested(pb::PermissionRequested {
-            request_id: "perm-1".into(),
-            call_id: "c1".into(),
-            title: "Run rm -rf build?".into(),
+        pb::PermissionRequested {
             description: "<b>everything</b> in build/".into(),
-            options: vec![
-                option("allow", pb::PermissionOptionKind::AllowOnce),
-                option("reject", pb::PermissionOptionKind::RejectOnce),
-            ],
-            expiry_option_id: "reject".into(),
-            timeout_ms: 60_000,
-            expires_at_unix_ms: 0,
-        }),
+            ..requested("perm-1", "c1", "Run rm -rf build?")
+        },
     );
     publish(&mut c, vec![bash_call("p", "start", "c1"), ask])
         .await
         .unwrap();
     let click = r#"section.permission button[data-option="reject"]"#;
     let viewer = Viewer::open_clicking(&server.url, "p", &shot, "c1", None, "", click).await;
-    let mut p = PermissionServiceClient::connect(server.url.clone())
-        .await
-        .unwrap();
-    let resolution = p
-        .await_permission(pb::AwaitPermissionRequest {
-            session_id: "p".into(),
-            request_id: "perm-1".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .resolution
-        .unwrap();
+    let resolution = resolution(&server.url, "p", "perm-1").await;
     assert_eq!(
         resolution.outcome,
         Some(Outcome::SelectedOptionId("reject".into()))

@@ -6,17 +6,12 @@
 //! renders), and none may update a call the client was not shown.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 use support::node::NodeClient;
 use support::process::ServerProcess;
 use support::sessions::*;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 pub(crate) fn client_command(
     server: &str,
@@ -25,17 +20,14 @@ pub(crate) fn client_command(
     terminal: bool,
     want: usize,
 ) -> Command {
-    let mut cmd = Command::new("node");
-    cmd.arg(root().join("tests/js/acp_client.mjs"))
-        .arg(support::toolview_bin())
-        .args([
-            server,
-            session,
-            mode,
-            &terminal.to_string(),
-            &want.to_string(),
-        ])
-        .current_dir(root().join("tests/js"));
+    let mut cmd = support::node::script("acp_client");
+    cmd.arg(support::toolview_bin()).args([
+        server,
+        session,
+        mode,
+        &terminal.to_string(),
+        &want.to_string(),
+    ]);
     cmd
 }
 

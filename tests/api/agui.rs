@@ -23,10 +23,8 @@ fn root() -> PathBuf {
 }
 
 pub(crate) fn agui_client<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Command {
-    let mut cmd = Command::new("node");
-    cmd.arg(root().join("tests/js/agui_client.mjs"))
-        .args(args)
-        .current_dir(root().join("tests/js"));
+    let mut cmd = support::node::script("agui_client");
+    cmd.args(args);
     cmd
 }
 

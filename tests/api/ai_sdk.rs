@@ -14,11 +14,8 @@ use support::sessions::*;
 use crate::agui::http;
 
 fn ai_sdk_client(args: &[&str]) -> NodeClient {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut cmd = std::process::Command::new("node");
-    cmd.arg(root.join("tests/js/ai_sdk_client.mjs"))
-        .args(args)
-        .current_dir(root.join("tests/js"));
+    let mut cmd = support::node::script("ai_sdk_client");
+    cmd.args(args);
     NodeClient::spawn(cmd)
 }
 

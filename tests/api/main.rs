@@ -18,6 +18,7 @@ mod journal;
 mod late_joiners;
 mod list_sessions;
 mod metrics;
+mod permission_clients;
 mod permissions;
 mod polyglot;
 mod reflection;

@@ -266,39 +266,12 @@ async fn through_a_pipe_live_lines_then_each_card_once() {
 /// sees it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_a_terminal_a_key_answers_a_permission_request() {
-    use toolview::grpc::pb::{
-        self, permission_resolved::Outcome, permission_service_client::PermissionServiceClient,
-    };
+    use support::permissions::{asking, requested, resolution};
+    use toolview::grpc::pb::permission_resolved::Outcome;
     let server = support::server::Server::start().await;
     let mut c = client(&server.url).await;
     start_build(&mut c, "keys").await;
-    let option = |id: &str, name: &str, kind: pb::PermissionOptionKind| pb::PermissionOption {
-        option_id: id.into(),
-        name: name.into(),
-        kind: kind.into(),
-    };
-    let ask = ev(
-        "keys",
-        "ask",
-        pb::tool_event::Event::PermissionRequested(pb::PermissionRequested {
-            request_id: "perm-1".into(),
-            call_id: "c1".into(),
-            title: "Run make build?".into(),
-            description: String::new(),
-            options: vec![
-                option("allow", "Allow", pb::PermissionOptionKind::AllowOnce),
-                option(
-                    "always",
-                    "Always allow",
-                    pb::PermissionOptionKind::AllowAlways,
-                ),
-                option("reject", "Reject", pb::PermissionOptionKind::RejectOnce),
-            ],
-            expiry_option_id: "reject".into(),
-            timeout_ms: 60_000,
-            expires_at_unix_ms: 0,
-        }),
-    );
+    let ask = asking("keys", requested("perm-1", "c1", "Run make build?"));
     publish(&mut c, vec![ask]).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let socket = dir.path().join("tmux.sock");
@@ -319,19 +292,7 @@ async fn on_a_terminal_a_key_answers_a_permission_request() {
         "{shown}"
     );
     tmux(&socket, &["send-keys", "3"]);
-    let mut p = PermissionServiceClient::connect(server.url.clone())
-        .await
-        .unwrap();
-    let resolution = p
-        .await_permission(pb::AwaitPermissionRequest {
-            session_id: "keys".into(),
-            request_id: "perm-1".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .resolution
-        .unwrap();
+    let resolution = resolution(&server.url, "keys", "perm-1").await;
     assert_eq!(
         resolution.outcome,
         Some(Outcome::SelectedOptionId("reject".into()))

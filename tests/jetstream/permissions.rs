@@ -5,36 +5,20 @@
 use std::time::Duration;
 
 use support::nats::Nats;
+use support::permissions::*;
 use support::sessions::*;
-use toolview::grpc::pb::{
-    self, permission_resolved::Outcome, permission_service_client::PermissionServiceClient,
-};
+use toolview::grpc::pb::{self, permission_resolved::Outcome};
 
 use super::replica;
 
-fn ask(session: &str, request: &str, timeout_ms: u64) -> pb::ToolEvent {
-    use pb::PermissionOptionKind as K;
-    let option = |id: &str, kind: K| pb::PermissionOption {
-        option_id: id.into(),
-        name: id.into(),
-        kind: kind.into(),
-    };
-    ev(
+/// A request about no call that expires after `timeout_ms`.
+fn ask(session: &str, request_id: &str, timeout_ms: u64) -> pb::ToolEvent {
+    asking(
         session,
-        &format!("ask:{request}"),
-        pb::tool_event::Event::PermissionRequested(pb::PermissionRequested {
-            request_id: request.into(),
-            call_id: String::new(),
-            title: "Deploy?".into(),
-            description: String::new(),
-            options: vec![
-                option("allow", K::AllowOnce),
-                option("reject", K::RejectOnce),
-            ],
-            expiry_option_id: "reject".into(),
+        pb::PermissionRequested {
             timeout_ms,
-            expires_at_unix_ms: 0,
-        }),
+            ..requested(request_id, "", "Deploy?")
+        },
     )
 }
 
@@ -53,17 +37,14 @@ async fn fifty_answers_through_two_replicas_leave_one_resolution() {
             b.url.clone()
         };
         answers.push(tokio::spawn(async move {
-            let mut p = PermissionServiceClient::connect(url).await.unwrap();
+            let mut p = permissions(&url).await;
             let mut out = Vec::new();
             for n in 0..5 {
                 let option = if (k + n) % 2 == 0 { "allow" } else { "reject" };
                 let answer = p
                     .respond_permission(pb::RespondPermissionRequest {
-                        session_id: "race".into(),
-                        request_id: "perm-1".into(),
-                        option_id: option.into(),
-                        reason: String::new(),
                         via: format!("client-{k}"),
+                        ..respond("race", "perm-1", option)
                     })
                     .await
                     .unwrap()
@@ -102,19 +83,7 @@ async fn a_request_expires_on_another_replica_when_its_own_is_gone() {
     // The replica that took the request, and its timer, go before the expiry.
     drop(a);
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    let mut p = PermissionServiceClient::connect(b.url.clone())
-        .await
-        .unwrap();
-    let resolution = p
-        .await_permission(pb::AwaitPermissionRequest {
-            session_id: "expiry".into(),
-            request_id: "perm-1".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .resolution
-        .unwrap();
+    let resolution = resolution(&b.url, "expiry", "perm-1").await;
     assert_eq!(
         resolution.outcome,
         Some(Outcome::Expired(pb::PermissionExpired {

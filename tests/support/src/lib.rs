@@ -88,6 +88,7 @@ pub mod auth;
 pub mod cli;
 pub mod nats;
 pub mod node;
+pub mod permissions;
 pub mod pki;
 pub mod process;
 pub mod server;

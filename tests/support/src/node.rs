@@ -10,6 +10,14 @@ use serde_json::Value;
 
 use super::sessions::PATIENCE;
 
+/// `node tests/js/<name>.mjs`, run where that directory's `node_modules` are.
+pub fn script(name: &str) -> Command {
+    let dir = crate::repo_dir().join("tests/js");
+    let mut cmd = Command::new("node");
+    cmd.arg(dir.join(format!("{name}.mjs"))).current_dir(dir);
+    cmd
+}
+
 pub struct NodeClient {
     child: Child,
     lines: mpsc::Receiver<String>,
