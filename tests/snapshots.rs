@@ -380,6 +380,13 @@ fn every_target_card_and_capability() {
     // A permission request on a running call, rejected by a person; a question of its own that
     // nobody answered in time.
     all.push(("permission", jsonl("tests/data/permission.jsonl"), 0));
+    // Calls whose input streams: a file written in pieces (its complete arguments extend what
+    // streamed), a command, and a call that finished while its input was still streaming.
+    all.push((
+        "streamed_input",
+        jsonl("tests/data/streamed_input.jsonl"),
+        0,
+    ));
     for (name, events, cap) in all {
         for target in targets {
             let mut out = String::new();
@@ -451,6 +458,7 @@ fn ansi_lets_no_escape_sequence_through() {
         ev(
             n,
             EventBody::CallStarted(CallStarted {
+                input_streaming: false,
                 call_id: CallId::new(call).unwrap(),
                 tool_name: tool.into(),
                 arguments_json: args.to_string(),
@@ -564,6 +572,7 @@ fn markdown_opens_no_link_image_or_html_from_tool_text() {
         ev(
             1,
             EventBody::CallStarted(CallStarted {
+                input_streaming: false,
                 call_id: CallId::new("g").unwrap(),
                 tool_name: hostile.into(),
                 arguments_json: "{}".into(),

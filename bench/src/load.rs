@@ -66,6 +66,7 @@ impl SessionScript {
                 cwd: "/work".into(),
             }),
             1 => Event::CallStarted(pb::ToolCallStarted {
+                input_streaming: false,
                 call_id: CALL_ID.into(),
                 tool_name: "bash".into(),
                 arguments_json: r#"{"command":"cargo build --release","description":"Build"}"#

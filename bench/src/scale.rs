@@ -80,6 +80,7 @@ async fn prefill(dir: &Path, n: usize, payload: usize) -> anyhow::Result<()> {
                         Phase {
                             started: true,
                             finished: false,
+                            input_open: false,
                         },
                     )],
                     loaded_at: 0,

@@ -147,6 +147,10 @@ pub enum EventBody {
     SessionStarted(SessionStarted),
     /// A call started.
     CallStarted(CallStarted),
+    /// More of a streaming call's arguments.
+    CallInputDelta(CallInputDelta),
+    /// A streaming call's arguments are complete.
+    CallInputComplete(CallInputComplete),
     /// A running call printed output.
     CallOutput(CallOutput),
     /// A call finished.
@@ -172,6 +176,8 @@ impl EventBody {
     pub fn call_id(&self) -> Option<&CallId> {
         match self {
             EventBody::CallStarted(e) => Some(&e.call_id),
+            EventBody::CallInputDelta(e) => Some(&e.call_id),
+            EventBody::CallInputComplete(e) => Some(&e.call_id),
             EventBody::CallOutput(e) => Some(&e.call_id),
             EventBody::CallFinished(e) => Some(&e.call_id),
             EventBody::SessionStarted(_)
@@ -190,6 +196,8 @@ impl EventBody {
         match self {
             EventBody::SessionStarted(_) => None,
             EventBody::CallStarted(e) => Some(Subject::call(&e.call_id)),
+            EventBody::CallInputDelta(e) => Some(Subject::call(&e.call_id)),
+            EventBody::CallInputComplete(e) => Some(Subject::call(&e.call_id)),
             EventBody::CallOutput(e) => Some(Subject::call(&e.call_id)),
             EventBody::CallFinished(e) => Some(Subject::call(&e.call_id)),
             EventBody::TurnStarted(e) => Some(Subject::turn(&e.turn_id)),
@@ -218,6 +226,30 @@ pub struct CallStarted {
     /// The tool's name as the harness knows it (`bash`, `str_replace_based_edit_tool`, …).
     pub tool_name: String,
     /// The arguments as the model wrote them: usually JSON, kept verbatim even when not.
+    pub arguments_json: String,
+    /// The harness's own card for the call; `None` lets the presenters derive one.
+    pub view: Option<ToolCallView>,
+    /// The arguments are still being written: `arguments_json` is their first text, deltas
+    /// follow and a [`CallInputComplete`] gives them whole.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub input_streaming: bool,
+}
+
+/// More argument text of a call whose input is streaming.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CallInputDelta {
+    /// The call whose input grows.
+    pub call_id: CallId,
+    /// The text appended (any text).
+    pub text: String,
+}
+
+/// A streaming call's whole arguments: what the presenters read.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CallInputComplete {
+    /// The call whose input is complete.
+    pub call_id: CallId,
+    /// The whole argument text, verbatim.
     pub arguments_json: String,
     /// The harness's own card for the call; `None` lets the presenters derive one.
     pub view: Option<ToolCallView>,

@@ -100,9 +100,19 @@ pub enum LifecycleError {
     /// A second finish of the same call, message or turn.
     #[error("{0} has already finished")]
     FinishedTwice(Subject),
-    /// A message's text or finish, or a turn's finish, before its start.
+    /// A message's text or finish, or a turn's finish, or a call's input, before its start.
     #[error("{0} was not started")]
     NotStarted(Subject),
+    /// Input for a call whose input is not streaming: started without `input_streaming`, or
+    /// already complete.
+    #[error("{0}'s input is not streaming (it was complete at its start, or completed since)")]
+    InputNotStreaming(Subject),
+    /// A call's input after its finish.
+    #[error("{0} has already finished: no more input")]
+    InputAfterFinish(Subject),
+    /// Output of a call whose input is still streaming (the tool cannot run yet).
+    #[error("{0}'s input is still streaming: complete it before its output")]
+    InputStillStreaming(Subject),
 }
 
 /// A batch event that breaks a lifecycle rule, by its index in the request: the one error text
@@ -124,6 +134,8 @@ pub struct Phase {
     pub started: bool,
     /// Its finish was accepted.
     pub finished: bool,
+    /// A call started with its input streaming, neither completed nor finished since.
+    pub input_open: bool,
 }
 
 impl Phase {
@@ -139,15 +151,24 @@ impl Phase {
             },
             Phase {
                 finished: true,
+                input_open: false,
                 ..self
             },
         );
         match body {
             EventBody::SessionStarted(_)
+            | EventBody::CallInputDelta(_)
             | EventBody::CallOutput(_)
             | EventBody::MessageDelta(_) => self,
-            EventBody::CallStarted(_)
-            | EventBody::TurnStarted(_)
+            EventBody::CallStarted(s) => Phase {
+                input_open: s.input_streaming,
+                ..started
+            },
+            EventBody::CallInputComplete(_) => Phase {
+                input_open: false,
+                ..self
+            },
+            EventBody::TurnStarted(_)
             | EventBody::MessageStarted(_)
             | EventBody::PermissionRequested(_) => started,
             EventBody::CallFinished(_)
@@ -174,12 +195,23 @@ impl Phase {
             | EventBody::MessageFinished(_)
             | EventBody::TurnFinished(_)
             | EventBody::PermissionResolved(_)
+            | EventBody::CallInputDelta(_)
+            | EventBody::CallInputComplete(_)
                 if !self.started =>
             {
                 Some(LifecycleError::NotStarted(s()))
             }
+            EventBody::CallInputDelta(_) | EventBody::CallInputComplete(_) if self.finished => {
+                Some(LifecycleError::InputAfterFinish(s()))
+            }
+            EventBody::CallInputDelta(_) | EventBody::CallInputComplete(_) if !self.input_open => {
+                Some(LifecycleError::InputNotStreaming(s()))
+            }
             EventBody::CallOutput(_) if self.finished => {
                 Some(LifecycleError::OutputAfterFinish(s()))
+            }
+            EventBody::CallOutput(_) if self.input_open => {
+                Some(LifecycleError::InputStillStreaming(s()))
             }
             EventBody::MessageDelta(_) if self.finished => {
                 Some(LifecycleError::TextAfterFinish(s()))
@@ -193,6 +225,8 @@ impl Phase {
                 Some(LifecycleError::FinishedTwice(s()))
             }
             EventBody::CallStarted(_)
+            | EventBody::CallInputDelta(_)
+            | EventBody::CallInputComplete(_)
             | EventBody::CallOutput(_)
             | EventBody::CallFinished(_)
             | EventBody::TurnStarted(_)
@@ -324,6 +358,7 @@ mod tests {
             tool_name: "t".into(),
             arguments_json: String::new(),
             view: None,
+            input_streaming: false,
         })
     }
     fn out() -> EventBody {
@@ -419,6 +454,61 @@ mod tests {
         );
         assert!(l.admit(&turn_finished).is_ok());
         assert_eq!(l.subjects(), 3);
+    }
+
+    #[test]
+    fn streaming_input() {
+        use crate::domain::{CallInputComplete, CallInputDelta};
+        let streaming = EventBody::CallStarted(CallStarted {
+            call_id: id(),
+            tool_name: "t".into(),
+            arguments_json: "{".into(),
+            view: None,
+            input_streaming: true,
+        });
+        let delta = EventBody::CallInputDelta(CallInputDelta {
+            call_id: id(),
+            text: "\"a\": 1".into(),
+        });
+        let complete = EventBody::CallInputComplete(CallInputComplete {
+            call_id: id(),
+            arguments_json: "{\"a\": 1}".into(),
+            view: None,
+        });
+        let call = || Subject::call(&id());
+        let mut l = Lifecycle::default();
+        assert_eq!(l.admit(&delta), Err(LifecycleError::NotStarted(call())));
+        assert!(l.admit(&streaming).is_ok());
+        assert!(l.admit(&delta).is_ok());
+        assert_eq!(
+            l.admit(&out()),
+            Err(LifecycleError::InputStillStreaming(call()))
+        );
+        assert!(l.admit(&complete).is_ok());
+        assert_eq!(
+            l.admit(&delta).unwrap_err().to_string(),
+            "call c's input is not streaming (it was complete at its start, or completed since)"
+        );
+        assert_eq!(
+            l.admit(&complete),
+            Err(LifecycleError::InputNotStreaming(call()))
+        );
+        assert!(l.admit(&out()).is_ok());
+        // A call started whole takes no input.
+        let mut l = Lifecycle::default();
+        assert!(l.admit(&start()).is_ok());
+        assert_eq!(
+            l.admit(&delta),
+            Err(LifecycleError::InputNotStreaming(call()))
+        );
+        // A finish while the input streams ends it (the model stopped writing).
+        let mut l = Lifecycle::default();
+        assert!(l.admit(&streaming).is_ok());
+        assert!(l.admit(&finish()).is_ok());
+        assert_eq!(
+            l.admit(&delta),
+            Err(LifecycleError::InputAfterFinish(call()))
+        );
     }
 
     #[test]

@@ -23,10 +23,10 @@ pub use common::{
 };
 pub use cursor::{Cursor, Epoch, EpochError, MAX_EPOCH_LEN};
 pub use event::{
-    CallFinished, CallId, CallOutput, CallStarted, EventBody, EventId, IdError, MAX_TITLE_CHARS,
-    MessageDelta, MessageFinished, MessageId, MessageRole, MessageStarted, SessionId,
-    SessionStarted, StopReason, TokenUsage, ToolEvent, TurnFinished, TurnId, TurnStarted, title_of,
-    validate_id, validate_session_id, without_controls,
+    CallFinished, CallId, CallInputComplete, CallInputDelta, CallOutput, CallStarted, EventBody,
+    EventId, IdError, MAX_TITLE_CHARS, MessageDelta, MessageFinished, MessageId, MessageRole,
+    MessageStarted, SessionId, SessionStarted, StopReason, TokenUsage, ToolEvent, TurnFinished,
+    TurnId, TurnStarted, title_of, validate_id, validate_session_id, without_controls,
 };
 pub use lifecycle::{BatchError, Lifecycle, LifecycleError, Pending, Phase, Subject};
 pub use plan::{Plan, PlanEntry, PlanStatus};

@@ -83,6 +83,8 @@ fn check_harness_events(events: &[ToolEvent], max_timeout: Duration) -> Result<(
             }
             EventBody::SessionStarted(_)
             | EventBody::CallStarted(_)
+            | EventBody::CallInputDelta(_)
+            | EventBody::CallInputComplete(_)
             | EventBody::CallOutput(_)
             | EventBody::CallFinished(_)
             | EventBody::TurnStarted(_)

@@ -133,6 +133,7 @@ impl Messages {
             AgUiEvent::ToolCallArgs {
                 tool_call_id,
                 delta,
+                ..
             } => self.append_arguments(tool_call_id, delta),
             AgUiEvent::ToolCallResult {
                 message_id,

@@ -2,7 +2,7 @@
 //! state, and no JSON value can make them fail — malformed input degrades to the generic card.
 //!
 //! Where things are: `registry.rs` (the closed `Tool` enum, name lookup), `dsh.rs` (vocabulary 1),
-//! `claude.rs` (vocabulary 2), `doc.rs` (what each reads and gives: `docs/producers.md`), `meta.rs` (meta forms), `hunks.rs` (jsdiff-exact hunks), `args.rs`
+//! `claude.rs` (vocabulary 2), `doc.rs` (what each reads and gives: `docs/producers.md`), `meta.rs` (meta forms), `partial.rs` (a call's input while it streams), `hunks.rs` (jsdiff-exact hunks), `args.rs`
 //! (strict/lenient field access), `text.rs` (fences), `lang.rs`. `mod.rs` holds the resolution
 //! order (`resolve_call`, `resolve_result`).
 
@@ -13,6 +13,7 @@ mod dsh;
 mod hunks;
 mod lang;
 mod meta;
+mod partial;
 mod registry;
 pub mod text;
 
@@ -23,6 +24,7 @@ pub use doc::{Example, ToolDoc};
 pub use hunks::{Hunk, Op as LineOp, diff_lines, hunks};
 pub use lang::lang_for_path;
 pub use meta::{MetaDiffs, diffs as meta_diffs};
+pub use partial::{MAX_HEADING_STRING_BYTES, PartialInput, pending_call, read_partial};
 pub use registry::{TOOLS, Tool};
 
 use crate::domain::{

@@ -12,7 +12,7 @@ use super::cap::{
 };
 use super::card::{Capabilities, prepared_call, prepared_result};
 use super::fold::{
-    CallState, CallStatus, Change, MessageChange, MessageState, PermissionState, Turn,
+    CallState, CallStatus, Change, InputChange, MessageChange, MessageState, PermissionState, Turn,
 };
 use super::paths::acp_path;
 use super::streamed::Chunk;
@@ -27,6 +27,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     let updates = match change {
         Change::Session => Vec::new(),
         Change::Started(state) => started(state, ctx, caps),
+        Change::Input(state, change) => input(state, change, ctx, caps),
         Change::Output(state, chunk) => output(state, chunk, caps).into_iter().collect(),
         Change::Finished(state) => vec![finished(state, ctx, caps)],
         Change::Snapshot(state) => snapshot(state, ctx, caps),
@@ -222,14 +223,65 @@ fn meta(pairs: Value) -> Map<String, Value> {
 // ---- started ----------------------------------------------------------------------------------
 
 fn started(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<acp::SessionUpdate> {
-    let id = state.call_id.to_string();
-    let Some(view) = prepared_call(state, ctx.cwd, caps.cap()) else {
+    let Some(call) = tool_call(state, ctx, caps) else {
         return Vec::new();
+    };
+    let mut updates = vec![acp::SessionUpdate::ToolCall(call)];
+    if let Some(plan) = &state.plan {
+        updates.push(acp::SessionUpdate::Plan(acp_plan(plan)));
+    }
+    updates
+}
+
+/// A streaming input: the pending card again, its `rawInput` the input so far, each time the
+/// fold read it (not at every delta: a replacement costs O(input), and the reads keep their
+/// sum O(input)); the whole card once complete. `_meta.toolview.input` marks the replacements
+/// while the input streams, which `toolview acp` throttles further in time.
+fn input(
+    state: &CallState,
+    change: InputChange<'_>,
+    ctx: &Context<'_>,
+    caps: &Capabilities,
+) -> Vec<acp::SessionUpdate> {
+    match change {
+        InputChange::Delta { read: false, .. } => Vec::new(),
+        InputChange::Delta { read: true, .. } => tool_call(state, ctx, caps)
+            .map(|call| {
+                let update = acp::ToolCallUpdate::from(call)
+                    .meta(meta(json!({"toolview": {"input": "streaming"}})));
+                acp::SessionUpdate::ToolCallUpdate(update)
+            })
+            .into_iter()
+            .collect(),
+        InputChange::Complete { .. } => {
+            let Some(call) = tool_call(state, ctx, caps) else {
+                return Vec::new();
+            };
+            let mut updates = vec![acp::SessionUpdate::ToolCallUpdate(call.into())];
+            updates.extend(
+                state
+                    .plan
+                    .as_ref()
+                    .map(|p| acp::SessionUpdate::Plan(acp_plan(p))),
+            );
+            updates
+        }
+    }
+}
+
+/// The call's card as a `tool_call`: `pending` with the input so far while its input streams,
+/// `in_progress` otherwise. `None` for an orphan.
+fn tool_call(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Option<acp::ToolCall> {
+    let id = state.call_id.to_string();
+    let view = prepared_call(state, ctx.cwd, caps.cap())?;
+    let (status, so_far) = match &state.input {
+        Some(input) => (acp::ToolCallStatus::Pending, Some(input.so_far.clone())),
+        None => (acp::ToolCallStatus::InProgress, None),
     };
     let call = match view {
         ToolCallView::Generic(g) => acp::ToolCall::new(id, g.title)
             .kind(kind(g.kind))
-            .raw_input(g.raw_input)
+            .raw_input(so_far.or(g.raw_input))
             .locations(locations(&g.locations, ctx.cwd))
             .content(content(&g.content)),
         ToolCallView::Diff(d) => acp::ToolCall::new(id, d.title)
@@ -255,13 +307,7 @@ fn started(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<acp
             call.content(items)
         }
     };
-    let mut updates = vec![acp::SessionUpdate::ToolCall(
-        call.status(acp::ToolCallStatus::InProgress),
-    )];
-    if let Some(plan) = &state.plan {
-        updates.push(acp::SessionUpdate::Plan(acp_plan(plan)));
-    }
-    updates
+    Some(call.status(status))
 }
 
 /// The presenters' plan as ACP's `plan` update (every entry of medium priority).
@@ -351,7 +397,9 @@ fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> acp::S
     let id = state.call_id.to_string();
     let status = match state.status {
         CallStatus::Failed => acp::ToolCallStatus::Failed,
-        CallStatus::Completed | CallStatus::InProgress => acp::ToolCallStatus::Completed,
+        CallStatus::Completed | CallStatus::InProgress | CallStatus::Pending => {
+            acp::ToolCallStatus::Completed
+        }
     };
     let cap = caps.cap();
     let result = prepared_result(state, ctx.cwd, cap).expect("a finished call has a result");

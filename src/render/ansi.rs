@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use super::Context;
 use super::cap::{LiveChunk, live_chunk};
 use super::card::{Capabilities, Snapshot};
-use super::fold::{CallStatus, Change};
+use super::fold::{CallStatus, Change, InputChange};
 use super::text_form::{
     TERMINAL, diff_line_pairs, flatten, read_lines_text, search_text, web_text,
 };
@@ -27,10 +27,14 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     if let Some(text) = conversation(change, caps, Form::Ansi) {
         return text;
     }
-    // No append form: a chat message or a printed card is replaced whole. Past the cap, nothing.
+    // No append form: a chat message or a printed card is replaced whole. Past the cap, nothing;
+    // a pending call's input only where the fold read it (O(input) in all).
     if let Change::Output(state, chunk) = change
         && live_chunk(state, chunk, caps.cap(), false) == LiveChunk::Nothing
     {
+        return String::new();
+    }
+    if let Change::Input(_, InputChange::Delta { read: false, .. }) = change {
         return String::new();
     }
     match Snapshot::of(change, ctx.cwd, caps.cap()) {
@@ -43,6 +47,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
 pub fn card(snap: &Snapshot<'_>, caps: &Capabilities) -> String {
     let (call, result, streamed) = (&snap.call, &snap.result, &snap.streamed);
     let (color, mark) = match snap.shown_status() {
+        CallStatus::Pending => (DIM, '◌'),
         CallStatus::InProgress => (YELLOW, '○'),
         CallStatus::Completed => (GREEN, '●'),
         CallStatus::Failed => (RED, '●'),
@@ -91,6 +96,8 @@ pub fn card(snap: &Snapshot<'_>, caps: &Capabilities) -> String {
         (Some(ToolCallView::Generic(g)), None) => {
             titled(&mut lines);
             push_dim(&mut lines, &flatten(&g.content));
+            // A pending call's input as the model writes it.
+            push_dim(&mut lines, &snap.input);
             push_streamed(&mut lines, snap.plain, streamed);
         }
         (None, None) => push_streamed(&mut lines, snap.plain, streamed),

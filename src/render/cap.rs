@@ -64,6 +64,18 @@ pub fn cap_text(text: &str, cap: Cap) -> Cow<'_, str> {
     ))
 }
 
+/// A pending call's input as snapshots show it: its first `cap` bytes (cut back to a character
+/// boundary), a truncation marker after them when there is more.
+pub fn capped_input(text: &str, cap: Cap) -> Cow<'_, str> {
+    match cap.get().filter(|&cap| text.len() as u64 > cap) {
+        None => Cow::Borrowed(text),
+        Some(cap) => {
+            let head = super::streamed::floor_boundary(text, cap as usize);
+            Cow::Owned(format!("{}{TRUNCATED}", &text[..head]))
+        }
+    }
+}
+
 /// The marker that replaces the chunk that takes streamed output past the cap.
 pub const TRUNCATED: &str = "\n… output truncated …\n";
 

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::cap::{Cap, cap_blocks, cap_text, capped_streamed};
+use super::cap::{Cap, cap_blocks, cap_text, capped_input, capped_streamed};
 use super::fold::{CallState, CallStatus};
 use super::paths::{call_title_path, relativize_title, result_title_path, terminal_cwd};
 use super::text_form::{exit_is_clean, terminal_console, unified};
@@ -149,6 +149,8 @@ pub struct Snapshot<'a> {
     pub result: Option<ToolResultView>,
     /// The streamed text up to this change, capped.
     pub streamed: Cow<'a, str>,
+    /// A pending call's input so far, capped; empty once its input is complete.
+    pub input: Cow<'a, str>,
     /// Whether `streamed` is known to need no escaping for a terminal (so it is not scanned).
     pub plain: bool,
 }
@@ -161,9 +163,10 @@ impl<'a> Snapshot<'a> {
             | super::Change::Turn(_)
             | super::Change::Message(..)
             | super::Change::Permission(_) => None,
-            super::Change::Started(s) | super::Change::Finished(s) | super::Change::Snapshot(s) => {
-                Some(Self::at(s, None, cwd, cap))
-            }
+            super::Change::Started(s)
+            | super::Change::Input(s, _)
+            | super::Change::Finished(s)
+            | super::Change::Snapshot(s) => Some(Self::at(s, None, cwd, cap)),
             super::Change::Output(s, chunk) => Some(Self::at(s, Some(chunk.end()), cwd, cap)),
         }
     }
@@ -177,6 +180,10 @@ impl<'a> Snapshot<'a> {
             call: prepared_call(state, cwd, cap),
             result: prepared_result(state, cwd, cap),
             streamed: capped_streamed(state, upto, cap),
+            input: state
+                .input
+                .as_ref()
+                .map_or(Cow::Borrowed(""), |i| capped_input(&i.text, cap)),
             plain: state.streamed.is_plain(),
         }
     }
@@ -191,6 +198,7 @@ impl<'a> Snapshot<'a> {
             call: card.call.clone(),
             result: card.result.clone(),
             streamed: Cow::Borrowed(&card.streamed),
+            input: Cow::Borrowed(&card.input),
             plain: !super::visible::needs_escaping(&card.streamed),
         }
     }

@@ -9,11 +9,13 @@ use std::collections::hash_map::Entry;
 
 use serde_json::Value;
 
+use super::input::StreamingInput;
 use super::streamed::{Chunk, Streamed};
 use crate::domain::permission::{PermissionRequested, PermissionResolved, RequestId};
 use crate::domain::{
-    CallFinished, CallId, CallOutput, CallStarted, ContentBlock, EventBody, MessageId, MessageRole,
-    MessageStarted, Plan, ToolCallView, ToolEvent, ToolResultView, TurnFinished, TurnId,
+    CallFinished, CallId, CallInputComplete, CallInputDelta, CallOutput, CallStarted, ContentBlock,
+    EventBody, MessageId, MessageRole, MessageStarted, Plan, ToolCallView, ToolEvent,
+    ToolResultView, TurnFinished, TurnId,
 };
 use crate::present::{
     StartedCall, ToolResult, parse_arguments, parse_meta, plan, resolve_call, resolve_result,
@@ -23,6 +25,8 @@ use crate::present::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CallStatus {
+    /// Started with its input streaming, and neither complete nor finished since.
+    Pending,
     /// Started (or seen) and not finished.
     InProgress,
     /// Finished without error.
@@ -49,10 +53,13 @@ pub struct CallState {
     pub call_id: CallId,
     /// Empty for an orphan (output or a result without a started call).
     pub tool_name: String,
-    /// The raw argument text, verbatim.
+    /// The raw argument text, verbatim (empty while the input streams).
     pub arguments_json: String,
-    /// The parsed arguments (`Null` when they did not parse).
+    /// The parsed arguments (`Null` when they did not parse, or while the input streams).
     pub args: Value,
+    /// The input while it streams: `Some` from a streaming start until the input completes
+    /// (and still at a finish that came first).
+    pub input: Option<StreamingInput>,
     /// What a todo call's arguments plan (from the presenters).
     pub plan: Option<Plan>,
     /// `None` for an orphan.
@@ -75,12 +82,25 @@ impl CallState {
             tool_name: String::new(),
             arguments_json: String::new(),
             args: Value::Null,
+            input: None,
             plan: None,
             call_view: None,
             streamed: Streamed::new(retain),
             finished: None,
             status: CallStatus::InProgress,
         }
+    }
+
+    /// Takes the complete arguments: the presenters' card (or the harness's), the plan, and
+    /// the call running.
+    fn complete_input(&mut self, arguments_json: &str, harness_view: Option<ToolCallView>) {
+        let args = parse_arguments(arguments_json);
+        self.call_view = Some(resolve_call(&self.tool_name, &args, harness_view));
+        self.plan = plan(&self.tool_name, &args);
+        self.arguments_json = arguments_json.to_owned();
+        self.args = args;
+        self.input = None;
+        self.status = CallStatus::InProgress;
     }
 
     /// The call's display title: the call view's, or the call id for an orphan.
@@ -131,6 +151,26 @@ pub struct Turn<'a> {
     pub finished: Option<&'a TurnFinished>,
 }
 
+/// What happened to a streaming call's input.
+#[derive(Debug, Clone, Copy)]
+pub enum InputChange<'a> {
+    /// Text was appended: `text` is the part the state kept (empty past
+    /// [`super::input::MAX_INPUT_SHOWN_BYTES`]); `read` when the pending card and the input so
+    /// far were read again.
+    Delta {
+        /// The text kept.
+        text: &'a str,
+        /// Whether the input was read again.
+        read: bool,
+    },
+    /// The input is complete: the state has the complete arguments and the presenters' card.
+    /// `rest` is what they add to the streamed text when they extend it (else empty).
+    Complete {
+        /// The arguments past the text streamed.
+        rest: &'a str,
+    },
+}
+
 /// What happened to a message.
 #[derive(Debug, Clone, Copy)]
 pub enum MessageChange<'a> {
@@ -151,6 +191,8 @@ pub enum Change<'a> {
     Session,
     /// A call was started.
     Started(&'a CallState),
+    /// More of a streaming call's input, or its completion (the state already includes it).
+    Input(&'a CallState, InputChange<'a>),
     /// A chunk of the call's live output arrived (the state already includes it).
     Output(&'a CallState, Chunk<'a>),
     /// The call finished.
@@ -307,6 +349,8 @@ impl Fold {
                 Change::Session
             }
             EventBody::CallStarted(s) => self.live.call_started(s),
+            EventBody::CallInputDelta(d) => self.live.call_input_delta(d),
+            EventBody::CallInputComplete(c) => self.live.call_input_complete(c),
             EventBody::CallOutput(o) => self.live.call_output(o),
             EventBody::CallFinished(f) => self.live.call_finished(f),
             EventBody::TurnStarted(t) => {
@@ -355,21 +399,20 @@ impl Live {
 
     fn call_started<'a>(&'a mut self, s: &'a CallStarted) -> Change<'a> {
         let order = self.next_order();
-        let args = parse_arguments(&s.arguments_json);
-        let view = resolve_call(&s.tool_name, &args, s.view.clone());
-        // A repeated start (rejected by Publish) starts the card anew.
-        let state = CallState {
-            call_id: s.call_id.clone(),
+        let mut state = CallState {
             tool_name: s.tool_name.clone(),
-            arguments_json: s.arguments_json.clone(),
-            plan: plan(&s.tool_name, &args),
-            args,
-            call_view: Some(view),
-            streamed: Streamed::new(self.retain),
-            finished: None,
-            status: CallStatus::InProgress,
-            order,
+            ..CallState::orphan(s.call_id.clone(), self.retain, order)
         };
+        if s.input_streaming {
+            let (input, view) =
+                StreamingInput::start(&s.tool_name, &s.arguments_json, s.view.clone());
+            state.input = Some(input);
+            state.call_view = Some(view);
+            state.status = CallStatus::Pending;
+        } else {
+            state.complete_input(&s.arguments_json, s.view.clone());
+        }
+        // A repeated start (rejected by Publish) starts the card anew.
         let state = match self.calls.entry(s.call_id.clone()) {
             Entry::Occupied(mut e) => {
                 e.insert(state);
@@ -380,12 +423,53 @@ impl Live {
         Change::Started(state)
     }
 
-    fn call_output<'a>(&'a mut self, o: &'a CallOutput) -> Change<'a> {
+    fn call_input_delta<'a>(&'a mut self, d: &'a CallInputDelta) -> Change<'a> {
+        let state = self.call(&d.call_id);
+        let CallState {
+            tool_name,
+            input,
+            call_view,
+            status,
+            ..
+        } = &mut *state;
+        // Input for a call not started, or whose input was complete (`Render` input only):
+        // it streams from here.
+        let input = input.get_or_insert_with(|| StreamingInput::start(tool_name, "", None).0);
+        let appended = input.append(&d.text);
+        if appended.read {
+            *call_view = Some(input.read(tool_name));
+        }
+        *status = CallStatus::Pending;
+        Change::Input(
+            state,
+            InputChange::Delta {
+                text: appended.text,
+                read: appended.read,
+            },
+        )
+    }
+
+    fn call_input_complete<'a>(&'a mut self, c: &'a CallInputComplete) -> Change<'a> {
+        let state = self.call(&c.call_id);
+        let rest = state
+            .input
+            .take()
+            .map_or("", |input| input.rest(&c.arguments_json));
+        state.complete_input(&c.arguments_json, c.view.clone());
+        Change::Input(state, InputChange::Complete { rest })
+    }
+
+    /// A call in flight, made as an orphan when its start is missing.
+    fn call(&mut self, id: &CallId) -> &mut CallState {
         let (retain, next_order) = (self.retain, &mut self.next_order);
-        let state = self.calls.entry(o.call_id.clone()).or_insert_with(|| {
+        self.calls.entry(id.clone()).or_insert_with(|| {
             *next_order += 1;
-            CallState::orphan(o.call_id.clone(), retain, *next_order)
-        });
+            CallState::orphan(id.clone(), retain, *next_order)
+        })
+    }
+
+    fn call_output<'a>(&'a mut self, o: &'a CallOutput) -> Change<'a> {
+        let state = self.call(&o.call_id);
         let chunk = state.streamed.push(&o.data);
         Change::Output(state, chunk)
     }

@@ -4,7 +4,7 @@
 use super::Context;
 use super::cap::{LiveChunk, live_chunk};
 use super::card::{Capabilities, Snapshot};
-use super::fold::{CallStatus, Change};
+use super::fold::{CallStatus, Change, InputChange};
 use super::markdown_text::{MARKDOWN, escape, escape_line, link};
 use super::text_form::{exit_note, read_lines_text, search_text, unified, web_text};
 use super::transcript::{Form, conversation};
@@ -15,10 +15,14 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     if let Some(text) = conversation(change, caps, Form::Markdown) {
         return text;
     }
-    // No append form: a chat message or a printed card is replaced whole. Past the cap, nothing.
+    // No append form: a chat message or a printed card is replaced whole. Past the cap, nothing;
+    // a pending call's input only where the fold read it (O(input) in all).
     if let Change::Output(state, chunk) = change
         && live_chunk(state, chunk, caps.cap(), false) == LiveChunk::Nothing
     {
+        return String::new();
+    }
+    if let Change::Input(_, InputChange::Delta { read: false, .. }) = change {
         return String::new();
     }
     match Snapshot::of(change, ctx.cwd, caps.cap()) {
@@ -33,12 +37,15 @@ pub fn card(snap: &Snapshot<'_>) -> String {
     let (call, result, streamed) = (&snap.call, &snap.result, &snap.streamed);
     let title = snap.title();
     let status = match snap.shown_status() {
+        CallStatus::Pending => "Pending",
         CallStatus::InProgress => "In Progress",
         CallStatus::Completed => "Completed",
         CallStatus::Failed => "Failed",
     };
     let body = match (result, call) {
         (Some(r), _) => result_body(r, call.as_ref()),
+        // A pending call's input as the model writes it.
+        (None, Some(_)) if !snap.input.is_empty() => fence("", &snap.input),
         (None, Some(c)) => call_body(c, streamed),
         // An orphan's live output.
         (None, None) => fence("console", streamed),

@@ -5,7 +5,7 @@
 //! Where things are: `renderer.rs` (`Renderer::step`, the one rendering step of `Render`, the lanes
 //! and the bench: fold, render, and a stand-in card for an update over the size limit), `fold.rs`
 //! (events → per-call `CallState`; total over any sequence), `streamed.rs` (a call's live output
-//! kept within the output cap: head, tail, length), `markdown_text.rs` (escaping untrusted text for
+//! kept within the output cap: head, tail, length), `input.rs` (a call's input while it streams), `markdown_text.rs` (escaping untrusted text for
 //! Markdown), `md/` (an answer's Markdown read into a sanitized tree, written as Markdown or for a
 //! terminal), `visible.rs` (untrusted text made safe for terminals), `card.rs` (`Capabilities`;
 //! target-independent preparation: relativized titles, resolved terminal cwd, capped blocks;
@@ -28,6 +28,7 @@ mod cap;
 pub mod card;
 pub mod fold;
 mod frame;
+mod input;
 mod json_len;
 mod markdown;
 mod markdown_text;
@@ -46,10 +47,11 @@ pub use ai_sdk::UiChunk;
 pub use ansi::card as ansi_card;
 pub use card::Capabilities;
 pub use fold::{
-    CallState, CallStatus, Change, Fold, InFlight, MessageChange, MessageState, PermissionState,
-    Step, Turn,
+    CallState, CallStatus, Change, Fold, InFlight, InputChange, MessageChange, MessageState,
+    PermissionState, Step, Turn,
 };
 pub use frame::{StreamEvent, StreamFrame};
+pub use input::{MAX_INPUT_SHOWN_BYTES, StreamingInput};
 pub use json_len::json_text;
 pub use markdown::card as markdown_card;
 pub use permission::{ansi as permission_ansi, markdown as permission_markdown};
@@ -159,9 +161,11 @@ pub fn render(
     let subject = match change {
         Change::Session => None,
         Change::Turn(t) => Some(Subject::turn(t.turn_id)),
-        Change::Started(s) | Change::Output(s, _) | Change::Finished(s) | Change::Snapshot(s) => {
-            Some(Subject::call(&s.call_id))
-        }
+        Change::Started(s)
+        | Change::Input(s, _)
+        | Change::Output(s, _)
+        | Change::Finished(s)
+        | Change::Snapshot(s) => Some(Subject::call(&s.call_id)),
         Change::Message(m, _) => Some(Subject::message(&m.message_id)),
         Change::Permission(p) => Some(Subject::Permission(p.request.request_id.clone())),
     };

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::fold::{CallState, Change, Finished, Fold, InFlight, MessageChange, Turn};
+use super::fold::{CallState, Change, Finished, Fold, InFlight, InputChange, MessageChange, Turn};
 use super::streamed::floor_boundary;
 use super::{Capabilities, Context, Rendered, Target, render};
 use crate::domain::{
@@ -118,7 +118,11 @@ fn fitted(
             let size = rendered.approx_bytes();
             return (rendered, size);
         }
-        Change::Started(s) | Change::Output(s, _) | Change::Finished(s) | Change::Snapshot(s) => s,
+        Change::Started(s)
+        | Change::Input(s, _)
+        | Change::Output(s, _)
+        | Change::Finished(s)
+        | Change::Snapshot(s) => s,
     };
     for keep_output in [true, false] {
         let stand_in = stand_in(state, &note, keep_output);
@@ -127,6 +131,13 @@ fn fitted(
                 unreachable!("handled above")
             }
             Change::Started(_) => Change::Started(&stand_in),
+            Change::Input(_, input) if keep_output => Change::Input(&stand_in, input),
+            Change::Input(_, InputChange::Delta { read, .. }) => {
+                Change::Input(&stand_in, InputChange::Delta { text: "", read })
+            }
+            Change::Input(_, InputChange::Complete { .. }) => {
+                Change::Input(&stand_in, InputChange::Complete { rest: "" })
+            }
             Change::Output(_, chunk) if keep_output => Change::Output(&stand_in, chunk),
             Change::Output(_, chunk) => Change::Output(
                 &stand_in,
@@ -152,7 +163,8 @@ fn short(s: &str) -> String {
 }
 
 /// A small card in place of one too large to send: generic call and result cards with the
-/// titles and a note, the live output kept (it is within the output cap) or dropped.
+/// titles and a note, the live output and the input so far kept (they are within the output
+/// cap) or dropped.
 fn stand_in(state: &CallState, note: &str, keep_output: bool) -> CallState {
     let kind = |v: &ToolCallView| match v {
         ToolCallView::Generic(g) => g.kind,
@@ -164,6 +176,13 @@ fn stand_in(state: &CallState, note: &str, keep_output: bool) -> CallState {
         tool_name: short(&state.tool_name),
         arguments_json: String::new(),
         args: Value::Null,
+        input: state.input.as_ref().map(|input| {
+            if keep_output {
+                input.clone()
+            } else {
+                input.emptied()
+            }
+        }),
         // A plan too large for an update is left out with the rest.
         plan: None,
         call_view: state.call_view.as_ref().map(|v| {

@@ -63,6 +63,7 @@ pub(super) fn conversation(change: Change<'_>, caps: &Capabilities, form: Form) 
         },
         Change::Session
         | Change::Started(_)
+        | Change::Input(..)
         | Change::Output(..)
         | Change::Finished(_)
         | Change::Snapshot(_) => return None,

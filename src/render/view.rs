@@ -5,7 +5,8 @@ use serde::Serialize;
 use super::Context;
 use super::cap::{LiveChunk, capped_text, live_chunk, live_text};
 use super::card::{Capabilities, Snapshot, degrade_call, degrade_result};
-use super::fold::{CallStatus, Change, MessageChange, MessageState, Turn};
+use super::fold::{CallState, CallStatus, Change, InputChange, MessageChange, MessageState, Turn};
+use super::streamed::Chunk;
 use crate::domain::permission::{PermissionRequested, PermissionResolved};
 use crate::domain::{MessageRole, StopReason, TokenUsage, ToolCallView, ToolResultView};
 
@@ -21,6 +22,14 @@ pub enum ViewUpdate {
         /// The call whose card grows.
         call_id: String,
         /// The chunk, capped ([`super::cap::capped_chunk`]).
+        text: String,
+    },
+    /// More input for a pending call's card shown before: a UI appends `text` to its `input`.
+    #[serde(rename_all = "camelCase")]
+    InputAppended {
+        /// The call whose input grows.
+        call_id: String,
+        /// The piece, capped like an output chunk.
         text: String,
     },
     /// Nothing changed: a live chunk past the output cap.
@@ -109,6 +118,9 @@ pub struct CardSnapshot {
     pub result: Option<ToolResultView>,
     /// The live output so far, capped.
     pub streamed: String,
+    /// A pending call's input so far, capped; empty once its input is complete.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub input: String,
 }
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> ViewUpdate {
@@ -124,6 +136,11 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
             LiveChunk::Nothing => return ViewUpdate::Unchanged,
         }
     }
+    if let Change::Input(state, InputChange::Delta { text, read }) = change
+        && let Some(update) = input_delta(state, text, read, caps)
+    {
+        return update;
+    }
     let (state, upto) = match change {
         Change::Session => {
             return ViewUpdate::Session {
@@ -138,7 +155,9 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
                 resolution: p.resolution.clone(),
             }));
         }
-        Change::Started(s) | Change::Finished(s) | Change::Snapshot(s) => (s, None),
+        Change::Started(s) | Change::Input(s, _) | Change::Finished(s) | Change::Snapshot(s) => {
+            (s, None)
+        }
         Change::Output(s, chunk) => (s, Some(chunk.end())),
     };
     let snap = Snapshot::at(state, upto, ctx.cwd, caps.cap());
@@ -149,7 +168,35 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         call: snap.call.map(|v| degrade_call(v, caps)),
         result: snap.result.map(|v| degrade_result(v, state, caps)),
         streamed: snap.streamed.into_owned(),
+        input: snap.input.into_owned(),
     }))
+}
+
+/// A piece of a pending call's input: an append for a subscriber that takes them, nothing past
+/// the cap; `None` (a whole card) when the fold read the input again (its heading may have
+/// changed), or for a subscriber without appends — then only at those reads, so snapshots of
+/// the input cost O(input) in all, not O(input) per piece.
+fn input_delta(
+    state: &CallState,
+    text: &str,
+    read: bool,
+    caps: &Capabilities,
+) -> Option<ViewUpdate> {
+    if read {
+        return None;
+    }
+    let start = state
+        .input
+        .as_ref()
+        .map_or(0, |i| i.text.len() - text.len());
+    let chunk = Chunk { text, start };
+    Some(match super::cap::capped_chunk(chunk, caps.cap()) {
+        piece if caps.output_appends && !piece.is_empty() => ViewUpdate::InputAppended {
+            call_id: state.call_id.to_string(),
+            text: piece.to_owned(),
+        },
+        _ => ViewUpdate::Unchanged,
+    })
 }
 
 fn turn_update(turn: Turn<'_>) -> ViewUpdate {
@@ -202,6 +249,7 @@ pub(super) fn card_json(
     match render(change, ctx, &snapshots) {
         ViewUpdate::Card(card) => serde_json::to_value(&*card).unwrap_or_default(),
         ViewUpdate::OutputAppended { .. }
+        | ViewUpdate::InputAppended { .. }
         | ViewUpdate::Unchanged
         | ViewUpdate::Session { .. }
         | ViewUpdate::Message { .. }
@@ -224,8 +272,10 @@ impl ViewUpdate {
                     + c.call.as_ref().map_or(0, json_len)
                     + c.result.as_ref().map_or(0, json_len)
                     + c.streamed.len()
+                    + c.input.len()
             }
-            ViewUpdate::OutputAppended { call_id, text } => call_id.len() + text.len(),
+            ViewUpdate::OutputAppended { call_id, text }
+            | ViewUpdate::InputAppended { call_id, text } => call_id.len() + text.len(),
             ViewUpdate::Unchanged => 0,
             ViewUpdate::Session { cwd } => cwd.as_ref().map_or(0, String::len),
             ViewUpdate::Message {

@@ -54,6 +54,8 @@ impl Book {
             }
             EventBody::SessionStarted(_)
             | EventBody::CallStarted(_)
+            | EventBody::CallInputDelta(_)
+            | EventBody::CallInputComplete(_)
             | EventBody::CallOutput(_)
             | EventBody::CallFinished(_)
             | EventBody::TurnStarted(_)

@@ -87,6 +87,8 @@ impl SessionMeta {
             | E::TurnStarted(_)
             | E::TurnFinished(_)
             | E::CallStarted(_)
+            | E::CallInputDelta(_)
+            | E::CallInputComplete(_)
             | E::CallOutput(_)
             | E::CallFinished(_)
             | E::PermissionRequested(_)

@@ -35,6 +35,7 @@ fn terminal_call() -> Vec<pb::ToolEvent> {
         ev(
             "e2",
             Event::CallStarted(pb::ToolCallStarted {
+                input_streaming: false,
                 call_id: "c1".into(),
                 tool_name: "bash".into(),
                 arguments_json: r#"{"command":"make test","description":"Run the tests"}"#.into(),

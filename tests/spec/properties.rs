@@ -416,10 +416,23 @@ mod events {
         prop_oneof![
             1 => proptest::sample::select(vec!["", "/w", "/w/p", "rel", "/"])
                 .prop_map(|cwd| EventBody::SessionStarted(SessionStarted { cwd: cwd.into() })),
-            3 => (call(), tool, prop_oneof![arb_json().prop_map(|v| v.to_string()), arb_text()], option::of(arb_call_view()))
-                .prop_map(|(call_id, tool, arguments_json, view)| EventBody::CallStarted(CallStarted {
+            3 => (call(), tool, prop_oneof![arb_json().prop_map(|v| v.to_string()), arb_text()], option::of(arb_call_view()), any::<bool>())
+                .prop_map(|(call_id, tool, arguments_json, view, input_streaming)| EventBody::CallStarted(CallStarted {
+                    input_streaming,
                     call_id,
                     tool_name: tool.into(),
+                    arguments_json,
+                    view,
+                })),
+            // Streaming input: pieces of JSON or any text, and the complete arguments.
+            2 => (call(), prop_oneof![arb_json().prop_map(|v| v.to_string()), arb_text()], 0..8usize)
+                .prop_map(|(call_id, text, cut)| EventBody::CallInputDelta(CallInputDelta {
+                    call_id,
+                    text: text.chars().skip(cut).collect(),
+                })),
+            1 => (call(), prop_oneof![arb_json().prop_map(|v| v.to_string()), arb_text()], option::of(arb_call_view()))
+                .prop_map(|(call_id, arguments_json, view)| EventBody::CallInputComplete(CallInputComplete {
+                    call_id,
                     arguments_json,
                     view,
                 })),

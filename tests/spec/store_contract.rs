@@ -205,13 +205,22 @@ fn append(s: &str, meta: SessionMeta, records: Vec<Record>, trim: Option<u64>) -
     let phase = Phase {
         started: true,
         finished: false,
+        input_open: false,
+    };
+    // Call `c` starts with its input streaming when its start is a streaming one (`k1`).
+    let streaming = records.iter().any(|r| {
+        matches!(&r.event.body, toolview::domain::EventBody::CallStarted(s) if s.input_streaming)
+    });
+    let call_phase = Phase {
+        input_open: streaming,
+        ..phase
     };
     SessionAppend {
         session: sid(s),
         meta,
         records,
         trim_before: trim,
-        phases: vec![(call(), phase), (message(), phase)],
+        phases: vec![(call(), call_phase), (message(), phase)],
         loaded_at: 0,
     }
 }
@@ -302,6 +311,10 @@ async fn known_ids_and_calls(b: &dyn Backend) {
         body: started,
         ..(*k1[1].event).clone()
     });
+    // Call `c`'s input streams: every store keeps that its input is open.
+    if let toolview::domain::EventBody::CallStarted(s) = &mut Arc::make_mut(&mut k1[0].event).body {
+        s.input_streaming = true;
+    }
     let done = store
         .append(vec![
             append("k1", meta(None, 1, 2), k1, None),
@@ -326,6 +339,7 @@ async fn known_ids_and_calls(b: &dyn Backend) {
     assert_eq!(known.events.len(), 2, "{}", b.name());
     assert_eq!(known.events[&EventId::new("e2").unwrap()], 2);
     assert!(known.phases[&call()].started, "{}", b.name());
+    assert!(known.phases[&call()].input_open, "{}", b.name());
     // A message's phase is kept apart from the call with the same id; the turn was never seen.
     assert!(known.phases[&message()].started, "{}", b.name());
     assert_eq!(known.phases.len(), 2, "{}", b.name());

@@ -109,7 +109,9 @@ function callBody(call: ToolCallView | undefined, card: CardSnapshot): Child[] {
       return card.result ? [] : [diffs(call.card.value.diffs)];
     case "generic": {
       const g = call.card.value;
-      return card.result ? [] : [...texts(g.content), card.streamed && el("pre", { class: "output" }, card.streamed)];
+      // A pending call shows its input as the model writes it (text, never markup).
+      return card.result ? [] : [...texts(g.content), card.input && el("pre", { class: "input" }, card.input),
+        card.streamed && el("pre", { class: "output" }, card.streamed)];
     }
     default:
       return card.streamed ? [el("pre", { class: "output" }, card.streamed)] : [];
@@ -151,6 +153,7 @@ function resultBody(result: ToolResultView | undefined): Child[] {
 }
 
 const STATUS: Record<number, [string, string]> = {
+  [CallStatus.PENDING]: ["pending", "Writing input"],
   [CallStatus.IN_PROGRESS]: ["running", "In progress"],
   [CallStatus.COMPLETED]: ["completed", "Completed"],
   [CallStatus.FAILED]: ["failed", "Failed"],
@@ -383,6 +386,18 @@ async function main() {
       byPermission.set(id, next);
     } else if (view.case === "turn") {
       cards.append(renderTurn(view.value));
+    } else if (view.case === "inputAppended") {
+      const shown = byCall.get(view.value.callId);
+      if (!shown) continue;
+      shown.card.input += view.value.text;
+      const pre = shown.el.querySelector("pre.input");
+      if (pre) {
+        pre.append(view.value.text);
+      } else {
+        const next = render(shown.card);
+        shown.el.replaceWith(next);
+        shown.el = next;
+      }
     } else if (view.case === "outputAppended") {
       const shown = byCall.get(view.value.callId);
       if (!shown) continue;

@@ -156,6 +156,16 @@ impl Screen {
                 }
                 Ok(())
             }
+            ViewUpdate::InputAppended { call_id, text } => {
+                let Some(card) = self.cards.get_mut(&call_id) else {
+                    return Ok(());
+                };
+                card.snap.input.push_str(&text);
+                if self.mode == Mode::Terminal {
+                    self.dirty = true;
+                }
+                Ok(())
+            }
             ViewUpdate::Card(snap) => self.card(*snap, out),
             ViewUpdate::Message {
                 message_id,

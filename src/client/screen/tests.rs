@@ -22,6 +22,7 @@ fn card(id: &str, status: CallStatus, streamed: &str) -> ViewUpdate {
         })),
         result,
         streamed: streamed.into(),
+        input: String::new(),
     }))
 }
 

@@ -39,9 +39,9 @@ pub enum ToolEventError {
     /// A bad `call_id` in the named event.
     #[error("{0}.call_id: {1}")]
     CallId(&'static str, IdError),
-    /// A bad `call_started.view`.
-    #[error("call_started.view.{0}")]
-    CallView(ToolCallViewError),
+    /// A bad call view in the named event (`call_started`, `call_input_complete`).
+    #[error("{0}.view.{1}")]
+    CallView(&'static str, ToolCallViewError),
     /// A bad block in `call_finished.content`.
     #[error("call_finished.{0}")]
     Content(Indexed<ContentBlockError>),
@@ -175,6 +175,24 @@ impl TryFrom<pb::ToolEvent> for d::ToolEvent {
                 d::EventBody::SessionStarted(d::SessionStarted { cwd })
             }
             Event::CallStarted(started) => d::EventBody::CallStarted(call_started(started)?),
+            Event::CallInputDelta(pb::ToolCallInputDelta { call_id: id, text }) => {
+                d::EventBody::CallInputDelta(d::CallInputDelta {
+                    call_id: call_id("call_input_delta", id)?,
+                    text,
+                })
+            }
+            Event::CallInputComplete(pb::ToolCallInputComplete {
+                call_id: id,
+                arguments_json,
+                view,
+            }) => d::EventBody::CallInputComplete(d::CallInputComplete {
+                call_id: call_id("call_input_complete", id)?,
+                arguments_json,
+                view: view
+                    .map(d::ToolCallView::try_from)
+                    .transpose()
+                    .map_err(|e| E::CallView("call_input_complete", e))?,
+            }),
             Event::CallOutput(pb::ToolCallOutput { call_id: id, data }) => {
                 d::EventBody::CallOutput(d::CallOutput {
                     call_id: call_id("call_output", id)?,
@@ -239,15 +257,17 @@ fn call_started(started: pb::ToolCallStarted) -> Result<d::CallStarted, ToolEven
         tool_name,
         arguments_json,
         view,
+        input_streaming,
     } = started;
     Ok(d::CallStarted {
+        input_streaming,
         call_id: d::CallId::new(call_id).map_err(|e| E::CallId("call_started", e))?,
         tool_name,
         arguments_json,
         view: view
             .map(d::ToolCallView::try_from)
             .transpose()
-            .map_err(E::CallView)?,
+            .map_err(|e| E::CallView("call_started", e))?,
     })
 }
 
@@ -287,7 +307,19 @@ impl From<d::ToolEvent> for pb::ToolEvent {
                 tool_name: s.tool_name,
                 arguments_json: s.arguments_json,
                 view: s.view.map(Into::into),
+                input_streaming: s.input_streaming,
             }),
+            d::EventBody::CallInputDelta(i) => Event::CallInputDelta(pb::ToolCallInputDelta {
+                call_id: i.call_id.to_string(),
+                text: i.text,
+            }),
+            d::EventBody::CallInputComplete(i) => {
+                Event::CallInputComplete(pb::ToolCallInputComplete {
+                    call_id: i.call_id.to_string(),
+                    arguments_json: i.arguments_json,
+                    view: i.view.map(Into::into),
+                })
+            }
             d::EventBody::CallOutput(o) => Event::CallOutput(pb::ToolCallOutput {
                 call_id: o.call_id.to_string(),
                 data: o.data,
@@ -421,6 +453,7 @@ mod tests {
             session_id: "s1".into(),
             event_id: "e1".into(),
             event: Some(Event::CallStarted(pb::ToolCallStarted {
+                input_streaming: false,
                 call_id: "c1".into(),
                 tool_name: "bash".into(),
                 arguments_json: "{}".into(),

@@ -102,6 +102,7 @@ impl From<Capabilities> for pb::Capabilities {
 
 fn status_to_pb(s: CallStatus) -> i32 {
     (match s {
+        CallStatus::Pending => pb::CallStatus::Pending,
         CallStatus::InProgress => pb::CallStatus::InProgress,
         CallStatus::Completed => pb::CallStatus::Completed,
         CallStatus::Failed => pb::CallStatus::Failed,
@@ -119,12 +120,16 @@ impl From<ViewUpdate> for pb::ViewUpdate {
                 call: c.call.map(Into::into),
                 result: c.result.map(Into::into),
                 streamed: c.streamed,
+                input: c.input,
             }),
             ViewUpdate::Session { cwd } => Update::Session(pb::SessionHeader {
                 cwd: cwd.unwrap_or_default(),
             }),
             ViewUpdate::OutputAppended { call_id, text } => {
                 Update::OutputAppended(pb::OutputAppended { call_id, text })
+            }
+            ViewUpdate::InputAppended { call_id, text } => {
+                Update::InputAppended(pb::InputAppended { call_id, text })
             }
             ViewUpdate::Message {
                 message_id,
@@ -212,6 +217,9 @@ impl TryFrom<pb::ViewUpdate> for ViewUpdate {
             Some(Update::OutputAppended(pb::OutputAppended { call_id, text })) => {
                 ViewUpdate::OutputAppended { call_id, text }
             }
+            Some(Update::InputAppended(pb::InputAppended { call_id, text })) => {
+                ViewUpdate::InputAppended { call_id, text }
+            }
             Some(Update::MessageAppended(pb::MessageAppended { message_id, text })) => {
                 ViewUpdate::MessageAppended { message_id, text }
             }
@@ -273,8 +281,10 @@ fn card_from_pb(c: pb::CardSnapshot) -> Result<CardSnapshot, ViewUpdateError> {
         call,
         result,
         streamed,
+        input,
     } = c;
     let status = match pb::CallStatus::try_from(status) {
+        Ok(pb::CallStatus::Pending) => CallStatus::Pending,
         Ok(pb::CallStatus::InProgress) => CallStatus::InProgress,
         Ok(pb::CallStatus::Completed) => CallStatus::Completed,
         Ok(pb::CallStatus::Failed) => CallStatus::Failed,
@@ -295,6 +305,7 @@ fn card_from_pb(c: pb::CardSnapshot) -> Result<CardSnapshot, ViewUpdateError> {
             .transpose()
             .map_err(ViewUpdateError::Result)?,
         streamed,
+        input,
     })
 }
 

@@ -104,12 +104,19 @@ pub enum AgUiEvent {
         tool_call_id: String,
         /// The arguments' JSON text (or a piece of it).
         delta: String,
+        /// The tool's name, for a stream that has to start the call again before this piece
+        /// (it started before the stream's start point). Not sent.
+        #[serde(skip)]
+        tool_call_name: String,
     },
     /// A call's arguments are complete.
     #[serde(rename_all = "camelCase")]
     ToolCallEnd {
         /// The call.
         tool_call_id: String,
+        /// The tool's name, as on [`AgUiEvent::ToolCallArgs`]. Not sent.
+        #[serde(skip)]
+        tool_call_name: String,
     },
     /// A call's result, as a tool message.
     #[serde(rename_all = "camelCase")]

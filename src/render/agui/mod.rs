@@ -23,7 +23,9 @@ use serde_json::Value;
 use super::Context;
 use super::cap::{cap_blocks, capped_chunk, capped_streamed, capped_text};
 use super::card::{Capabilities, degrade_call, degrade_result, prepared_call, prepared_result};
-use super::fold::{CallState, Change, MessageChange, MessageState, PermissionState, Turn};
+use super::fold::{
+    CallState, Change, InputChange, MessageChange, MessageState, PermissionState, Turn,
+};
 use super::text_form::flatten;
 use crate::domain::{ContentBlock, MessageRole, StopReason};
 
@@ -38,6 +40,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     let mut events = match change {
         Change::Session => Vec::new(),
         Change::Started(state) => started(state, ctx, caps),
+        Change::Input(state, change) => input(state, change, ctx, caps),
         Change::Snapshot(state) => {
             // Its start, its output so far, and its result if it finished.
             let mut events = started(state, ctx, caps);
@@ -75,7 +78,17 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
                 ]
             }
         }
-        Change::Finished(state) => finished(state, ctx, caps),
+        Change::Finished(state) => {
+            // A call that finished while its input streamed: its arguments end first.
+            let mut events: Vec<AgUiEvent> = state
+                .input
+                .as_ref()
+                .map(|_| end(state))
+                .into_iter()
+                .collect();
+            events.extend(finished(state, ctx, caps));
+            events
+        }
         Change::Turn(turn) => return vec![run_event(turn, ctx)],
         Change::Message(m, change) => message(m, change, caps),
         Change::Permission(p) => return vec![permission(p)],
@@ -222,22 +235,69 @@ fn run_event(turn: Turn<'_>, ctx: &Context<'_>) -> AgUiEvent {
     }
 }
 
-/// A call's start: `TOOL_CALL_START`, its arguments, `TOOL_CALL_END`, and its card.
+/// A call's start: `TOOL_CALL_START`, its arguments, `TOOL_CALL_END`, and its card. While its
+/// input streams: the start and the input so far, no end (it comes with the complete input).
 fn started(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
     let id = || state.call_id.as_str().to_owned();
     let card = prepared_call(state, ctx.cwd, caps.cap()).map(|v| degrade_call(v, caps).to_json());
-    vec![
-        AgUiEvent::ToolCallStart {
-            tool_call_id: id(),
-            tool_call_name: state.tool_name.clone(),
-        },
-        AgUiEvent::ToolCallArgs {
-            tool_call_id: id(),
-            delta: state.arguments_json.clone(),
-        },
-        AgUiEvent::ToolCallEnd { tool_call_id: id() },
-        envelope(state, EnvelopePhase::Call, card),
-    ]
+    let mut events = vec![AgUiEvent::ToolCallStart {
+        tool_call_id: id(),
+        tool_call_name: state.tool_name.clone(),
+    }];
+    match &state.input {
+        Some(input) => events.extend(args(state, &input.text)),
+        None => {
+            events.extend(args(state, &state.arguments_json));
+            events.push(end(state));
+        }
+    }
+    events.push(envelope(state, EnvelopePhase::Call, card));
+    events
+}
+
+/// `TOOL_CALL_ARGS` with a piece of the arguments; none for an empty piece (AG-UI refuses an
+/// empty delta).
+fn args(state: &CallState, delta: &str) -> Option<AgUiEvent> {
+    (!delta.is_empty()).then(|| AgUiEvent::ToolCallArgs {
+        tool_call_id: state.call_id.as_str().to_owned(),
+        delta: delta.to_owned(),
+        tool_call_name: state.tool_name.clone(),
+    })
+}
+
+/// `TOOL_CALL_END`.
+fn end(state: &CallState) -> AgUiEvent {
+    AgUiEvent::ToolCallEnd {
+        tool_call_id: state.call_id.as_str().to_owned(),
+        tool_call_name: state.tool_name.clone(),
+    }
+}
+
+/// A streaming input: each piece as `TOOL_CALL_ARGS` (the arguments are the client's to parse,
+/// so they are not capped like output: the fold bounds them), the card again when the fold read
+/// the input; at its completion what the complete arguments add, `TOOL_CALL_END` and the
+/// presenters' card.
+fn input(
+    state: &CallState,
+    change: InputChange<'_>,
+    ctx: &Context<'_>,
+    caps: &Capabilities,
+) -> Vec<AgUiEvent> {
+    let card =
+        || prepared_call(state, ctx.cwd, caps.cap()).map(|v| degrade_call(v, caps).to_json());
+    let (piece, complete) = match change {
+        InputChange::Delta { text, .. } => (text, false),
+        InputChange::Complete { rest } => (rest, true),
+    };
+    let mut events: Vec<AgUiEvent> = args(state, piece).into_iter().collect();
+    if complete {
+        events.push(end(state));
+    }
+    if complete || matches!(change, InputChange::Delta { read: true, .. }) {
+        events.push(envelope(state, EnvelopePhase::Call, card()));
+        events.push(activity(state, Change::Input(state, change), ctx, caps));
+    }
+    events
 }
 
 /// Live output: the `toolview:terminal:output` custom event.

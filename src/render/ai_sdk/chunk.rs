@@ -73,6 +73,15 @@ pub enum UiChunk {
         /// The card's title.
         title: String,
     },
+    /// More of a call's input text, while the model writes it (the reader parses the text so
+    /// far as partial JSON: the part is `input-streaming`).
+    #[serde(rename_all = "camelCase")]
+    ToolInputDelta {
+        /// The call.
+        tool_call_id: String,
+        /// The text appended.
+        input_text_delta: String,
+    },
     /// A call's input is complete.
     #[serde(rename_all = "camelCase")]
     ToolInputAvailable {

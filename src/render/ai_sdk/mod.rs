@@ -21,7 +21,7 @@ use super::Context;
 use super::cap::{LiveChunk, cap_blocks, capped_chunk, capped_text, live_chunk};
 use super::card::{Capabilities, prepared_call};
 use super::fold::{
-    CallState, Change, Finished, MessageChange, MessageState, PermissionState, Turn,
+    CallState, Change, Finished, InputChange, MessageChange, MessageState, PermissionState, Turn,
 };
 use super::text_form::flatten;
 use super::view;
@@ -38,6 +38,30 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
             chunks.push(card(state, change, ctx, caps));
             if let Some(finished) = &state.finished {
                 chunks.push(output(state, finished, caps));
+            }
+            chunks
+        }
+        Change::Input(state, change) => {
+            let mut chunks = Vec::new();
+            match change {
+                InputChange::Delta { text, read } => {
+                    // An orphan's first input (no start folded): its part starts here.
+                    let first = state
+                        .input
+                        .as_ref()
+                        .is_some_and(|i| i.text.len() == text.len());
+                    if first && state.tool_name.is_empty() {
+                        chunks.push(input_start(state, ctx, caps));
+                    }
+                    chunks.extend(input_delta(state, text));
+                    if read {
+                        chunks.push(card(state, Change::Input(state, change), ctx, caps));
+                    }
+                }
+                InputChange::Complete { .. } => {
+                    chunks.push(input_available(state, ctx, caps));
+                    chunks.push(card(state, Change::Input(state, change), ctx, caps));
+                }
             }
             chunks
         }
@@ -63,9 +87,12 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
             chunks
         }
         Change::Finished(state) => {
-            // An orphan result with no output before: its input parts first.
+            // An orphan result with no output before: its input parts first; a call that
+            // finished while its input streamed: its input as it was.
             let mut chunks = if state.call_view.is_none() && state.streamed.is_empty() {
                 input(state, ctx, caps)
+            } else if state.input.is_some() {
+                vec![input_available(state, ctx, caps)]
             } else {
                 Vec::new()
             };
@@ -122,34 +149,59 @@ fn tool_name(state: &CallState) -> &str {
 
 /// `tool-input-start` and `tool-input-available`: a dynamic tool (the UI declared none of
 /// toolview's), its input the parsed arguments (or their text when they are not JSON), its
-/// title the card's.
+/// title the card's. While the input streams: the start and the text so far as one
+/// `tool-input-delta` (the part is `input-streaming`).
 fn input(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<UiChunk> {
-    let id = state.call_id.as_str();
-    let name = tool_name(state);
-    let title = prepared_call(state, ctx.cwd, caps.cap())
+    let mut chunks = vec![input_start(state, ctx, caps)];
+    match &state.input {
+        Some(input) => chunks.extend(input_delta(state, &input.text)),
+        None => chunks.push(input_available(state, ctx, caps)),
+    }
+    chunks
+}
+
+/// The card's title, as the input parts carry it.
+fn title(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> String {
+    prepared_call(state, ctx.cwd, caps.cap())
         .map(|v| ToolCallView::title(&v).to_owned())
-        .unwrap_or_else(|| id.to_owned());
-    let input = match &state.args {
-        Value::Null if !state.arguments_json.is_empty() => {
+        .unwrap_or_else(|| state.call_id.as_str().to_owned())
+}
+
+fn input_start(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> UiChunk {
+    UiChunk::ToolInputStart {
+        tool_call_id: state.call_id.as_str().to_owned(),
+        tool_name: tool_name(state).to_owned(),
+        dynamic: true,
+        title: title(state, ctx, caps),
+    }
+}
+
+/// `tool-input-delta` with a piece of the input (its text is the client's to parse, so it is
+/// not capped like output: the fold bounds it); none for an empty piece.
+fn input_delta(state: &CallState, text: &str) -> Option<UiChunk> {
+    (!text.is_empty()).then(|| UiChunk::ToolInputDelta {
+        tool_call_id: state.call_id.as_str().to_owned(),
+        input_text_delta: text.to_owned(),
+    })
+}
+
+/// `tool-input-available`: the parsed arguments (their text when they are not JSON); for a
+/// call that finished while its input streamed, the input so far as the fold last read it.
+fn input_available(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> UiChunk {
+    let input = match (&state.input, &state.args) {
+        (Some(input), _) => input.so_far.clone(),
+        (None, Value::Null) if !state.arguments_json.is_empty() => {
             Value::String(state.arguments_json.clone())
         }
-        args => args.clone(),
+        (None, args) => args.clone(),
     };
-    vec![
-        UiChunk::ToolInputStart {
-            tool_call_id: id.to_owned(),
-            tool_name: name.to_owned(),
-            dynamic: true,
-            title: title.clone(),
-        },
-        UiChunk::ToolInputAvailable {
-            tool_call_id: id.to_owned(),
-            tool_name: name.to_owned(),
-            input,
-            dynamic: true,
-            title,
-        },
-    ]
+    UiChunk::ToolInputAvailable {
+        tool_call_id: state.call_id.as_str().to_owned(),
+        tool_name: tool_name(state).to_owned(),
+        input,
+        dynamic: true,
+        title: title(state, ctx, caps),
+    }
 }
 
 /// `tool-output-available` (`{text, isError: false}`: the result's text, capped) or

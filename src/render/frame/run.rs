@@ -37,6 +37,9 @@ pub struct RunFrame {
     last: Option<Cursor>,
     /// Text and reasoning messages started in this stream and not ended.
     messages: Vec<Open>,
+    /// Tool calls started in this stream whose arguments have not ended (their input
+    /// streams), with their tools' names.
+    calls: Vec<(String, String)>,
     /// Whether the last `RUN_FINISHED` sent handed its cursor to the client (`false` after a
     /// cancelled turn's: `@ag-ui/client` passes a result on only for a successful run).
     handed: bool,
@@ -62,6 +65,7 @@ impl RunFrame {
             runs: 0,
             last,
             messages: Vec::new(),
+            calls: Vec::new(),
             handed: true,
             interrupts: false,
             pending: Vec::new(),
@@ -197,11 +201,29 @@ impl RunFrame {
                 out.push(ag_ui(finished));
                 return;
             }
+            AgUiEvent::ToolCallStart {
+                tool_call_id,
+                tool_call_name,
+            } => {
+                if !self.calls.iter().any(|(id, _)| id == tool_call_id) {
+                    self.calls
+                        .push((tool_call_id.clone(), tool_call_name.clone()));
+                }
+            }
+            AgUiEvent::ToolCallArgs {
+                tool_call_id,
+                tool_call_name,
+                ..
+            } => self.restart_call(tool_call_id, tool_call_name, out),
+            AgUiEvent::ToolCallEnd {
+                tool_call_id,
+                tool_call_name,
+            } => {
+                self.restart_call(tool_call_id, tool_call_name, out);
+                self.calls.retain(|(id, _)| id != tool_call_id);
+            }
             AgUiEvent::RunStarted { .. }
             | AgUiEvent::RunError { .. }
-            | AgUiEvent::ToolCallStart { .. }
-            | AgUiEvent::ToolCallArgs { .. }
-            | AgUiEvent::ToolCallEnd { .. }
             | AgUiEvent::ToolCallResult { .. }
             | AgUiEvent::Custom(_)
             | AgUiEvent::ActivityDelta { .. }
@@ -245,19 +267,40 @@ impl RunFrame {
         self.opened(id, reasoning);
     }
 
-    /// The ends of the messages open, in the order they started.
+    /// The start of a call whose arguments this stream did not see start (a stream that
+    /// resumed while its input streamed): AG-UI takes arguments only for a call started in
+    /// the run, and a client that holds the call keeps it (same name).
+    fn restart_call(&mut self, id: &str, name: &str, out: &mut Vec<StreamEvent<'_>>) {
+        if self.calls.iter().any(|(open, _)| open == id) {
+            return;
+        }
+        out.push(ag_ui(AgUiEvent::ToolCallStart {
+            tool_call_id: id.to_owned(),
+            tool_call_name: name.to_owned(),
+        }));
+        self.calls.push((id.to_owned(), name.to_owned()));
+    }
+
+    /// The ends of the messages open, in the order they started, then of the calls whose
+    /// input streams (a run may not finish with either open; the input goes on in the next
+    /// run, which starts the call again).
     fn close_messages(&mut self) -> Vec<AgUiEvent> {
-        self.messages
-            .drain(..)
-            .map(|m| {
-                let message_id = m.id;
-                if m.reasoning {
-                    AgUiEvent::ReasoningMessageEnd { message_id }
-                } else {
-                    AgUiEvent::TextMessageEnd { message_id }
-                }
-            })
-            .collect()
+        let messages = self.messages.drain(..).map(|m| {
+            let message_id = m.id;
+            if m.reasoning {
+                AgUiEvent::ReasoningMessageEnd { message_id }
+            } else {
+                AgUiEvent::TextMessageEnd { message_id }
+            }
+        });
+        let calls =
+            self.calls
+                .drain(..)
+                .map(|(tool_call_id, tool_call_name)| AgUiEvent::ToolCallEnd {
+                    tool_call_id,
+                    tool_call_name,
+                });
+        messages.chain(calls).collect()
     }
 
     /// The messages open end, and the run open finishes with the cursor to resume after.

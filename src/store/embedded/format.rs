@@ -96,14 +96,17 @@ pub fn decode_meta(
     codec.decode_meta(body).map_err(damaged)
 }
 
+/// A phase as the calls table keeps it: a bit each (the input bit is new; stores written before
+/// it never set it, and no call of theirs streamed its input).
 pub fn phase_bits(p: Phase) -> u8 {
-    u8::from(p.started) | (u8::from(p.finished) << 1)
+    u8::from(p.started) | (u8::from(p.finished) << 1) | (u8::from(p.input_open) << 2)
 }
 
 pub fn phase_of(bits: u8) -> Phase {
     Phase {
         started: bits & 1 != 0,
         finished: bits & 2 != 0,
+        input_open: bits & 4 != 0,
     }
 }
 

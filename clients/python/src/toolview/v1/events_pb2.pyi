@@ -48,7 +48,7 @@ PERMISSION_OPTION_KIND_REJECT_ONCE: PermissionOptionKind
 PERMISSION_OPTION_KIND_REJECT_ALWAYS: PermissionOptionKind
 
 class ToolEvent(_message.Message):
-    __slots__ = ("session_id", "event_id", "session_started", "call_started", "call_output", "call_finished", "turn_started", "turn_finished", "message_started", "message_delta", "message_finished", "permission_requested", "permission_resolved")
+    __slots__ = ("session_id", "event_id", "session_started", "call_started", "call_output", "call_finished", "turn_started", "turn_finished", "message_started", "message_delta", "message_finished", "permission_requested", "permission_resolved", "call_input_delta", "call_input_complete")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_STARTED_FIELD_NUMBER: _ClassVar[int]
@@ -62,6 +62,8 @@ class ToolEvent(_message.Message):
     MESSAGE_FINISHED_FIELD_NUMBER: _ClassVar[int]
     PERMISSION_REQUESTED_FIELD_NUMBER: _ClassVar[int]
     PERMISSION_RESOLVED_FIELD_NUMBER: _ClassVar[int]
+    CALL_INPUT_DELTA_FIELD_NUMBER: _ClassVar[int]
+    CALL_INPUT_COMPLETE_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     event_id: str
     session_started: SessionStarted
@@ -75,7 +77,9 @@ class ToolEvent(_message.Message):
     message_finished: MessageFinished
     permission_requested: PermissionRequested
     permission_resolved: PermissionResolved
-    def __init__(self, session_id: _Optional[str] = ..., event_id: _Optional[str] = ..., session_started: _Optional[_Union[SessionStarted, _Mapping]] = ..., call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., call_output: _Optional[_Union[ToolCallOutput, _Mapping]] = ..., call_finished: _Optional[_Union[ToolCallFinished, _Mapping]] = ..., turn_started: _Optional[_Union[TurnStarted, _Mapping]] = ..., turn_finished: _Optional[_Union[TurnFinished, _Mapping]] = ..., message_started: _Optional[_Union[MessageStarted, _Mapping]] = ..., message_delta: _Optional[_Union[MessageDelta, _Mapping]] = ..., message_finished: _Optional[_Union[MessageFinished, _Mapping]] = ..., permission_requested: _Optional[_Union[PermissionRequested, _Mapping]] = ..., permission_resolved: _Optional[_Union[PermissionResolved, _Mapping]] = ...) -> None: ...
+    call_input_delta: ToolCallInputDelta
+    call_input_complete: ToolCallInputComplete
+    def __init__(self, session_id: _Optional[str] = ..., event_id: _Optional[str] = ..., session_started: _Optional[_Union[SessionStarted, _Mapping]] = ..., call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., call_output: _Optional[_Union[ToolCallOutput, _Mapping]] = ..., call_finished: _Optional[_Union[ToolCallFinished, _Mapping]] = ..., turn_started: _Optional[_Union[TurnStarted, _Mapping]] = ..., turn_finished: _Optional[_Union[TurnFinished, _Mapping]] = ..., message_started: _Optional[_Union[MessageStarted, _Mapping]] = ..., message_delta: _Optional[_Union[MessageDelta, _Mapping]] = ..., message_finished: _Optional[_Union[MessageFinished, _Mapping]] = ..., permission_requested: _Optional[_Union[PermissionRequested, _Mapping]] = ..., permission_resolved: _Optional[_Union[PermissionResolved, _Mapping]] = ..., call_input_delta: _Optional[_Union[ToolCallInputDelta, _Mapping]] = ..., call_input_complete: _Optional[_Union[ToolCallInputComplete, _Mapping]] = ...) -> None: ...
 
 class SessionStarted(_message.Message):
     __slots__ = ("cwd",)
@@ -84,16 +88,36 @@ class SessionStarted(_message.Message):
     def __init__(self, cwd: _Optional[str] = ...) -> None: ...
 
 class ToolCallStarted(_message.Message):
-    __slots__ = ("call_id", "tool_name", "arguments_json", "view")
+    __slots__ = ("call_id", "tool_name", "arguments_json", "view", "input_streaming")
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
+    INPUT_STREAMING_FIELD_NUMBER: _ClassVar[int]
     call_id: str
     tool_name: str
     arguments_json: str
     view: _views_pb2.ToolCallView
-    def __init__(self, call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., arguments_json: _Optional[str] = ..., view: _Optional[_Union[_views_pb2.ToolCallView, _Mapping]] = ...) -> None: ...
+    input_streaming: bool
+    def __init__(self, call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., arguments_json: _Optional[str] = ..., view: _Optional[_Union[_views_pb2.ToolCallView, _Mapping]] = ..., input_streaming: _Optional[bool] = ...) -> None: ...
+
+class ToolCallInputDelta(_message.Message):
+    __slots__ = ("call_id", "text")
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    text: str
+    def __init__(self, call_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class ToolCallInputComplete(_message.Message):
+    __slots__ = ("call_id", "arguments_json", "view")
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    arguments_json: str
+    view: _views_pb2.ToolCallView
+    def __init__(self, call_id: _Optional[str] = ..., arguments_json: _Optional[str] = ..., view: _Optional[_Union[_views_pb2.ToolCallView, _Mapping]] = ...) -> None: ...
 
 class ToolCallOutput(_message.Message):
     __slots__ = ("call_id", "data")

@@ -25,6 +25,7 @@ class CallStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CALL_STATUS_IN_PROGRESS: _ClassVar[CallStatus]
     CALL_STATUS_COMPLETED: _ClassVar[CallStatus]
     CALL_STATUS_FAILED: _ClassVar[CallStatus]
+    CALL_STATUS_PENDING: _ClassVar[CallStatus]
 
 class MessageStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -42,6 +43,7 @@ CALL_STATUS_UNSPECIFIED: CallStatus
 CALL_STATUS_IN_PROGRESS: CallStatus
 CALL_STATUS_COMPLETED: CallStatus
 CALL_STATUS_FAILED: CallStatus
+CALL_STATUS_PENDING: CallStatus
 MESSAGE_STATUS_UNSPECIFIED: MessageStatus
 MESSAGE_STATUS_STREAMING: MessageStatus
 MESSAGE_STATUS_COMPLETE: MessageStatus
@@ -107,7 +109,7 @@ class JsonMessages(_message.Message):
     def __init__(self, json: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ViewUpdate(_message.Message):
-    __slots__ = ("card", "session", "output_appended", "message", "message_appended", "turn", "permission")
+    __slots__ = ("card", "session", "output_appended", "message", "message_appended", "turn", "permission", "input_appended")
     CARD_FIELD_NUMBER: _ClassVar[int]
     SESSION_FIELD_NUMBER: _ClassVar[int]
     OUTPUT_APPENDED_FIELD_NUMBER: _ClassVar[int]
@@ -115,6 +117,7 @@ class ViewUpdate(_message.Message):
     MESSAGE_APPENDED_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
     PERMISSION_FIELD_NUMBER: _ClassVar[int]
+    INPUT_APPENDED_FIELD_NUMBER: _ClassVar[int]
     card: CardSnapshot
     session: SessionHeader
     output_appended: OutputAppended
@@ -122,7 +125,8 @@ class ViewUpdate(_message.Message):
     message_appended: MessageAppended
     turn: TurnUpdate
     permission: PermissionSnapshot
-    def __init__(self, card: _Optional[_Union[CardSnapshot, _Mapping]] = ..., session: _Optional[_Union[SessionHeader, _Mapping]] = ..., output_appended: _Optional[_Union[OutputAppended, _Mapping]] = ..., message: _Optional[_Union[MessageSnapshot, _Mapping]] = ..., message_appended: _Optional[_Union[MessageAppended, _Mapping]] = ..., turn: _Optional[_Union[TurnUpdate, _Mapping]] = ..., permission: _Optional[_Union[PermissionSnapshot, _Mapping]] = ...) -> None: ...
+    input_appended: InputAppended
+    def __init__(self, card: _Optional[_Union[CardSnapshot, _Mapping]] = ..., session: _Optional[_Union[SessionHeader, _Mapping]] = ..., output_appended: _Optional[_Union[OutputAppended, _Mapping]] = ..., message: _Optional[_Union[MessageSnapshot, _Mapping]] = ..., message_appended: _Optional[_Union[MessageAppended, _Mapping]] = ..., turn: _Optional[_Union[TurnUpdate, _Mapping]] = ..., permission: _Optional[_Union[PermissionSnapshot, _Mapping]] = ..., input_appended: _Optional[_Union[InputAppended, _Mapping]] = ...) -> None: ...
 
 class OutputAppended(_message.Message):
     __slots__ = ("call_id", "text")
@@ -132,21 +136,31 @@ class OutputAppended(_message.Message):
     text: str
     def __init__(self, call_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
+class InputAppended(_message.Message):
+    __slots__ = ("call_id", "text")
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    text: str
+    def __init__(self, call_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
 class CardSnapshot(_message.Message):
-    __slots__ = ("call_id", "tool_name", "status", "call", "result", "streamed")
+    __slots__ = ("call_id", "tool_name", "status", "call", "result", "streamed", "input")
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     CALL_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     STREAMED_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
     call_id: str
     tool_name: str
     status: CallStatus
     call: _views_pb2.ToolCallView
     result: _views_pb2.ToolResultView
     streamed: str
-    def __init__(self, call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., status: _Optional[_Union[CallStatus, str]] = ..., call: _Optional[_Union[_views_pb2.ToolCallView, _Mapping]] = ..., result: _Optional[_Union[_views_pb2.ToolResultView, _Mapping]] = ..., streamed: _Optional[str] = ...) -> None: ...
+    input: str
+    def __init__(self, call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., status: _Optional[_Union[CallStatus, str]] = ..., call: _Optional[_Union[_views_pb2.ToolCallView, _Mapping]] = ..., result: _Optional[_Union[_views_pb2.ToolResultView, _Mapping]] = ..., streamed: _Optional[str] = ..., input: _Optional[str] = ...) -> None: ...
 
 class SessionHeader(_message.Message):
     __slots__ = ("cwd",)

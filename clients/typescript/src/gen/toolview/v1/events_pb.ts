@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file toolview/v1/events.proto.
  */
 export const file_toolview_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Chh0b29sdmlldy92MS9ldmVudHMucHJvdG8SC3Rvb2x2aWV3LnYxIqIFCglUb29sRXZlbnQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRI2Cg9zZXNzaW9uX3N0YXJ0ZWQYAyABKAsyGy50b29sdmlldy52MS5TZXNzaW9uU3RhcnRlZEgAEjQKDGNhbGxfc3RhcnRlZBgEIAEoCzIcLnRvb2x2aWV3LnYxLlRvb2xDYWxsU3RhcnRlZEgAEjIKC2NhbGxfb3V0cHV0GAUgASgLMhsudG9vbHZpZXcudjEuVG9vbENhbGxPdXRwdXRIABI2Cg1jYWxsX2ZpbmlzaGVkGAYgASgLMh0udG9vbHZpZXcudjEuVG9vbENhbGxGaW5pc2hlZEgAEjAKDHR1cm5fc3RhcnRlZBgHIAEoCzIYLnRvb2x2aWV3LnYxLlR1cm5TdGFydGVkSAASMgoNdHVybl9maW5pc2hlZBgIIAEoCzIZLnRvb2x2aWV3LnYxLlR1cm5GaW5pc2hlZEgAEjYKD21lc3NhZ2Vfc3RhcnRlZBgJIAEoCzIbLnRvb2x2aWV3LnYxLk1lc3NhZ2VTdGFydGVkSAASMgoNbWVzc2FnZV9kZWx0YRgKIAEoCzIZLnRvb2x2aWV3LnYxLk1lc3NhZ2VEZWx0YUgAEjgKEG1lc3NhZ2VfZmluaXNoZWQYCyABKAsyHC50b29sdmlldy52MS5NZXNzYWdlRmluaXNoZWRIABJAChRwZXJtaXNzaW9uX3JlcXVlc3RlZBgMIAEoCzIgLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25SZXF1ZXN0ZWRIABI+ChNwZXJtaXNzaW9uX3Jlc29sdmVkGA0gASgLMh8udG9vbHZpZXcudjEuUGVybWlzc2lvblJlc29sdmVkSABCBwoFZXZlbnQiHQoOU2Vzc2lvblN0YXJ0ZWQSCwoDY3dkGAEgASgJIoQBCg9Ub29sQ2FsbFN0YXJ0ZWQSDwoHY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSFgoOYXJndW1lbnRzX2pzb24YAyABKAkSLAoEdmlldxgEIAEoCzIZLnRvb2x2aWV3LnYxLlRvb2xDYWxsVmlld0gAiAEBQgcKBV92aWV3Ii8KDlRvb2xDYWxsT3V0cHV0Eg8KB2NhbGxfaWQYASABKAkSDAoEZGF0YRgCIAEoCSKtAQoQVG9vbENhbGxGaW5pc2hlZBIPCgdjYWxsX2lkGAEgASgJEioKB2NvbnRlbnQYAiADKAsyGS50b29sdmlldy52MS5Db250ZW50QmxvY2sSEAoIaXNfZXJyb3IYAyABKAgSEQoJbWV0YV9qc29uGAQgASgJEi4KBHZpZXcYBSABKAsyGy50b29sdmlldy52MS5Ub29sUmVzdWx0Vmlld0gAiAEBQgcKBV92aWV3Ih4KC1R1cm5TdGFydGVkEg8KB3R1cm5faWQYASABKAkioAEKClRva2VuVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGwoTY2FjaGVkX2lucHV0X3Rva2VucxgDIAEoBBIYChByZWFzb25pbmdfdG9rZW5zGAQgASgEEhYKDmNvbnRleHRfdG9rZW5zGAUgASgEEhYKDmNvbnRleHRfd2luZG93GAYgASgEIoQBCgxUdXJuRmluaXNoZWQSDwoHdHVybl9pZBgBIAEoCRIsCgtzdG9wX3JlYXNvbhgCIAEoDjIXLnRvb2x2aWV3LnYxLlN0b3BSZWFzb24SKwoFdXNhZ2UYAyABKAsyFy50b29sdmlldy52MS5Ub2tlblVzYWdlSACIAQFCCAoGX3VzYWdlIloKDk1lc3NhZ2VTdGFydGVkEhIKCm1lc3NhZ2VfaWQYASABKAkSJgoEcm9sZRgCIAEoDjIYLnRvb2x2aWV3LnYxLk1lc3NhZ2VSb2xlEgwKBHRleHQYAyABKAkiMAoMTWVzc2FnZURlbHRhEhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCg9NZXNzYWdlRmluaXNoZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSJkChBQZXJtaXNzaW9uT3B0aW9uEhEKCW9wdGlvbl9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEi8KBGtpbmQYAyABKA4yIS50b29sdmlldy52MS5QZXJtaXNzaW9uT3B0aW9uS2luZCLYAQoTUGVybWlzc2lvblJlcXVlc3RlZBISCgpyZXF1ZXN0X2lkGAEgASgJEg8KB2NhbGxfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSLgoHb3B0aW9ucxgFIAMoCzIdLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25PcHRpb24SGAoQZXhwaXJ5X29wdGlvbl9pZBgGIAEoCRISCgp0aW1lb3V0X21zGAcgASgEEhoKEmV4cGlyZXNfYXRfdW5peF9tcxgIIAEoBCIpCglSZXNwb25kZXISDwoHc3ViamVjdBgBIAEoCRILCgN2aWEYAiABKAkiJgoRUGVybWlzc2lvbkV4cGlyZWQSEQoJb3B0aW9uX2lkGAEgASgJIhUKE1Blcm1pc3Npb25XaXRoZHJhd24ilQIKElBlcm1pc3Npb25SZXNvbHZlZBISCgpyZXF1ZXN0X2lkGAEgASgJEhwKEnNlbGVjdGVkX29wdGlvbl9pZBgCIAEoCUgAEjEKB2V4cGlyZWQYAyABKAsyHi50b29sdmlldy52MS5QZXJtaXNzaW9uRXhwaXJlZEgAEjUKCXdpdGhkcmF3bhgEIAEoCzIgLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25XaXRoZHJhd25IABIOCgZyZWFzb24YBSABKAkSKwoLcmVzb2x2ZWRfYnkYBiABKAsyFi50b29sdmlldy52MS5SZXNwb25kZXISGwoTcmVzb2x2ZWRfYXRfdW5peF9tcxgHIAEoBEIJCgdvdXRjb21lKrYBCgpTdG9wUmVhc29uEhsKF1NUT1BfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUU1RPUF9SRUFTT05fRU5EX1RVUk4QARIaChZTVE9QX1JFQVNPTl9NQVhfVE9LRU5TEAISIQodU1RPUF9SRUFTT05fTUFYX1RVUk5fUkVRVUVTVFMQAxIXChNTVE9QX1JFQVNPTl9SRUZVU0FMEAQSGQoVU1RPUF9SRUFTT05fQ0FOQ0VMTEVEEAUqegoLTWVzc2FnZVJvbGUSHAoYTUVTU0FHRV9ST0xFX1VOU1BFQ0lGSUVEEAASFQoRTUVTU0FHRV9ST0xFX1VTRVIQARIaChZNRVNTQUdFX1JPTEVfQVNTSVNUQU5UEAISGgoWTUVTU0FHRV9ST0xFX1JFQVNPTklORxADKuABChRQZXJtaXNzaW9uT3B0aW9uS2luZBImCiJQRVJNSVNTSU9OX09QVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASJQohUEVSTUlTU0lPTl9PUFRJT05fS0lORF9BTExPV19PTkNFEAESJwojUEVSTUlTU0lPTl9PUFRJT05fS0lORF9BTExPV19BTFdBWVMQAhImCiJQRVJNSVNTSU9OX09QVElPTl9LSU5EX1JFSkVDVF9PTkNFEAMSKAokUEVSTUlTU0lPTl9PUFRJT05fS0lORF9SRUpFQ1RfQUxXQVlTEARiBnByb3RvMw", [file_toolview_v1_views]);
+  fileDesc("Chh0b29sdmlldy92MS9ldmVudHMucHJvdG8SC3Rvb2x2aWV3LnYxIqIGCglUb29sRXZlbnQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRI2Cg9zZXNzaW9uX3N0YXJ0ZWQYAyABKAsyGy50b29sdmlldy52MS5TZXNzaW9uU3RhcnRlZEgAEjQKDGNhbGxfc3RhcnRlZBgEIAEoCzIcLnRvb2x2aWV3LnYxLlRvb2xDYWxsU3RhcnRlZEgAEjIKC2NhbGxfb3V0cHV0GAUgASgLMhsudG9vbHZpZXcudjEuVG9vbENhbGxPdXRwdXRIABI2Cg1jYWxsX2ZpbmlzaGVkGAYgASgLMh0udG9vbHZpZXcudjEuVG9vbENhbGxGaW5pc2hlZEgAEjAKDHR1cm5fc3RhcnRlZBgHIAEoCzIYLnRvb2x2aWV3LnYxLlR1cm5TdGFydGVkSAASMgoNdHVybl9maW5pc2hlZBgIIAEoCzIZLnRvb2x2aWV3LnYxLlR1cm5GaW5pc2hlZEgAEjYKD21lc3NhZ2Vfc3RhcnRlZBgJIAEoCzIbLnRvb2x2aWV3LnYxLk1lc3NhZ2VTdGFydGVkSAASMgoNbWVzc2FnZV9kZWx0YRgKIAEoCzIZLnRvb2x2aWV3LnYxLk1lc3NhZ2VEZWx0YUgAEjgKEG1lc3NhZ2VfZmluaXNoZWQYCyABKAsyHC50b29sdmlldy52MS5NZXNzYWdlRmluaXNoZWRIABJAChRwZXJtaXNzaW9uX3JlcXVlc3RlZBgMIAEoCzIgLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25SZXF1ZXN0ZWRIABI+ChNwZXJtaXNzaW9uX3Jlc29sdmVkGA0gASgLMh8udG9vbHZpZXcudjEuUGVybWlzc2lvblJlc29sdmVkSAASOwoQY2FsbF9pbnB1dF9kZWx0YRgOIAEoCzIfLnRvb2x2aWV3LnYxLlRvb2xDYWxsSW5wdXREZWx0YUgAEkEKE2NhbGxfaW5wdXRfY29tcGxldGUYDyABKAsyIi50b29sdmlldy52MS5Ub29sQ2FsbElucHV0Q29tcGxldGVIAEIHCgVldmVudCIdCg5TZXNzaW9uU3RhcnRlZBILCgNjd2QYASABKAkinQEKD1Rvb2xDYWxsU3RhcnRlZBIPCgdjYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIWCg5hcmd1bWVudHNfanNvbhgDIAEoCRIsCgR2aWV3GAQgASgLMhkudG9vbHZpZXcudjEuVG9vbENhbGxWaWV3SACIAQESFwoPaW5wdXRfc3RyZWFtaW5nGAUgASgIQgcKBV92aWV3IjMKElRvb2xDYWxsSW5wdXREZWx0YRIPCgdjYWxsX2lkGAEgASgJEgwKBHRleHQYAiABKAkidwoVVG9vbENhbGxJbnB1dENvbXBsZXRlEg8KB2NhbGxfaWQYASABKAkSFgoOYXJndW1lbnRzX2pzb24YAiABKAkSLAoEdmlldxgDIAEoCzIZLnRvb2x2aWV3LnYxLlRvb2xDYWxsVmlld0gAiAEBQgcKBV92aWV3Ii8KDlRvb2xDYWxsT3V0cHV0Eg8KB2NhbGxfaWQYASABKAkSDAoEZGF0YRgCIAEoCSKtAQoQVG9vbENhbGxGaW5pc2hlZBIPCgdjYWxsX2lkGAEgASgJEioKB2NvbnRlbnQYAiADKAsyGS50b29sdmlldy52MS5Db250ZW50QmxvY2sSEAoIaXNfZXJyb3IYAyABKAgSEQoJbWV0YV9qc29uGAQgASgJEi4KBHZpZXcYBSABKAsyGy50b29sdmlldy52MS5Ub29sUmVzdWx0Vmlld0gAiAEBQgcKBV92aWV3Ih4KC1R1cm5TdGFydGVkEg8KB3R1cm5faWQYASABKAkioAEKClRva2VuVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGwoTY2FjaGVkX2lucHV0X3Rva2VucxgDIAEoBBIYChByZWFzb25pbmdfdG9rZW5zGAQgASgEEhYKDmNvbnRleHRfdG9rZW5zGAUgASgEEhYKDmNvbnRleHRfd2luZG93GAYgASgEIoQBCgxUdXJuRmluaXNoZWQSDwoHdHVybl9pZBgBIAEoCRIsCgtzdG9wX3JlYXNvbhgCIAEoDjIXLnRvb2x2aWV3LnYxLlN0b3BSZWFzb24SKwoFdXNhZ2UYAyABKAsyFy50b29sdmlldy52MS5Ub2tlblVzYWdlSACIAQFCCAoGX3VzYWdlIloKDk1lc3NhZ2VTdGFydGVkEhIKCm1lc3NhZ2VfaWQYASABKAkSJgoEcm9sZRgCIAEoDjIYLnRvb2x2aWV3LnYxLk1lc3NhZ2VSb2xlEgwKBHRleHQYAyABKAkiMAoMTWVzc2FnZURlbHRhEhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCg9NZXNzYWdlRmluaXNoZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSJkChBQZXJtaXNzaW9uT3B0aW9uEhEKCW9wdGlvbl9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEi8KBGtpbmQYAyABKA4yIS50b29sdmlldy52MS5QZXJtaXNzaW9uT3B0aW9uS2luZCLYAQoTUGVybWlzc2lvblJlcXVlc3RlZBISCgpyZXF1ZXN0X2lkGAEgASgJEg8KB2NhbGxfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSLgoHb3B0aW9ucxgFIAMoCzIdLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25PcHRpb24SGAoQZXhwaXJ5X29wdGlvbl9pZBgGIAEoCRISCgp0aW1lb3V0X21zGAcgASgEEhoKEmV4cGlyZXNfYXRfdW5peF9tcxgIIAEoBCIpCglSZXNwb25kZXISDwoHc3ViamVjdBgBIAEoCRILCgN2aWEYAiABKAkiJgoRUGVybWlzc2lvbkV4cGlyZWQSEQoJb3B0aW9uX2lkGAEgASgJIhUKE1Blcm1pc3Npb25XaXRoZHJhd24ilQIKElBlcm1pc3Npb25SZXNvbHZlZBISCgpyZXF1ZXN0X2lkGAEgASgJEhwKEnNlbGVjdGVkX29wdGlvbl9pZBgCIAEoCUgAEjEKB2V4cGlyZWQYAyABKAsyHi50b29sdmlldy52MS5QZXJtaXNzaW9uRXhwaXJlZEgAEjUKCXdpdGhkcmF3bhgEIAEoCzIgLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25XaXRoZHJhd25IABIOCgZyZWFzb24YBSABKAkSKwoLcmVzb2x2ZWRfYnkYBiABKAsyFi50b29sdmlldy52MS5SZXNwb25kZXISGwoTcmVzb2x2ZWRfYXRfdW5peF9tcxgHIAEoBEIJCgdvdXRjb21lKrYBCgpTdG9wUmVhc29uEhsKF1NUT1BfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUU1RPUF9SRUFTT05fRU5EX1RVUk4QARIaChZTVE9QX1JFQVNPTl9NQVhfVE9LRU5TEAISIQodU1RPUF9SRUFTT05fTUFYX1RVUk5fUkVRVUVTVFMQAxIXChNTVE9QX1JFQVNPTl9SRUZVU0FMEAQSGQoVU1RPUF9SRUFTT05fQ0FOQ0VMTEVEEAUqegoLTWVzc2FnZVJvbGUSHAoYTUVTU0FHRV9ST0xFX1VOU1BFQ0lGSUVEEAASFQoRTUVTU0FHRV9ST0xFX1VTRVIQARIaChZNRVNTQUdFX1JPTEVfQVNTSVNUQU5UEAISGgoWTUVTU0FHRV9ST0xFX1JFQVNPTklORxADKuABChRQZXJtaXNzaW9uT3B0aW9uS2luZBImCiJQRVJNSVNTSU9OX09QVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASJQohUEVSTUlTU0lPTl9PUFRJT05fS0lORF9BTExPV19PTkNFEAESJwojUEVSTUlTU0lPTl9PUFRJT05fS0lORF9BTExPV19BTFdBWVMQAhImCiJQRVJNSVNTSU9OX09QVElPTl9LSU5EX1JFSkVDVF9PTkNFEAMSKAokUEVSTUlTU0lPTl9PUFRJT05fS0lORF9SRUpFQ1RfQUxXQVlTEARiBnByb3RvMw", [file_toolview_v1_views]);
 
 /**
  * A tool-call execution event published by a harness. `event_id` and `call_id` are 1–128
@@ -131,6 +131,22 @@ export type ToolEvent = Message<"toolview.v1.ToolEvent"> & {
      */
     value: PermissionResolved;
     case: "permissionResolved";
+  } | {
+    /**
+     * More of the arguments of a call started with `input_streaming`, as the model writes them.
+     *
+     * @generated from field: toolview.v1.ToolCallInputDelta call_input_delta = 14;
+     */
+    value: ToolCallInputDelta;
+    case: "callInputDelta";
+  } | {
+    /**
+     * The arguments of a call started with `input_streaming` are complete.
+     *
+     * @generated from field: toolview.v1.ToolCallInputComplete call_input_complete = 15;
+     */
+    value: ToolCallInputComplete;
+    case: "callInputComplete";
   } | { case: undefined; value?: undefined };
 };
 
@@ -195,6 +211,16 @@ export type ToolCallStarted = Message<"toolview.v1.ToolCallStarted"> & {
    * @generated from field: optional toolview.v1.ToolCallView view = 4;
    */
   view?: ToolCallView | undefined;
+
+  /**
+   * The arguments are still being written: `arguments_json` is their first text (possibly
+   * empty), `ToolCallInputDelta`s append to it and a `ToolCallInputComplete` gives them whole.
+   * Until then the call is pending and shows its input so far (docs/call-shapes.md); its output
+   * is refused with FAILED_PRECONDITION, its finish is allowed (the model stopped writing).
+   *
+   * @generated from field: bool input_streaming = 5;
+   */
+  inputStreaming: boolean;
 };
 
 /**
@@ -203,6 +229,70 @@ export type ToolCallStarted = Message<"toolview.v1.ToolCallStarted"> & {
  */
 export const ToolCallStartedSchema: GenMessage<ToolCallStarted> = /*@__PURE__*/
   messageDesc(file_toolview_v1_events, 2);
+
+/**
+ * More argument text of a call whose input is streaming.
+ *
+ * @generated from message toolview.v1.ToolCallInputDelta
+ */
+export type ToolCallInputDelta = Message<"toolview.v1.ToolCallInputDelta"> & {
+  /**
+   * The call id: a call started with `input_streaming` whose input is not complete.
+   *
+   * @generated from field: string call_id = 1;
+   */
+  callId: string;
+
+  /**
+   * The text appended to the arguments so far (any text; usually a piece of JSON).
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message toolview.v1.ToolCallInputDelta.
+ * Use `create(ToolCallInputDeltaSchema)` to create a new message.
+ */
+export const ToolCallInputDeltaSchema: GenMessage<ToolCallInputDelta> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_events, 3);
+
+/**
+ * The arguments of a call whose input was streaming are complete: the presenters read these.
+ *
+ * @generated from message toolview.v1.ToolCallInputComplete
+ */
+export type ToolCallInputComplete = Message<"toolview.v1.ToolCallInputComplete"> & {
+  /**
+   * The call id: a call started with `input_streaming` whose input is not complete.
+   *
+   * @generated from field: string call_id = 1;
+   */
+  callId: string;
+
+  /**
+   * The whole argument text, verbatim. Usually the start's text and the deltas joined; when it
+   * extends them, renderings that append (AG-UI) get the rest as one more piece.
+   *
+   * @generated from field: string arguments_json = 2;
+   */
+  argumentsJson: string;
+
+  /**
+   * A harness-computed call view (custom tools); unset runs the built-in presenters.
+   *
+   * @generated from field: optional toolview.v1.ToolCallView view = 3;
+   */
+  view?: ToolCallView | undefined;
+};
+
+/**
+ * Describes the message toolview.v1.ToolCallInputComplete.
+ * Use `create(ToolCallInputCompleteSchema)` to create a new message.
+ */
+export const ToolCallInputCompleteSchema: GenMessage<ToolCallInputComplete> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_events, 4);
 
 /**
  * A chunk of live output.
@@ -230,7 +320,7 @@ export type ToolCallOutput = Message<"toolview.v1.ToolCallOutput"> & {
  * Use `create(ToolCallOutputSchema)` to create a new message.
  */
 export const ToolCallOutputSchema: GenMessage<ToolCallOutput> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 3);
+  messageDesc(file_toolview_v1_events, 5);
 
 /**
  * A tool call finished.
@@ -279,7 +369,7 @@ export type ToolCallFinished = Message<"toolview.v1.ToolCallFinished"> & {
  * Use `create(ToolCallFinishedSchema)` to create a new message.
  */
 export const ToolCallFinishedSchema: GenMessage<ToolCallFinished> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 4);
+  messageDesc(file_toolview_v1_events, 6);
 
 /**
  * A turn began. Turns frame the conversation (an AG-UI run per turn); they do not nest: a turn
@@ -301,7 +391,7 @@ export type TurnStarted = Message<"toolview.v1.TurnStarted"> & {
  * Use `create(TurnStartedSchema)` to create a new message.
  */
 export const TurnStartedSchema: GenMessage<TurnStarted> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 5);
+  messageDesc(file_toolview_v1_events, 7);
 
 /**
  * Token counts of a turn, as the harness knows them; 0 means not known.
@@ -357,7 +447,7 @@ export type TokenUsage = Message<"toolview.v1.TokenUsage"> & {
  * Use `create(TokenUsageSchema)` to create a new message.
  */
 export const TokenUsageSchema: GenMessage<TokenUsage> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 6);
+  messageDesc(file_toolview_v1_events, 8);
 
 /**
  * A turn ended. Messages still open stay open in the log (a later delta continues them); the
@@ -393,7 +483,7 @@ export type TurnFinished = Message<"toolview.v1.TurnFinished"> & {
  * Use `create(TurnFinishedSchema)` to create a new message.
  */
 export const TurnFinishedSchema: GenMessage<TurnFinished> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 7);
+  messageDesc(file_toolview_v1_events, 9);
 
 /**
  * A message began. Its text arrives here and in deltas (any UTF-8 text, shown as plain text in
@@ -429,7 +519,7 @@ export type MessageStarted = Message<"toolview.v1.MessageStarted"> & {
  * Use `create(MessageStartedSchema)` to create a new message.
  */
 export const MessageStartedSchema: GenMessage<MessageStarted> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 8);
+  messageDesc(file_toolview_v1_events, 10);
 
 /**
  * More text of a started, unfinished message.
@@ -457,7 +547,7 @@ export type MessageDelta = Message<"toolview.v1.MessageDelta"> & {
  * Use `create(MessageDeltaSchema)` to create a new message.
  */
 export const MessageDeltaSchema: GenMessage<MessageDelta> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 9);
+  messageDesc(file_toolview_v1_events, 11);
 
 /**
  * A started message is complete.
@@ -478,7 +568,7 @@ export type MessageFinished = Message<"toolview.v1.MessageFinished"> & {
  * Use `create(MessageFinishedSchema)` to create a new message.
  */
 export const MessageFinishedSchema: GenMessage<MessageFinished> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 10);
+  messageDesc(file_toolview_v1_events, 12);
 
 /**
  * One answer a person may give.
@@ -513,7 +603,7 @@ export type PermissionOption = Message<"toolview.v1.PermissionOption"> & {
  * Use `create(PermissionOptionSchema)` to create a new message.
  */
 export const PermissionOptionSchema: GenMessage<PermissionOption> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 11);
+  messageDesc(file_toolview_v1_events, 13);
 
 /**
  * A question to a person, most often whether a call may run. Request ids follow the call id rule
@@ -586,7 +676,7 @@ export type PermissionRequested = Message<"toolview.v1.PermissionRequested"> & {
  * Use `create(PermissionRequestedSchema)` to create a new message.
  */
 export const PermissionRequestedSchema: GenMessage<PermissionRequested> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 12);
+  messageDesc(file_toolview_v1_events, 14);
 
 /**
  * Who decided a permission request.
@@ -616,7 +706,7 @@ export type Responder = Message<"toolview.v1.Responder"> & {
  * Use `create(ResponderSchema)` to create a new message.
  */
 export const ResponderSchema: GenMessage<Responder> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 13);
+  messageDesc(file_toolview_v1_events, 15);
 
 /**
  * Nobody answered in time: the request's expiry option applies.
@@ -637,7 +727,7 @@ export type PermissionExpired = Message<"toolview.v1.PermissionExpired"> & {
  * Use `create(PermissionExpiredSchema)` to create a new message.
  */
 export const PermissionExpiredSchema: GenMessage<PermissionExpired> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 14);
+  messageDesc(file_toolview_v1_events, 16);
 
 /**
  * The harness withdrew the request (its turn was cancelled, or it stopped waiting).
@@ -652,7 +742,7 @@ export type PermissionWithdrawn = Message<"toolview.v1.PermissionWithdrawn"> & {
  * Use `create(PermissionWithdrawnSchema)` to create a new message.
  */
 export const PermissionWithdrawnSchema: GenMessage<PermissionWithdrawn> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 15);
+  messageDesc(file_toolview_v1_events, 17);
 
 /**
  * How a permission request was decided (appended by the server only).
@@ -725,7 +815,7 @@ export type PermissionResolved = Message<"toolview.v1.PermissionResolved"> & {
  * Use `create(PermissionResolvedSchema)` to create a new message.
  */
 export const PermissionResolvedSchema: GenMessage<PermissionResolved> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 16);
+  messageDesc(file_toolview_v1_events, 18);
 
 /**
  * Why a turn ended (ACP's stop reasons).

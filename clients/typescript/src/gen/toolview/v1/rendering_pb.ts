@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file toolview/v1/rendering.proto.
  */
 export const file_toolview_v1_rendering: GenFile = /*@__PURE__*/
-  fileDesc("Cht0b29sdmlldy92MS9yZW5kZXJpbmcucHJvdG8SC3Rvb2x2aWV3LnYxIrMBCgxDYXBhYmlsaXRpZXMSEAoIdGVybWluYWwYASABKAgSDAoEZGlmZhgCIAEoCBIMCgRyZWFkGAMgASgIEg4KBnNlYXJjaBgEIAEoCBILCgN3ZWIYBSABKAgSGAoQbWF4X291dHB1dF9ieXRlcxgGIAEoBBITCgt0b29sX2NvbG9ycxgHIAEoCBIWCg5vdXRwdXRfYXBwZW5kcxgIIAEoCBIRCglyZWFzb25pbmcYCSABKAgiJwoGQ3Vyc29yEg4KBm9mZnNldBgBIAEoBBINCgVlcG9jaBgCIAEoCSLGAgoOUmVuZGVyZWRVcGRhdGUSIwoGY3Vyc29yGAEgASgLMhMudG9vbHZpZXcudjEuQ3Vyc29yEg8KB2NhbGxfaWQYAiABKAkSEgoKbWVzc2FnZV9pZBgIIAEoCRISCgpyZXF1ZXN0X2lkGAogASgJEicKBHZpZXcYAyABKAsyFy50b29sdmlldy52MS5WaWV3VXBkYXRlSAASKAoDYWNwGAQgASgLMhkudG9vbHZpZXcudjEuSnNvbk1lc3NhZ2VzSAASKgoFYWdfdWkYBSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIABISCghtYXJrZG93bhgGIAEoCUgAEg4KBGFuc2kYByABKAlIABIrCgZhaV9zZGsYCSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIAEIGCgRib2R5IhwKDEpzb25NZXNzYWdlcxIMCgRqc29uGAEgAygJIvMCCgpWaWV3VXBkYXRlEikKBGNhcmQYASABKAsyGS50b29sdmlldy52MS5DYXJkU25hcHNob3RIABItCgdzZXNzaW9uGAIgASgLMhoudG9vbHZpZXcudjEuU2Vzc2lvbkhlYWRlckgAEjYKD291dHB1dF9hcHBlbmRlZBgDIAEoCzIbLnRvb2x2aWV3LnYxLk91dHB1dEFwcGVuZGVkSAASLwoHbWVzc2FnZRgEIAEoCzIcLnRvb2x2aWV3LnYxLk1lc3NhZ2VTbmFwc2hvdEgAEjgKEG1lc3NhZ2VfYXBwZW5kZWQYBSABKAsyHC50b29sdmlldy52MS5NZXNzYWdlQXBwZW5kZWRIABInCgR0dXJuGAYgASgLMhcudG9vbHZpZXcudjEuVHVyblVwZGF0ZUgAEjUKCnBlcm1pc3Npb24YByABKAsyHy50b29sdmlldy52MS5QZXJtaXNzaW9uU25hcHNob3RIAEIICgZ1cGRhdGUiLwoOT3V0cHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIsMBCgxDYXJkU25hcHNob3QSDwoHY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcudG9vbHZpZXcudjEuQ2FsbFN0YXR1cxInCgRjYWxsGAQgASgLMhkudG9vbHZpZXcudjEuVG9vbENhbGxWaWV3EisKBnJlc3VsdBgFIAEoCzIbLnRvb2x2aWV3LnYxLlRvb2xSZXN1bHRWaWV3EhAKCHN0cmVhbWVkGAYgASgJIhwKDVNlc3Npb25IZWFkZXISCwoDY3dkGAEgASgJIocBCg9NZXNzYWdlU25hcHNob3QSEgoKbWVzc2FnZV9pZBgBIAEoCRImCgRyb2xlGAIgASgOMhgudG9vbHZpZXcudjEuTWVzc2FnZVJvbGUSDAoEdGV4dBgDIAEoCRIqCgZzdGF0dXMYBCABKA4yGi50b29sdmlldy52MS5NZXNzYWdlU3RhdHVzIjMKD01lc3NhZ2VBcHBlbmRlZBISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkihQEKClR1cm5VcGRhdGUSDwoHdHVybl9pZBgBIAEoCRIQCghmaW5pc2hlZBgCIAEoCBIsCgtzdG9wX3JlYXNvbhgDIAEoDjIXLnRvb2x2aWV3LnYxLlN0b3BSZWFzb24SJgoFdXNhZ2UYBCABKAsyFy50b29sdmlldy52MS5Ub2tlblVzYWdlInwKElBlcm1pc3Npb25TbmFwc2hvdBIxCgdyZXF1ZXN0GAEgASgLMiAudG9vbHZpZXcudjEuUGVybWlzc2lvblJlcXVlc3RlZBIzCgpyZXNvbHV0aW9uGAIgASgLMh8udG9vbHZpZXcudjEuUGVybWlzc2lvblJlc29sdmVkKowBCgZUYXJnZXQSFgoSVEFSR0VUX1VOU1BFQ0lGSUVEEAASDwoLVEFSR0VUX1ZJRVcQARIOCgpUQVJHRVRfQUNQEAISEAoMVEFSR0VUX0FHX1VJEAMSEwoPVEFSR0VUX01BUktET1dOEAQSDwoLVEFSR0VUX0FOU0kQBRIRCg1UQVJHRVRfQUlfU0RLEAYqeQoKQ2FsbFN0YXR1cxIbChdDQUxMX1NUQVRVU19VTlNQRUNJRklFRBAAEhsKF0NBTExfU1RBVFVTX0lOX1BST0dSRVNTEAESGQoVQ0FMTF9TVEFUVVNfQ09NUExFVEVEEAISFgoSQ0FMTF9TVEFUVVNfRkFJTEVEEAMqagoNTWVzc2FnZVN0YXR1cxIeChpNRVNTQUdFX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGE1FU1NBR0VfU1RBVFVTX1NUUkVBTUlORxABEhsKF01FU1NBR0VfU1RBVFVTX0NPTVBMRVRFEAJiBnByb3RvMw", [file_toolview_v1_events, file_toolview_v1_views]);
+  fileDesc("Cht0b29sdmlldy92MS9yZW5kZXJpbmcucHJvdG8SC3Rvb2x2aWV3LnYxIrMBCgxDYXBhYmlsaXRpZXMSEAoIdGVybWluYWwYASABKAgSDAoEZGlmZhgCIAEoCBIMCgRyZWFkGAMgASgIEg4KBnNlYXJjaBgEIAEoCBILCgN3ZWIYBSABKAgSGAoQbWF4X291dHB1dF9ieXRlcxgGIAEoBBITCgt0b29sX2NvbG9ycxgHIAEoCBIWCg5vdXRwdXRfYXBwZW5kcxgIIAEoCBIRCglyZWFzb25pbmcYCSABKAgiJwoGQ3Vyc29yEg4KBm9mZnNldBgBIAEoBBINCgVlcG9jaBgCIAEoCSLGAgoOUmVuZGVyZWRVcGRhdGUSIwoGY3Vyc29yGAEgASgLMhMudG9vbHZpZXcudjEuQ3Vyc29yEg8KB2NhbGxfaWQYAiABKAkSEgoKbWVzc2FnZV9pZBgIIAEoCRISCgpyZXF1ZXN0X2lkGAogASgJEicKBHZpZXcYAyABKAsyFy50b29sdmlldy52MS5WaWV3VXBkYXRlSAASKAoDYWNwGAQgASgLMhkudG9vbHZpZXcudjEuSnNvbk1lc3NhZ2VzSAASKgoFYWdfdWkYBSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIABISCghtYXJrZG93bhgGIAEoCUgAEg4KBGFuc2kYByABKAlIABIrCgZhaV9zZGsYCSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIAEIGCgRib2R5IhwKDEpzb25NZXNzYWdlcxIMCgRqc29uGAEgAygJIqkDCgpWaWV3VXBkYXRlEikKBGNhcmQYASABKAsyGS50b29sdmlldy52MS5DYXJkU25hcHNob3RIABItCgdzZXNzaW9uGAIgASgLMhoudG9vbHZpZXcudjEuU2Vzc2lvbkhlYWRlckgAEjYKD291dHB1dF9hcHBlbmRlZBgDIAEoCzIbLnRvb2x2aWV3LnYxLk91dHB1dEFwcGVuZGVkSAASLwoHbWVzc2FnZRgEIAEoCzIcLnRvb2x2aWV3LnYxLk1lc3NhZ2VTbmFwc2hvdEgAEjgKEG1lc3NhZ2VfYXBwZW5kZWQYBSABKAsyHC50b29sdmlldy52MS5NZXNzYWdlQXBwZW5kZWRIABInCgR0dXJuGAYgASgLMhcudG9vbHZpZXcudjEuVHVyblVwZGF0ZUgAEjUKCnBlcm1pc3Npb24YByABKAsyHy50b29sdmlldy52MS5QZXJtaXNzaW9uU25hcHNob3RIABI0Cg5pbnB1dF9hcHBlbmRlZBgIIAEoCzIaLnRvb2x2aWV3LnYxLklucHV0QXBwZW5kZWRIAEIICgZ1cGRhdGUiLwoOT3V0cHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIi4KDUlucHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJItIBCgxDYXJkU25hcHNob3QSDwoHY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcudG9vbHZpZXcudjEuQ2FsbFN0YXR1cxInCgRjYWxsGAQgASgLMhkudG9vbHZpZXcudjEuVG9vbENhbGxWaWV3EisKBnJlc3VsdBgFIAEoCzIbLnRvb2x2aWV3LnYxLlRvb2xSZXN1bHRWaWV3EhAKCHN0cmVhbWVkGAYgASgJEg0KBWlucHV0GAcgASgJIhwKDVNlc3Npb25IZWFkZXISCwoDY3dkGAEgASgJIocBCg9NZXNzYWdlU25hcHNob3QSEgoKbWVzc2FnZV9pZBgBIAEoCRImCgRyb2xlGAIgASgOMhgudG9vbHZpZXcudjEuTWVzc2FnZVJvbGUSDAoEdGV4dBgDIAEoCRIqCgZzdGF0dXMYBCABKA4yGi50b29sdmlldy52MS5NZXNzYWdlU3RhdHVzIjMKD01lc3NhZ2VBcHBlbmRlZBISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkihQEKClR1cm5VcGRhdGUSDwoHdHVybl9pZBgBIAEoCRIQCghmaW5pc2hlZBgCIAEoCBIsCgtzdG9wX3JlYXNvbhgDIAEoDjIXLnRvb2x2aWV3LnYxLlN0b3BSZWFzb24SJgoFdXNhZ2UYBCABKAsyFy50b29sdmlldy52MS5Ub2tlblVzYWdlInwKElBlcm1pc3Npb25TbmFwc2hvdBIxCgdyZXF1ZXN0GAEgASgLMiAudG9vbHZpZXcudjEuUGVybWlzc2lvblJlcXVlc3RlZBIzCgpyZXNvbHV0aW9uGAIgASgLMh8udG9vbHZpZXcudjEuUGVybWlzc2lvblJlc29sdmVkKowBCgZUYXJnZXQSFgoSVEFSR0VUX1VOU1BFQ0lGSUVEEAASDwoLVEFSR0VUX1ZJRVcQARIOCgpUQVJHRVRfQUNQEAISEAoMVEFSR0VUX0FHX1VJEAMSEwoPVEFSR0VUX01BUktET1dOEAQSDwoLVEFSR0VUX0FOU0kQBRIRCg1UQVJHRVRfQUlfU0RLEAYqkgEKCkNhbGxTdGF0dXMSGwoXQ0FMTF9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdDQUxMX1NUQVRVU19JTl9QUk9HUkVTUxABEhkKFUNBTExfU1RBVFVTX0NPTVBMRVRFRBACEhYKEkNBTExfU1RBVFVTX0ZBSUxFRBADEhcKE0NBTExfU1RBVFVTX1BFTkRJTkcQBCpqCg1NZXNzYWdlU3RhdHVzEh4KGk1FU1NBR0VfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHAoYTUVTU0FHRV9TVEFUVVNfU1RSRUFNSU5HEAESGwoXTUVTU0FHRV9TVEFUVVNfQ09NUExFVEUQAmIGcHJvdG8z", [file_toolview_v1_events, file_toolview_v1_views]);
 
 /**
  * What a subscriber can show. Cards it did not declare are degraded (VIEW) or rendered in a
@@ -322,6 +322,15 @@ export type ViewUpdate = Message<"toolview.v1.ViewUpdate"> & {
      */
     value: PermissionSnapshot;
     case: "permission";
+  } | {
+    /**
+     * More input of a pending call whose card was shown (capability `output_appends`): a UI
+     * appends `text` to the card's `input`.
+     *
+     * @generated from field: toolview.v1.InputAppended input_appended = 8;
+     */
+    value: InputAppended;
+    case: "inputAppended";
   } | { case: undefined; value?: undefined };
 };
 
@@ -360,6 +369,34 @@ export type OutputAppended = Message<"toolview.v1.OutputAppended"> & {
  */
 export const OutputAppendedSchema: GenMessage<OutputAppended> = /*@__PURE__*/
   messageDesc(file_toolview_v1_rendering, 5);
+
+/**
+ * More of a pending call's input.
+ *
+ * @generated from message toolview.v1.InputAppended
+ */
+export type InputAppended = Message<"toolview.v1.InputAppended"> & {
+  /**
+   * The call id.
+   *
+   * @generated from field: string call_id = 1;
+   */
+  callId: string;
+
+  /**
+   * The text appended, capped like live output (nothing is sent past the cap).
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message toolview.v1.InputAppended.
+ * Use `create(InputAppendedSchema)` to create a new message.
+ */
+export const InputAppendedSchema: GenMessage<InputAppended> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_rendering, 6);
 
 /**
  * The full state of one call's card, degraded to the subscriber's capabilities.
@@ -408,6 +445,14 @@ export type CardSnapshot = Message<"toolview.v1.CardSnapshot"> & {
    * @generated from field: string streamed = 6;
    */
   streamed: string;
+
+  /**
+   * A pending call's input so far: its argument text as the model writes it (capped like
+   * output). Empty once the input is complete: `call` then shows what the presenters read.
+   *
+   * @generated from field: string input = 7;
+   */
+  input: string;
 };
 
 /**
@@ -415,7 +460,7 @@ export type CardSnapshot = Message<"toolview.v1.CardSnapshot"> & {
  * Use `create(CardSnapshotSchema)` to create a new message.
  */
 export const CardSnapshotSchema: GenMessage<CardSnapshot> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 6);
+  messageDesc(file_toolview_v1_rendering, 7);
 
 /**
  * Session-level state.
@@ -436,7 +481,7 @@ export type SessionHeader = Message<"toolview.v1.SessionHeader"> & {
  * Use `create(SessionHeaderSchema)` to create a new message.
  */
 export const SessionHeaderSchema: GenMessage<SessionHeader> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 7);
+  messageDesc(file_toolview_v1_rendering, 8);
 
 /**
  * The full state of one message item.
@@ -478,7 +523,7 @@ export type MessageSnapshot = Message<"toolview.v1.MessageSnapshot"> & {
  * Use `create(MessageSnapshotSchema)` to create a new message.
  */
 export const MessageSnapshotSchema: GenMessage<MessageSnapshot> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 8);
+  messageDesc(file_toolview_v1_rendering, 9);
 
 /**
  * More text of a message whose item was already shown: a UI appends `text` to it.
@@ -506,7 +551,7 @@ export type MessageAppended = Message<"toolview.v1.MessageAppended"> & {
  * Use `create(MessageAppendedSchema)` to create a new message.
  */
 export const MessageAppendedSchema: GenMessage<MessageAppended> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 9);
+  messageDesc(file_toolview_v1_rendering, 10);
 
 /**
  * A turn boundary.
@@ -548,7 +593,7 @@ export type TurnUpdate = Message<"toolview.v1.TurnUpdate"> & {
  * Use `create(TurnUpdateSchema)` to create a new message.
  */
 export const TurnUpdateSchema: GenMessage<TurnUpdate> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 10);
+  messageDesc(file_toolview_v1_rendering, 11);
 
 /**
  * A permission request as a UI shows it (docs/approvals.md).
@@ -577,7 +622,7 @@ export type PermissionSnapshot = Message<"toolview.v1.PermissionSnapshot"> & {
  * Use `create(PermissionSnapshotSchema)` to create a new message.
  */
 export const PermissionSnapshotSchema: GenMessage<PermissionSnapshot> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 11);
+  messageDesc(file_toolview_v1_rendering, 12);
 
 /**
  * What a subscriber wants to receive.
@@ -674,6 +719,13 @@ export enum CallStatus {
    * @generated from enum value: CALL_STATUS_FAILED = 3;
    */
   FAILED = 3,
+
+  /**
+   * Started with its input streaming; the input is not complete yet, so the tool has not run.
+   *
+   * @generated from enum value: CALL_STATUS_PENDING = 4;
+   */
+  PENDING = 4,
 }
 
 /**
