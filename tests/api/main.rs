@@ -9,6 +9,7 @@ mod agui_activity;
 mod agui_runs;
 mod ai_sdk;
 mod auth;
+mod call_shapes;
 mod cli;
 mod conversation;
 mod grpc_present;

@@ -18,7 +18,7 @@
 //       A Chat reads the session (a call awaiting approval), then answers the approval with
 //       addToolApprovalResponse({approved: APPROVED}); sendAutomaticallyWhen sends it.
 //
-// Prints {message, errors, types, header} as JSON (chat: {sent, resumed, nothing, prompts}).
+// Prints {message, errors, types, inputStates, header} as JSON (chat: {sent, resumed, nothing, prompts}).
 import {
   AbstractChat,
   DefaultChatTransport,
@@ -58,6 +58,9 @@ async function read(body, outputs, abort) {
     }),
   );
   let message;
+  // Per tool call, the states the reader showed it in, and how its partial input grew while
+  // it was `input-streaming` (the SDK parses the text so far on every delta).
+  const inputStates = {};
   try {
     for await (const m of readUIMessageStream({
       stream: chunks,
@@ -65,11 +68,16 @@ async function read(body, outputs, abort) {
       onError: (e) => errors.push(`read: ${e?.message ?? e}`),
     })) {
       message = m;
+      for (const part of m.parts.filter((p) => p.type === "dynamic-tool" && p.state === "input-streaming")) {
+        const seen = (inputStates[part.toolCallId] ??= { streaming: 0, lengths: [] });
+        seen.streaming += 1;
+        seen.lengths.push(JSON.stringify(part.input ?? null).length);
+      }
     }
   } catch (e) {
     errors.push(`read: ${e?.message ?? e}`);
   }
-  return { message, errors, types };
+  return { message, errors, types, inputStates };
 }
 
 function sseOf(lines) {
@@ -182,7 +190,8 @@ async function main() {
 }
 
 main().then(
-  () => process.exit(0),
+  // Exit once stdout is written: a pipe takes a large report asynchronously.
+  () => process.stdout.write("", () => process.exit(0)),
   (e) => {
     process.stderr.write(`ai_sdk_client: ${e?.stack ?? e}\n`);
     process.exit(1);

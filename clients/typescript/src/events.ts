@@ -104,16 +104,46 @@ export class Ledger {
   }
 }
 
-/** A started tool call: its live output, then its end. */
+/** A started tool call: its input while the model writes it (a call started with
+ * `streaming: true`), its live output, then its end. */
 export class Call {
   private chunks = 0;
+  private pieces = 0;
   finished = false;
   constructor(
     private readonly put: Put,
     private readonly sessionId: string,
     readonly callId: string,
     private readonly ask: Ask = noAsk,
+    private inputOpen = false,
   ) {}
+
+  /** More of the arguments' text, as the model writes it. */
+  inputDelta(text: string): Promise<void> {
+    const refused = this.inputRefusal("inputDelta");
+    if (refused) return Promise.reject(refused);
+    this.pieces += 1;
+    const id = eventId("call", this.callId, "in", this.pieces);
+    return this.put(event(this.sessionId, id, { case: "callInputDelta", value: { callId: this.callId, text } }));
+  }
+
+  /** The whole arguments: the presenters read these. */
+  inputComplete(args?: Arguments, options: { view?: ToolCallView } = {}): Promise<void> {
+    const refused = this.inputRefusal("inputComplete");
+    if (refused) return Promise.reject(refused);
+    this.inputOpen = false;
+    const value = { callId: this.callId, argumentsJson: argumentsJson(args), view: options.view };
+    return this.put(event(this.sessionId, eventId("call", this.callId, "input"), { case: "callInputComplete", value }));
+  }
+
+  private inputRefusal(what: string): UsageError | undefined {
+    if (this.finished) return new UsageError(`call ${this.callId}: ${what} after its finish`);
+    if (!this.inputOpen)
+      return new UsageError(
+        `call ${this.callId}: ${what} needs a call started with streaming: true whose input is not complete yet`,
+      );
+    return undefined;
+  }
 
   /** Asks whether this call may go on; resolves to the decision (see
    * `Session.requestPermission`). */
@@ -132,6 +162,8 @@ export class Call {
   /** A chunk of live output. */
   output(data: string): Promise<void> {
     if (this.finished) return Promise.reject(new UsageError(`call ${this.callId}: output after its finish`));
+    if (this.inputOpen)
+      return Promise.reject(new UsageError(`call ${this.callId}: its input is still streaming: inputComplete first`));
     this.chunks += 1;
     const id = eventId("call", this.callId, this.chunks);
     return this.put(event(this.sessionId, id, { case: "callOutput", value: { callId: this.callId, data } }));
@@ -220,17 +252,33 @@ export class Session {
     return this.put(event(this.sessionId, eventId("session"), { case: "sessionStarted", value: { cwd } }));
   }
 
-  /** A tool call started: its name (matched against the built-in presenters) and arguments. */
+  /** A tool call started: its name (matched against the built-in presenters) and arguments.
+   * With `streaming: true` the model is still writing them: `args` is their text so far (or
+   * nothing), `Call.inputDelta` appends and `Call.inputComplete` gives them whole; until then
+   * UIs show the call pending with its input so far. */
   async startCall(
     tool: string,
     args?: Arguments,
-    options: { callId?: string; view?: ToolCallView } = {},
+    options: { callId?: string; view?: ToolCallView; streaming?: boolean } = {},
   ): Promise<Call> {
     const callId = options.callId ? safeId(options.callId) : newId("call");
+    const streaming = options.streaming ?? false;
+    if (streaming && args !== undefined && typeof args !== "string")
+      throw new UsageError(
+        `call ${callId}: a streaming call starts with the text of its arguments so far (a string, or nothing); ` +
+          "give the whole arguments to inputComplete",
+      );
     this.ledger.start(this.sessionId, callId);
-    const value = { callId, toolName: tool, argumentsJson: argumentsJson(args), view: options.view };
+    const argumentsText = streaming ? ((args as string | undefined) ?? "") : argumentsJson(args);
+    const value = {
+      callId,
+      toolName: tool,
+      argumentsJson: argumentsText,
+      view: options.view,
+      inputStreaming: streaming,
+    };
     await this.put(event(this.sessionId, eventId("call", callId), { case: "callStarted", value }));
-    return new Call(this.put, this.sessionId, callId, this.ask);
+    return new Call(this.put, this.sessionId, callId, this.ask, streaming);
   }
 
   /** A message (`user`, `assistant` or `reasoning`) began with `text`. */

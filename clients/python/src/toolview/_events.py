@@ -137,20 +137,34 @@ class Ledger:
 
 
 class CallEvents:
-    """One call's events: started, output chunks 1, 2, …, finished."""
+    """One call's events: started, input pieces 1, 2, … and its completion (when its input
+    streams), output chunks 1, 2, …, finished."""
 
     def __init__(self, session_id: str, call_id: Optional[str]) -> None:
         self.session_id = session_id
         self.call_id = safe_id(call_id) if call_id else new_id("call")
         # next() on a count is atomic: threads writing one call's output never share an id.
         self._chunks = itertools.count(1)
+        self._pieces = itertools.count(1)
         self._ended = False
+        self._input_open = False
 
     def started(
-        self, tool: str, args: Arguments, view: Optional[views_pb2.ToolCallView]
+        self,
+        tool: str,
+        args: Arguments,
+        view: Optional[views_pb2.ToolCallView],
+        streaming: bool = False,
     ) -> events_pb2.ToolEvent:
+        if streaming and not (args is None or isinstance(args, str)):
+            raise UsageError(
+                f"call {self.call_id}: a streaming call starts with the text of its arguments so far "
+                "(a str, or nothing); give the whole arguments to input_complete"
+            )
+        text = (args if isinstance(args, str) else "") if streaming else arguments_json(args)
+        self._input_open = streaming
         started = events_pb2.ToolCallStarted(
-            call_id=self.call_id, tool_name=tool, arguments_json=arguments_json(args)
+            call_id=self.call_id, tool_name=tool, arguments_json=text, input_streaming=streaming
         )
         if view is not None:
             started.view.CopyFrom(view)
@@ -158,9 +172,40 @@ class CallEvents:
             session_id=self.session_id, event_id=event_id("call", self.call_id), call_started=started
         )
 
+    def input_delta(self, text: str) -> events_pb2.ToolEvent:
+        self._check_input("input_delta")
+        return events_pb2.ToolEvent(
+            session_id=self.session_id,
+            event_id=event_id("call", self.call_id, "in", next(self._pieces)),
+            call_input_delta=events_pb2.ToolCallInputDelta(call_id=self.call_id, text=text),
+        )
+
+    def input_complete(self, args: Arguments, view: Optional[views_pb2.ToolCallView]) -> events_pb2.ToolEvent:
+        self._check_input("input_complete")
+        self._input_open = False
+        complete = events_pb2.ToolCallInputComplete(call_id=self.call_id, arguments_json=arguments_json(args))
+        if view is not None:
+            complete.view.CopyFrom(view)
+        return events_pb2.ToolEvent(
+            session_id=self.session_id,
+            event_id=event_id("call", self.call_id, "input"),
+            call_input_complete=complete,
+        )
+
+    def _check_input(self, what: str) -> None:
+        if self._ended:
+            raise UsageError(f"call {self.call_id}: {what} after its finish")
+        if not self._input_open:
+            raise UsageError(
+                f"call {self.call_id}: {what} needs a call started with streaming=True whose input "
+                "is not complete yet"
+            )
+
     def output(self, data: str) -> events_pb2.ToolEvent:
         if self._ended:
             raise UsageError(f"call {self.call_id}: output after its finish")
+        if self._input_open:
+            raise UsageError(f"call {self.call_id}: its input is still streaming: input_complete first")
         return events_pb2.ToolEvent(
             session_id=self.session_id,
             event_id=event_id("call", self.call_id, next(self._chunks)),

@@ -193,6 +193,12 @@ class AsyncCall:
             request_id=request_id,
         )
 
+    async def input_delta(self, text: str) -> None:
+        await self._publisher.put(self._events.input_delta(text))
+
+    async def input_complete(self, args: Arguments, *, view: Optional[views_pb2.ToolCallView] = None) -> None:
+        await self._publisher.put(self._events.input_complete(args, view))
+
     async def output(self, data: str) -> None:
         await self._publisher.put(self._events.output(data))
 
@@ -277,10 +283,11 @@ class AsyncSession:
         *,
         call_id: Optional[str] = None,
         view: Optional[views_pb2.ToolCallView] = None,
+        streaming: bool = False,
     ) -> AsyncCall:
         events = _events.CallEvents(self.session_id, call_id)
         self._ledger.start(self.session_id, events.call_id)
-        await self._publisher.put(events.started(tool, args, view))
+        await self._publisher.put(events.started(tool, args, view, streaming))
         return AsyncCall(self._publisher, events, self)
 
     async def start_message(

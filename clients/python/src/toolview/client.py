@@ -95,6 +95,15 @@ class Call:
             request_id=request_id,
         )
 
+    def input_delta(self, text: str) -> None:
+        """More of the arguments' text, as the model writes it (a call started with
+        ``streaming=True``)."""
+        self._publisher.put(self._events.input_delta(text))
+
+    def input_complete(self, args: Arguments, *, view: Optional[views_pb2.ToolCallView] = None) -> None:
+        """The whole arguments: the presenters read these (a call started with ``streaming=True``)."""
+        self._publisher.put(self._events.input_complete(args, view))
+
     def output(self, data: str) -> None:
         """A chunk of live output."""
         self._publisher.put(self._events.output(data))
@@ -183,12 +192,16 @@ class Session:
         *,
         call_id: Optional[str] = None,
         view: Optional[views_pb2.ToolCallView] = None,
+        streaming: bool = False,
     ) -> Call:
         """A tool call started: its tool name (matched against the built-in presenters), its
-        arguments, and optionally a custom call view."""
+        arguments, and optionally a custom call view. With ``streaming=True`` the model is still
+        writing the arguments: ``args`` is their text so far (or nothing), ``Call.input_delta``
+        appends to it and ``Call.input_complete`` gives them whole; until then UIs show the call
+        pending with its input so far."""
         events = _events.CallEvents(self.session_id, call_id)
         self._ledger.start(self.session_id, events.call_id)
-        self._publisher.put(events.started(tool, args, view))
+        self._publisher.put(events.started(tool, args, view, streaming))
         return Call(self._publisher, events, self)
 
     def start_message(

@@ -1,0 +1,108 @@
+"""Calls as models make them, published with this package against a real server: a call whose
+input streams (the UIs show it pending with the input so far, then the presenters' card), and
+the misuse the client refuses before anything is sent."""
+
+import asyncio
+import itertools
+import json
+
+import pytest
+from _server import Server
+
+from toolview import Capabilities, Client
+from toolview.aio import AsyncClient
+from toolview.errors import UsageError
+from toolview.v1 import rendering_pb2
+
+CONTENT = "def main():\n    print('hello')\n" * 40
+ARGS = {"file_path": "/work/proj/main.py", "content": CONTENT}
+
+
+def take(subscription, n: int) -> list:
+    with subscription:
+        return list(itertools.islice(subscription, n))
+
+
+def test_a_streaming_call_is_pending_with_its_input_then_the_presenters_card(server: Server) -> None:
+    text = json.dumps(ARGS)
+    # The first piece ends inside the path: the title waits for it.
+    pieces = [text[:20]] + [text[i : i + 97] for i in range(20, len(text), 97)]
+    with Client(server.address) as client:
+        session = client.session("streams")
+        call = session.start_call("Write", pieces[0], call_id="w1", streaming=True)
+        for piece in pieces[1:]:
+            call.input_delta(piece)
+        call.input_complete(ARGS)
+        call.finish("written")
+        client.flush()
+        # The start and the pieces; then the completion and the finish.
+        events = len(pieces)
+        assert client.get_session("streams").head_offset == events + 2
+
+        caps = Capabilities(output_appends=True, diff=True)
+        views = [u.view for u in take(client.subscribe("streams", "view", caps), events + 2)]
+        # A UI's card, as it applies the updates: a card replaces, an append grows the input.
+        card = rendering_pb2.CardSnapshot()
+        titles, appends = [], 0
+        for view in views[:events]:
+            kind = view.WhichOneof("update")
+            if kind == "card":
+                card.CopyFrom(view.card)
+                titles.append(card.call.generic.title)
+            elif kind == "input_appended":
+                card.input += view.input_appended.text
+                appends += 1
+            assert card.status == rendering_pb2.CALL_STATUS_PENDING
+        # The input so far, piece by piece (a card where the server read it again, with the
+        # heading it read: the path once complete); never half a path in the title.
+        assert card.input == text and appends > 0
+        assert titles[0] == "Write" and titles[-1] == "Write /work/proj/main.py"
+        complete = views[events].card
+        assert complete.status == rendering_pb2.CALL_STATUS_IN_PROGRESS
+        assert complete.call.WhichOneof("card") == "diff" and not complete.input
+        assert views[events + 1].card.status == rendering_pb2.CALL_STATUS_COMPLETED
+
+        updates = take(client.subscribe("streams", "ai_sdk"), events + 2)
+        chunks = [json.loads(j) for u in updates for j in u.ai_sdk.json]
+        deltas = "".join(c["inputTextDelta"] for c in chunks if c["type"] == "tool-input-delta")
+        assert deltas == text
+        available = [c for c in chunks if c["type"] == "tool-input-available"]
+        assert [a["input"] for a in available] == [ARGS]
+
+
+def test_streaming_misuse_is_refused_before_anything_is_sent(server: Server) -> None:
+    with Client(server.address) as client:
+        session = client.session("stream-misuse")
+        whole = session.start_call("bash", {"command": "true"}, call_id="c1")
+        with pytest.raises(UsageError, match="streaming=True"):
+            whole.input_delta("x")
+        whole.finish("ok")
+        with pytest.raises(UsageError, match="a str, or nothing"):
+            session.start_call("bash", {"command": "true"}, call_id="c2", streaming=True)
+        streaming = session.start_call("bash", '{"command": "tr', call_id="c3", streaming=True)
+        with pytest.raises(UsageError, match="input_complete first"):
+            streaming.output("early")
+        streaming.input_complete({"command": "true"})
+        with pytest.raises(UsageError, match="streaming=True"):
+            streaming.input_complete({"command": "true"})
+        streaming.finish("ok")
+        client.flush()
+        # c1's start and end, c3's start, completion and end: nothing refused was sent.
+        assert client.get_session("stream-misuse").head_offset == 5
+
+
+def test_the_asyncio_client_streams_input(server: Server) -> None:
+    async def main() -> None:
+        async with AsyncClient(server.address) as client:
+            session = client.session("streams-aio")
+            call = await session.start_call("Bash", "", call_id="b1", streaming=True)
+            await call.input_delta('{"command": "cargo ')
+            await call.input_delta('test"}')
+            await call.input_complete({"command": "cargo test"})
+            await call.output("running\n")
+            await call.finish("ok")
+            await client.flush()
+            info = await client.get_session("streams-aio")
+            assert info.head_offset == 6
+
+    asyncio.run(main())

@@ -1,0 +1,185 @@
+//! Calls as models make them, on a real server process, read by the official clients: a 40 KB
+//! `Write` whose arguments arrive in 200 pieces — the AI SDK's `readUIMessageStream` shows the
+//! part `input-streaming` as it grows, then `input-available` with the whole input; AG-UI's
+//! `HttpAgent` accepts the ARGS pieces (its `verifyEvents`), also across a run that ends and one
+//! that resumes inside the input, and holds the whole arguments; and a replay is byte-identical.
+
+use serde_json::{Value, json};
+use support::node::NodeClient;
+use support::process::ServerProcess;
+use support::sessions::*;
+use toolview::grpc::pb::{self, tool_event::Event};
+
+use crate::agui::agui_client;
+
+/// Pieces of the `Write` call's arguments.
+const PIECES: usize = 200;
+
+/// The `Write` arguments (a 40 KB file) and their JSON text.
+fn write_args() -> (Value, String) {
+    let content: String = (0..900)
+        .map(|i| format!("line {i:04}: the quick brown fox jumps over it\n"))
+        .collect();
+    let args = json!({"file_path": "/work/proj/big.txt", "content": content});
+    let text = args.to_string();
+    (args, text)
+}
+
+/// The call's events: a streaming start with the first piece, the other pieces, the whole
+/// arguments, the result. Event `e{n}` is the `n`th.
+fn streamed_write(s: &str, text: &str) -> Vec<pb::ToolEvent> {
+    let size = text.len().div_ceil(PIECES);
+    let pieces: Vec<&str> = text
+        .as_bytes()
+        .chunks(size)
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect();
+    assert_eq!(pieces.len(), PIECES);
+    let mut events = vec![ev(
+        s,
+        "e1",
+        Event::CallStarted(pb::ToolCallStarted {
+            call_id: "w1".into(),
+            tool_name: "Write".into(),
+            arguments_json: pieces[0].into(),
+            view: None,
+            input_streaming: true,
+        }),
+    )];
+    for (i, piece) in pieces.iter().enumerate().skip(1) {
+        events.push(ev(
+            s,
+            &format!("e{}", i + 1),
+            Event::CallInputDelta(pb::ToolCallInputDelta {
+                call_id: "w1".into(),
+                text: (*piece).into(),
+            }),
+        ));
+    }
+    events.push(ev(
+        s,
+        &format!("e{}", PIECES + 1),
+        Event::CallInputComplete(pb::ToolCallInputComplete {
+            call_id: "w1".into(),
+            arguments_json: text.into(),
+            view: None,
+        }),
+    ));
+    events.push(finish(s, &format!("e{}", PIECES + 2), "w1", "written", ""));
+    events
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_readers_follow_a_streamed_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut c = client(&server.url).await;
+    let (args, text) = write_args();
+    assert!(text.len() > 40_000);
+    publish(&mut c, streamed_write("big", &text)).await.unwrap();
+
+    // The AI SDK: the part grows `input-streaming` piece by piece, then the whole input.
+    let body = json!({"id": "big", "messages": [], "toolview": {"follow": false}});
+    let mut cmd = support::node::script("ai_sdk_client");
+    cmd.args(["post", &format!("{}/ai-sdk", server.url), &body.to_string()]);
+    let node = NodeClient::spawn(cmd);
+    let report = tokio::task::spawn_blocking(move || node.finish())
+        .await
+        .unwrap();
+    assert_eq!(report["errors"], json!([]), "{report}");
+    let states = &report["inputStates"]["w1"];
+    let streaming = states["streaming"].as_u64().unwrap();
+    assert!(streaming >= 50, "{streaming} input-streaming states");
+    let lengths: Vec<u64> = states["lengths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_u64().unwrap())
+        .collect();
+    assert!(lengths.windows(2).all(|w| w[0] <= w[1]), "{lengths:?}");
+    let part = report["message"]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["type"] == "dynamic-tool")
+        .unwrap();
+    assert_eq!(part["state"], "output-available", "{part}");
+    assert_eq!(part["input"], args);
+
+    // AG-UI: one run to the head, and a run that ends inside the input and one that resumes.
+    let url = format!("{}/ag-ui", server.url);
+    let options = json!({"follow": false});
+    let report = tokio::task::spawn_blocking({
+        let url = url.clone();
+        move || {
+            NodeClient::spawn(agui_client(&["http", &url, "big", &options.to_string()])).finish()
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(arguments(&report, "w1"), text, "one run");
+    assert!(
+        crate::agui::calls_and_results(&report)["w1"].contains("written"),
+        "{report}"
+    );
+
+    let events = streamed_write("cut", &text);
+    publish(&mut c, events[..PIECES / 2].to_vec())
+        .await
+        .unwrap();
+    let runs = json!([{"follow": false}, {"follow": false, "after": "last", "pause": true}]);
+    let mut node = NodeClient::spawn(agui_client(&["http", &url, "cut", &runs.to_string()]));
+    node.wait_for("paused");
+    publish(&mut c, events[PIECES / 2..].to_vec())
+        .await
+        .unwrap();
+    node.say("go");
+    let both = tokio::task::spawn_blocking(move || node.finish())
+        .await
+        .unwrap();
+    assert_eq!(arguments(&both, "w1"), text, "two runs");
+
+    // A replay is byte-identical, in every target.
+    for target in [
+        pb::Target::View,
+        pb::Target::Acp,
+        pb::Target::AgUi,
+        pb::Target::AiSdk,
+        pb::Target::Markdown,
+        pb::Target::Ansi,
+    ] {
+        let replay = || async {
+            let mut c = client(&server.url).await;
+            let mut s = subscribe(
+                &mut c,
+                pb::SubscribeRequest {
+                    session_id: "big".into(),
+                    target: target as i32,
+                    capabilities: None,
+                    start: Some(pb::subscribe_request::Start::FromBeginning(
+                        pb::StartFromBeginning {},
+                    )),
+                },
+            )
+            .await;
+            updates_until(&mut s, (PIECES + 2) as u64).await
+        };
+        assert_eq!(replay().await, replay().await, "{target:?}");
+    }
+}
+
+/// The arguments the AG-UI client holds for a call: exactly one tool call with that id.
+fn arguments(report: &Value, call: &str) -> String {
+    let calls: Vec<&Value> = report["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["toolCalls"].as_array().into_iter().flatten())
+        .filter(|c| c["id"] == call)
+        .collect();
+    assert_eq!(calls.len(), 1, "{report}");
+    calls[0]["function"]["arguments"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
