@@ -197,6 +197,10 @@ pub struct AcpArgs {
     /// Show the agent's reasoning as thought chunks (left out unless asked for).
     #[arg(long)]
     pub reasoning: bool,
+    /// While a call's input streams, send the editor at most one `rawInput` replacement per
+    /// call per this many milliseconds, the latest winning (0: every one the server sends).
+    #[arg(long, env = "TOOLVIEW_ACP_INPUT_THROTTLE_MS", default_value_t = crate::client::DEFAULT_INPUT_THROTTLE_MS)]
+    pub input_throttle_ms: u64,
 }
 
 /// The arguments of `toolview render`.

@@ -140,6 +140,7 @@ impl AcpArgs {
             session: self.session,
             live_only: self.live_only,
             reasoning: self.reasoning,
+            input_throttle: std::time::Duration::from_millis(self.input_throttle_ms),
         }))
     }
 }

@@ -33,6 +33,7 @@ use tokio_util::codec::{FramedRead, LinesCodec};
 use std::sync::Arc;
 
 use super::acp_relay::Relay;
+use super::throttle::InputThrottle;
 use super::{Followed, Follower, Remote, connect};
 use crate::grpc::code_name;
 use crate::grpc::pb::{self, subscribe_request::Start};
@@ -55,6 +56,9 @@ pub struct AgentOptions {
     pub live_only: bool,
     /// Thought chunks for the agent's reasoning (`--reasoning`).
     pub reasoning: bool,
+    /// At most one `rawInput` replacement per call per this period while its input streams
+    /// (`--input-throttle-ms`; zero: every one).
+    pub input_throttle: std::time::Duration,
 }
 
 /// Serves ACP on stdin and stdout until stdin closes.
@@ -366,13 +370,18 @@ impl Agent {
             start,
             true,
         );
-        let out = self.out.clone();
         let titles = Titles {
             remote: self.options.remote.clone(),
             session: session.clone(),
         };
-        let relay = self.relay.clone();
-        let stream = tokio::spawn(forward(follower, titles, title, (out, relay), loaded));
+        let outlet = Outlet {
+            out: self.out.clone(),
+            relay: self.relay.clone(),
+            titles,
+            titled: false,
+        };
+        let throttle = InputThrottle::new(self.options.input_throttle);
+        let stream = tokio::spawn(forward(follower, outlet, title, throttle, loaded));
         self.streams.push((session, stream));
     }
 }
@@ -423,22 +432,55 @@ fn is_user_chunk(notification: &str) -> bool {
 /// Told when a loaded session's history was sent: `Err` with why it cannot be.
 type Loaded = tokio::sync::oneshot::Sender<Result<(), String>>;
 
-/// Forwards the session's notifications until the editor goes or the server refuses.
+/// Where the session's notifications go: the editor, the approval relay (which asks the editor
+/// about permission requests), and the title said after the first user message.
+struct Outlet {
+    out: mpsc::Sender<String>,
+    relay: Arc<Relay>,
+    titles: Titles,
+    /// The title was said (once: at the start, or when the first user message goes by).
+    titled: bool,
+}
+
+impl Outlet {
+    /// Sends one notification; `false` once the editor is gone.
+    async fn send(&mut self, json: String) -> bool {
+        let user = !self.titled && is_user_chunk(&json);
+        if self.out.send(json.clone()).await.is_err() {
+            return false;
+        }
+        self.relay.notice(&self.titles.session, &json).await;
+        if user && let Some(info) = self.titles.update().await {
+            self.titled = true;
+            return self.out.send(info).await.is_ok();
+        }
+        true
+    }
+
+    async fn send_all(&mut self, jsons: Vec<String>) -> bool {
+        for json in jsons {
+            if !self.send(json).await {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Forwards the session's notifications until the editor goes or the server refuses, input
+/// replacements through the throttle.
 async fn forward(
     mut follower: Follower,
-    titles: Titles,
+    mut outlet: Outlet,
     title: Option<String>,
-    (out, relay): (mpsc::Sender<String>, Arc<Relay>),
+    mut throttle: InputThrottle,
     mut loaded: Option<(u64, Loaded)>,
 ) {
-    let session = titles.session.clone();
+    let session = outlet.titles.session.clone();
     let mut reached = 0;
-    // The title is said once: at the start (where the stream starts after the first user
-    // message), or when the first user message goes by.
-    let mut titled = false;
-    if let Some(info) = title.and_then(|t| titles.said(&t)) {
-        titled = true;
-        if out.send(info).await.is_err() {
+    if let Some(info) = title.and_then(|t| outlet.titles.said(&t)) {
+        outlet.titled = true;
+        if outlet.out.send(info).await.is_err() {
             return;
         }
     }
@@ -446,20 +488,27 @@ async fn forward(
         if loaded.as_ref().is_some_and(|(head, _)| reached >= *head) {
             let _ = loaded.take().map(|(_, tx)| tx.send(Ok(())));
         }
-        match follower.next().await {
+        let next = match throttle.next_due() {
+            // `Follower::next` is cancel-safe (an item is taken only when it is ready), so a
+            // held replacement can go out on time between items.
+            Some(due) => tokio::select! {
+                next = follower.next() => next,
+                () = tokio::time::sleep_until(due.into()) => {
+                    if !outlet.send_all(throttle.due(std::time::Instant::now())).await {
+                        return;
+                    }
+                    continue;
+                }
+            },
+            None => follower.next().await,
+        };
+        match next {
             Ok(Followed::Update(u)) => {
                 if let Some(pb::rendered_update::Body::Acp(m)) = u.body {
                     for json in m.json {
-                        let user = !titled && is_user_chunk(&json);
-                        if out.send(json.clone()).await.is_err() {
+                        let now = std::time::Instant::now();
+                        if !outlet.send_all(throttle.offer(json, now)).await {
                             return;
-                        }
-                        relay.notice(&session, &json).await;
-                        if user && let Some(info) = titles.update().await {
-                            titled = true;
-                            if out.send(info).await.is_err() {
-                                return;
-                            }
                         }
                     }
                 }
@@ -477,7 +526,10 @@ async fn forward(
                 let at = follower.resume_point();
                 eprintln!("toolview acp: {why}; reconnecting in {pause:.1?}, resuming {at}");
             }
-            Err(status) => return refused(session, &status, loaded, &out).await,
+            Err(status) => {
+                let _ = outlet.send_all(throttle.take_held()).await;
+                return refused(session, &status, loaded, &outlet.out).await;
+            }
         }
     }
 }

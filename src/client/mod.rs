@@ -18,7 +18,8 @@
 //! ACP rendering through a `Follower`; an error that retrying cannot fix reaches the editor as a
 //! JSON-RPC error or an agent message), `acp_relay.rs` (permission requests asked of the editor with
 //! `session/request_permission`, answered through `PermissionService`, withdrawn with
-//! `$/cancel_request`)
+//! `$/cancel_request`), `throttle.rs` (`toolview acp`'s one policy for input replacements: at
+//! most one `rawInput` per call per period, the latest winning, sans-I/O)
 
 pub mod acp;
 mod acp_relay;
@@ -31,9 +32,11 @@ mod publish;
 mod remote;
 pub mod screen;
 pub mod tail;
+mod throttle;
 
 pub use approve::{Answer, approve};
 pub use follow::{Followed, Follower};
 pub use lines::{print_framed, print_update, read_events, render_offline};
 pub use publish::publish;
 pub use remote::{Bearer, Client, Remote, connect, health};
+pub use throttle::DEFAULT_INPUT_THROTTLE_MS;

@@ -257,7 +257,12 @@ fn input(
             let Some(call) = tool_call(state, ctx, caps) else {
                 return Vec::new();
             };
-            let mut updates = vec![acp::SessionUpdate::ToolCallUpdate(call.into())];
+            // The input as it was last replaced stays unless replaced: the whole arguments.
+            let mut update = acp::ToolCallUpdate::from(call);
+            if update.fields.raw_input.is_none() {
+                update.fields.raw_input = Some(arguments(state));
+            }
+            let mut updates = vec![acp::SessionUpdate::ToolCallUpdate(update)];
             updates.extend(
                 state
                     .plan
@@ -266,6 +271,16 @@ fn input(
             );
             updates
         }
+    }
+}
+
+/// The parsed arguments, or their text when they are not JSON.
+fn arguments(state: &CallState) -> Value {
+    match &state.args {
+        Value::Null if !state.arguments_json.is_empty() => {
+            Value::String(state.arguments_json.clone())
+        }
+        args => args.clone(),
     }
 }
 

@@ -183,3 +183,93 @@ fn arguments(report: &Value, call: &str) -> String {
         .unwrap()
         .to_owned()
 }
+
+/// The ACP SDK client over `toolview acp`, live while the input streams: the call shows
+/// `pending` with its input at once (before any replacement), each notification validates, and
+/// the agent lets through at most one `rawInput` replacement per call per 100 ms (its default
+/// throttle) — fewer than the server sent — the last input whole at completion.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_editor_sees_the_input_grow_at_most_ten_times_a_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut c = client(&server.url).await;
+    let (args, text) = write_args();
+    let events = streamed_write("acp-in", &text);
+    publish(&mut c, events[..1].to_vec()).await.unwrap();
+    let mut cmd = crate::acp_agent::client_command(&server.url, "acp-in", "new", false, 0);
+    cmd.env("TOOLVIEW_ACP_UNTIL", "completed");
+    let mut node = NodeClient::spawn(cmd);
+    node.wait_for("ready");
+    // The model writes: a piece every 5 ms (bounded: 200 pieces, about a second).
+    for event in &events[1..] {
+        publish(&mut c, vec![event.clone()]).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let report = tokio::task::spawn_blocking(move || node.finish())
+        .await
+        .unwrap();
+    let notifications = report["notifications"].as_array().unwrap();
+    crate::acp_agent::check_notifications(notifications);
+    let received: Vec<f64> = report["received"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_f64().unwrap())
+        .collect();
+    let first = &notifications[0]["update"];
+    assert_eq!(first["sessionUpdate"], "tool_call", "{first}");
+    assert!(first["rawInput"].is_object(), "{first}");
+    let replacement = |n: &Value| n["update"]["_meta"]["toolview"]["input"] == "streaming";
+    let at: Vec<f64> = notifications
+        .iter()
+        .zip(&received)
+        .filter(|(n, _)| replacement(n))
+        .map(|(_, t)| *t)
+        .collect();
+    let sent_by_server = server_replacements(&server.url, "acp-in");
+    assert!(at.len() >= 2, "{} replacements", at.len());
+    assert!(
+        at.len() < sent_by_server,
+        "{} let through of {sent_by_server}: the throttle held none back",
+        at.len()
+    );
+    // At most one per 100 ms over the span they cover (one more for where the span starts).
+    let span = at.last().unwrap() - at.first().unwrap();
+    eprintln!(
+        "acp input replacements: {} let through in {span:.0} ms, of {sent_by_server} the server sent",
+        at.len()
+    );
+    assert!(
+        at.len() as f64 <= span / 100.0 + 2.0,
+        "{} replacements in {span:.0} ms",
+        at.len()
+    );
+    let completed = notifications
+        .iter()
+        .rev()
+        .find(|n| n["update"]["status"] == "in_progress")
+        .unwrap();
+    assert_eq!(completed["update"]["rawInput"], args);
+}
+
+/// How many input replacements the server's ACP rendering of a session has.
+fn server_replacements(server: &str, session: &str) -> usize {
+    let out = support::cli::command(&[
+        "tail",
+        "--server",
+        server,
+        "--session",
+        session,
+        "--target",
+        "acp",
+        "--no-follow",
+    ])
+    .output()
+    .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(r#""toolview":{"input":"streaming"}"#))
+        .count()
+}

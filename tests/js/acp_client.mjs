@@ -6,7 +6,8 @@
 //     MODE: load (session/load SESSION), new (session/new; the agent runs with --session),
 //     new-live (the same with --live-only). TERMINAL: the client's
 //     clientCapabilities._meta.terminal_output. WANT: notifications to wait for; "ready" goes
-//     to stderr after the first one. TOOLVIEW_ACP_REASONING=1 runs the agent with --reasoning.
+//     to stderr after the first one (TOOLVIEW_ACP_UNTIL=STATUS: until a notification with that
+//     status instead). TOOLVIEW_ACP_REASONING=1 runs the agent with --reasoning.
 //
 //     MODE permission: session/load SESSION, then the editor's side of permission prompts
 //     (TOOLVIEW_ACP_ANSWER: reject, or wait for the agent to withdraw the prompt); prints
@@ -16,7 +17,8 @@
 //     cursors followed to the end), then session/resume SESSION and, once WANT notifications
 //     came after "resumed" went to stderr (the test publishes meanwhile), session/close.
 //
-// Prints {init, loadedAfter, notifications, stopReason} as JSON (sessions: {init, pages,
+// Prints {init, loadedAfter, notifications, received, stopReason} as JSON (received: when each
+// notification arrived, in ms) (sessions: {init, pages,
 // listed, notifications}), then ends the agent.
 import * as acp from "@agentclientprotocol/sdk";
 import { spawn } from "node:child_process";
@@ -30,6 +32,8 @@ if (process.env.TOOLVIEW_ACP_REASONING === "1") args.push("--reasoning");
 const agentProcess = spawn(bin, args, { stdio: ["pipe", "pipe", "inherit"] });
 
 const notifications = [];
+// When each notification arrived (ms, monotonic): how often the agent sent input replacements.
+const received = [];
 // MODE permission: the editor's side of a permission prompt. TOOLVIEW_ACP_ANSWER=reject picks
 // the reject option; =wait answers nothing and waits for the agent to withdraw the prompt.
 const asked = [];
@@ -42,8 +46,11 @@ const app = acp
   .client({ name: "toolview-test" })
   .onNotification(acp.methods.client.session.update, ({ params }) => {
     notifications.push(params);
+    received.push(performance.now());
     if (notifications.length === 1 && mode !== "sessions") process.stderr.write("ready\n");
-    if (notifications.length >= Number(want)) enough();
+    // TOOLVIEW_ACP_UNTIL=completed: wait for a call's completion instead of a count.
+    const until = process.env.TOOLVIEW_ACP_UNTIL;
+    if (until ? params.update.status === until : notifications.length >= Number(want)) enough();
     const permission = params.update._meta?.toolview?.permission;
     if (permission && permission.state !== "pending") settled(permission);
   })
@@ -108,7 +115,7 @@ const result = await app.connectWith(stream, async (ctx) => {
     const created = await ctx.request(acp.methods.agent.session.new, { cwd: "/", mcpServers: [] });
     if (created.sessionId !== session) throw new Error(`session/new gave ${created.sessionId}`);
   }
-  if (Number(want) > 0) await reached;
+  if (Number(want) > 0 || process.env.TOOLVIEW_ACP_UNTIL) await reached;
   const before = notifications.length;
   const prompted = await ctx.request(acp.methods.agent.session.prompt, {
     sessionId: session,
@@ -116,8 +123,8 @@ const result = await app.connectWith(stream, async (ctx) => {
   });
   // The prompt's answer chunk is not part of the session's rendering.
   const answer = notifications.splice(before).filter((n) => n.update.sessionUpdate === "agent_message_chunk");
-  return { init, loadedAfter, notifications, stopReason: prompted.stopReason, answer };
+  return { init, loadedAfter, notifications, received, stopReason: prompted.stopReason, answer };
 });
 agentProcess.kill();
-process.stdout.write(JSON.stringify(result) + "\n");
-process.exit(0);
+// Exit once stdout is written: a pipe takes a large report asynchronously.
+process.stdout.write(JSON.stringify(result) + "\n", () => process.exit(0));
