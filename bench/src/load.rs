@@ -42,6 +42,9 @@ pub struct SessionScript {
     session: String,
     data: String,
     next: u64,
+    /// The call writes a file whose arguments stream in pieces of `data` (escaped for a JSON
+    /// string), instead of a command printing `data` chunks.
+    input: bool,
 }
 
 impl SessionScript {
@@ -51,6 +54,21 @@ impl SessionScript {
             session: session.into(),
             data,
             next: 0,
+            input: false,
+        }
+    }
+
+    /// A script for `session` whose one call's input streams: a `Write` of a file whose text
+    /// comes in pieces of `data` (made JSON-string safe).
+    pub fn streaming_input(session: impl Into<String>, data: &str) -> Self {
+        SessionScript {
+            session: session.into(),
+            data: data
+                .replace('\\', "/")
+                .replace('\n', "\\n")
+                .replace('"', "'"),
+            next: 0,
+            input: true,
         }
     }
 
@@ -64,6 +82,17 @@ impl SessionScript {
         let event = match self.next {
             0 => Event::SessionStarted(pb::SessionStarted {
                 cwd: "/work".into(),
+            }),
+            1 if self.input => Event::CallStarted(pb::ToolCallStarted {
+                input_streaming: true,
+                call_id: CALL_ID.into(),
+                tool_name: "Write".into(),
+                arguments_json: r#"{"file_path": "/work/big.txt", "content": ""#.into(),
+                view: None,
+            }),
+            _ if self.input => Event::CallInputDelta(pb::ToolCallInputDelta {
+                call_id: CALL_ID.into(),
+                text: self.data.clone(),
             }),
             1 => Event::CallStarted(pb::ToolCallStarted {
                 input_streaming: false,
@@ -248,8 +277,23 @@ pub async fn fill(
     payload: usize,
     batch: usize,
 ) -> anyhow::Result<()> {
+    fill_with(
+        url,
+        SessionScript::new(session, output_text(payload)),
+        events,
+        batch,
+    )
+    .await
+}
+
+/// Publishes a script's first `events` events, `batch` per `Publish`.
+pub async fn fill_with(
+    url: &str,
+    mut script: SessionScript,
+    events: u64,
+    batch: usize,
+) -> anyhow::Result<()> {
     let mut client = SessionServiceClient::new(connect(url).await?);
-    let mut script = SessionScript::new(session, output_text(payload));
     while script.next_offset() <= events {
         let first = script.next_offset();
         let n = batch.min((events - first + 1) as usize);

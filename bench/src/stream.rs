@@ -2,6 +2,11 @@
 //! session live while one call streams its output, and the server's CPU per chunk per
 //! subscriber is what the row says. With `output_appends` a chunk is sent once; without, each
 //! subscriber gets a snapshot per chunk until the output cap, then empty updates.
+//!
+//! Then the same for a call whose *input* streams (a `Write` whose arguments arrive in pieces):
+//! per piece per subscriber, for VIEW with appends, the AI SDK (a `tool-input-delta` each) and
+//! ACP (a `rawInput` replacement only where the server reads the input again, so O(input) in
+//! all; `toolview acp` throttles those further in time, on the client's side).
 
 use std::time::{Duration, Instant};
 
@@ -22,78 +27,131 @@ use crate::table::{Row, progress, thousands};
 /// hundreds of MB rather than tens of GB.
 const CAP: u64 = 64 * 1024;
 
-/// One row per way of receiving the call's output.
+/// Pieces of the streamed input: about 770 KB at 256 B each, below the 1 MiB the renderings
+/// keep of one call's input.
+const INPUT_PIECES: u64 = 3_000;
+
+/// How the subscribers receive the call.
+#[derive(Clone, Copy)]
+enum Case {
+    /// Its output, as VIEW cards with or without appends.
+    Output { appends: bool },
+    /// Its input while it streams, in a target.
+    Input(pb::Target),
+}
+
+/// One row per way of receiving the call's output, then its streamed input.
 pub async fn rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<()> {
-    let (chunks, subscribers) = if config.quick {
-        (500, 10)
-    } else {
-        (10_000, 100)
-    };
-    for appends in [true, false] {
-        let server = Server::toolview(&config.toolview, "embedded")?;
-        progress(&format!(
-            "stream: {chunks} chunks to {subscribers} VIEW subscribers, appends {appends}"
-        ));
-        // The session start, the call, then its chunks.
-        let last = chunks + 2;
-        let mut readers = JoinSet::new();
-        for _ in 0..subscribers {
-            let mut client = SessionServiceClient::new(load::connect(&server.url).await?);
-            let caps = Capabilities {
-                output_appends: appends,
-                max_output_bytes: CAP,
-                ..Capabilities::all(true)
-            };
-            let request = pb::SubscribeRequest {
-                session_id: "stream".into(),
-                target: pb::Target::View as i32,
-                capabilities: Some(caps.into()),
-                start: Some(Start::FromBeginning(pb::StartFromBeginning {})),
-            };
-            let mut stream = client.subscribe(request).await?.into_inner();
-            readers.spawn(async move {
-                let mut bytes = 0u64;
-                while let Some(msg) = stream.message().await? {
-                    if let Some(Item::Update(u)) = &msg.item {
-                        bytes += prost::Message::encoded_len(u) as u64;
-                        if u.cursor.as_ref().is_some_and(|c| c.offset >= last) {
-                            return anyhow::Ok(bytes);
-                        }
-                    }
-                }
-                bail!("the stream ended before offset {last}")
-            });
-        }
-        let cpu = server.cpu_time();
-        let t0 = Instant::now();
-        load::fill(&server.url, "stream", last, config.payload, 100).await?;
-        let mut sent = 0u64;
-        while let Some(read) = readers.join_next().await {
-            sent += read??;
-        }
-        let took = t0.elapsed();
-        let cpu = server.cpu_time().saturating_sub(cpu);
-        let per = cpu.as_secs_f64() * 1e6 / (chunks * subscribers as u64) as f64;
-        let mut row = Row::new(
-            format!(
-                "a {}-chunk call ({} B each) live to {subscribers} VIEW subscribers, cap {} KiB, {}",
-                thousands(chunks as f64),
-                config.payload,
-                CAP / 1024,
-                if appends { "appends" } else { "snapshots" }
-            ),
-            format!("{per:.2} µs server CPU per chunk per subscriber"),
-        );
-        row.verdict = format!(
-            "{:.1} MB sent, {:.2} s, server CPU {:.2} s",
-            sent as f64 / 1e6,
-            took.as_secs_f64(),
-            cpu.as_secs_f64()
-        );
-        rows.push(row);
+    let cases = [
+        Case::Output { appends: true },
+        Case::Output { appends: false },
+        Case::Input(pb::Target::View),
+        Case::Input(pb::Target::AiSdk),
+        Case::Input(pb::Target::Acp),
+    ];
+    for case in cases {
+        rows.push(row(config, case).await?);
         // Give the next server a quiet machine.
-        drop(server);
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     Ok(())
+}
+
+async fn row(config: &BenchConfig, case: Case) -> anyhow::Result<Row> {
+    let subscribers = if config.quick { 10 } else { 100 };
+    let chunks = match (case, config.quick) {
+        (_, true) => 500,
+        (Case::Output { .. }, false) => 10_000,
+        (Case::Input(_), false) => INPUT_PIECES,
+    };
+    let (target, appends) = match case {
+        Case::Output { appends } => (pb::Target::View, appends),
+        Case::Input(target) => (target, true),
+    };
+    let server = Server::toolview(&config.toolview, "embedded")?;
+    progress(&format!(
+        "stream: {chunks} pieces to {subscribers} subscribers ({target:?}), appends {appends}"
+    ));
+    // The session start, the call, then its chunks.
+    let last = chunks + 2;
+    let mut readers = JoinSet::new();
+    for _ in 0..subscribers {
+        let mut client = SessionServiceClient::new(load::connect(&server.url).await?);
+        let caps = Capabilities {
+            output_appends: appends,
+            max_output_bytes: CAP,
+            ..Capabilities::all(true)
+        };
+        let request = pb::SubscribeRequest {
+            session_id: "stream".into(),
+            target: target as i32,
+            capabilities: Some(caps.into()),
+            start: Some(Start::FromBeginning(pb::StartFromBeginning {})),
+        };
+        let mut stream = client.subscribe(request).await?.into_inner();
+        readers.spawn(async move {
+            let mut bytes = 0u64;
+            while let Some(msg) = stream.message().await? {
+                if let Some(Item::Update(u)) = &msg.item {
+                    bytes += prost::Message::encoded_len(u) as u64;
+                    if u.cursor.as_ref().is_some_and(|c| c.offset >= last) {
+                        return anyhow::Ok(bytes);
+                    }
+                }
+            }
+            bail!("the stream ended before offset {last}")
+        });
+    }
+    let cpu = server.cpu_time();
+    let t0 = Instant::now();
+    let script = match case {
+        Case::Output { .. } => {
+            load::SessionScript::new("stream", load::output_text(config.payload))
+        }
+        Case::Input(_) => {
+            load::SessionScript::streaming_input("stream", &load::output_text(config.payload))
+        }
+    };
+    load::fill_with(&server.url, script, last, 100).await?;
+    let mut sent = 0u64;
+    while let Some(read) = readers.join_next().await {
+        sent += read??;
+    }
+    let took = t0.elapsed();
+    let cpu = server.cpu_time().saturating_sub(cpu);
+    let per = cpu.as_secs_f64() * 1e6 / (chunks * subscribers as u64) as f64;
+    let what = match case {
+        Case::Output { appends } => format!(
+            "a {}-chunk call ({} B each) live to {subscribers} VIEW subscribers, cap {} KiB, {}",
+            thousands(chunks as f64),
+            config.payload,
+            CAP / 1024,
+            if appends { "appends" } else { "snapshots" }
+        ),
+        Case::Input(target) => format!(
+            "a call's input in {} pieces ({} B each) live to {subscribers} {} subscribers",
+            thousands(chunks as f64),
+            config.payload,
+            match target {
+                pb::Target::View => "VIEW (appends)",
+                pb::Target::AiSdk => "AI SDK",
+                _ => "ACP",
+            }
+        ),
+    };
+    let unit = match case {
+        Case::Output { .. } => "chunk",
+        Case::Input(_) => "piece",
+    };
+    let mut row = Row::new(
+        what,
+        format!("{per:.2} µs server CPU per {unit} per subscriber"),
+    );
+    row.verdict = format!(
+        "{:.1} MB sent, {:.2} s, server CPU {:.2} s",
+        sent as f64 / 1e6,
+        took.as_secs_f64(),
+        cpu.as_secs_f64()
+    );
+    Ok(row)
 }
