@@ -34,6 +34,7 @@ async fn the_viewer_renders_a_live_session() {
         use toolview::grpc::pb::{self, tool_event::Event};
         let message = |id: &str, role: pb::MessageRole, text: &str| {
             Event::MessageStarted(pb::MessageStarted {
+                parent_call_id: String::new(),
                 message_id: id.into(),
                 role: role.into(),
                 text: text.into(),
@@ -314,6 +315,7 @@ async fn the_viewer_lists_sessions_and_says_failed_and_waiting() {
         "agent-a/run-1",
         "u1",
         toolview::grpc::pb::tool_event::Event::MessageStarted(toolview::grpc::pb::MessageStarted {
+            parent_call_id: String::new(),
             message_id: "u1".into(),
             role: toolview::grpc::pb::MessageRole::User.into(),
             text: "Fix the <b>flaky</b> test\nit fails on CI".into(),

@@ -458,6 +458,7 @@ fn ansi_lets_no_escape_sequence_through() {
         ev(
             n,
             EventBody::CallStarted(CallStarted {
+                parent: None,
                 input_streaming: false,
                 call_id: CallId::new(call).unwrap(),
                 tool_name: tool.into(),
@@ -572,6 +573,7 @@ fn markdown_opens_no_link_image_or_html_from_tool_text() {
         ev(
             1,
             EventBody::CallStarted(CallStarted {
+                parent: None,
                 input_streaming: false,
                 call_id: CallId::new("g").unwrap(),
                 tool_name: hostile.into(),

@@ -118,6 +118,7 @@ fn session(calls: usize) -> Vec<ToolEvent> {
         events.push(event(
             events.len(),
             EventBody::CallStarted(CallStarted {
+                parent: None,
                 input_streaming: false,
                 call_id: call.clone(),
                 tool_name: "bash".into(),

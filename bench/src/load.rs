@@ -84,6 +84,7 @@ impl SessionScript {
                 cwd: "/work".into(),
             }),
             1 if self.input => Event::CallStarted(pb::ToolCallStarted {
+                parent_call_id: String::new(),
                 input_streaming: true,
                 call_id: CALL_ID.into(),
                 tool_name: "Write".into(),
@@ -95,6 +96,7 @@ impl SessionScript {
                 text: self.data.clone(),
             }),
             1 => Event::CallStarted(pb::ToolCallStarted {
+                parent_call_id: String::new(),
                 input_streaming: false,
                 call_id: CALL_ID.into(),
                 tool_name: "bash".into(),

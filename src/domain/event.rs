@@ -233,6 +233,9 @@ pub struct CallStarted {
     /// follow and a [`CallInputComplete`] gives them whole.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub input_streaming: bool,
+    /// The call this one runs under (a subagent's call); `None` for a top-level call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<CallId>,
 }
 
 /// More argument text of a call whose input is streaming.
@@ -423,6 +426,9 @@ pub struct MessageStarted {
     pub role: MessageRole,
     /// Its first text (any text; may be empty).
     pub text: String,
+    /// The call it belongs under (a subagent's words); `None` for the agent's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<CallId>,
 }
 
 /// More text of a message.

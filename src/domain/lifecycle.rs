@@ -354,6 +354,7 @@ mod tests {
     }
     fn start() -> EventBody {
         EventBody::CallStarted(CallStarted {
+            parent: None,
             call_id: id(),
             tool_name: "t".into(),
             arguments_json: String::new(),
@@ -412,6 +413,7 @@ mod tests {
         let m = MessageId::new("c").unwrap();
         let t = TurnId::new("c").unwrap();
         let started = EventBody::MessageStarted(MessageStarted {
+            parent: None,
             message_id: m.clone(),
             role: MessageRole::Assistant,
             text: String::new(),
@@ -460,6 +462,7 @@ mod tests {
     fn streaming_input() {
         use crate::domain::{CallInputComplete, CallInputDelta};
         let streaming = EventBody::CallStarted(CallStarted {
+            parent: None,
             call_id: id(),
             tool_name: "t".into(),
             arguments_json: "{".into(),

@@ -12,6 +12,7 @@ fn started(n: u32) -> ToolEvent {
         session_id: SessionId::new("s").unwrap(),
         event_id: EventId::new(format!("e{n}")).unwrap(),
         body: EventBody::CallStarted(CallStarted {
+            parent: None,
             input_streaming: false,
             call_id: CallId::new(format!("c{n}")).unwrap(),
             tool_name: "job_list".into(),

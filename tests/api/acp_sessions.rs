@@ -59,6 +59,7 @@ async fn sessions_list_resume_and_close_through_the_sdk() {
         "team-a/s000",
         "u1",
         Event::MessageStarted(pb::MessageStarted {
+            parent_call_id: String::new(),
             message_id: "u1".into(),
             role: pb::MessageRole::User.into(),
             text: "Port the build to Bazel\nand keep the cache".into(),
@@ -144,6 +145,7 @@ async fn sessions_list_resume_and_close_through_the_sdk() {
         "team-a/s000",
         "u2",
         Event::MessageStarted(pb::MessageStarted {
+            parent_call_id: String::new(),
             message_id: "u2".into(),
             role: pb::MessageRole::User.into(),
             text: "Now the tests".into(),
@@ -153,6 +155,7 @@ async fn sessions_list_resume_and_close_through_the_sdk() {
         "team-a/s002",
         "u1",
         Event::MessageStarted(pb::MessageStarted {
+            parent_call_id: String::new(),
             message_id: "u1".into(),
             role: pb::MessageRole::User.into(),
             text: "\x1b[31mFix\x1b[0m the\tbuild\x07".into(),

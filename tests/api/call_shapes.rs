@@ -39,6 +39,7 @@ fn streamed_write(s: &str, text: &str) -> Vec<pb::ToolEvent> {
         s,
         "e1",
         Event::CallStarted(pb::ToolCallStarted {
+            parent_call_id: String::new(),
             call_id: "w1".into(),
             tool_name: "Write".into(),
             arguments_json: pieces[0].into(),

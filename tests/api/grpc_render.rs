@@ -35,6 +35,7 @@ fn terminal_call() -> Vec<pb::ToolEvent> {
         ev(
             "e2",
             Event::CallStarted(pb::ToolCallStarted {
+                parent_call_id: String::new(),
                 input_streaming: false,
                 call_id: "c1".into(),
                 tool_name: "bash".into(),

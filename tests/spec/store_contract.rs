@@ -303,6 +303,7 @@ async fn known_ids_and_calls(b: &dyn Backend) {
     // keep it apart from call `c`, as the others keep the phases they are given.
     let mut k1 = records("k1", 1, 2);
     let started = toolview::domain::EventBody::MessageStarted(toolview::domain::MessageStarted {
+        parent: None,
         message_id: MessageId::new("c").unwrap(),
         role: toolview::domain::MessageRole::Assistant,
         text: "hi".into(),

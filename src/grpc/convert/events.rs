@@ -54,6 +54,12 @@ pub enum ToolEventError {
     /// A bad `turn_id` in the named event.
     #[error("{0}.turn_id: {1}")]
     TurnId(&'static str, IdError),
+    /// A bad `parent_call_id` in the named event.
+    #[error("{0}.parent_call_id: {1}")]
+    ParentCallId(&'static str, IdError),
+    /// A call naming itself as its parent.
+    #[error("call_started.parent_call_id: a call cannot run under itself")]
+    OwnParent,
     /// A bad `message_id` in the named event.
     #[error("{0}.message_id: {1}")]
     MessageId(&'static str, IdError),
@@ -218,10 +224,12 @@ impl TryFrom<pb::ToolEvent> for d::ToolEvent {
                 message_id: id,
                 role,
                 text,
+                parent_call_id,
             }) => d::EventBody::MessageStarted(d::MessageStarted {
                 message_id: message_id("message_started", id)?,
                 role: role_from_pb(role).map_err(E::Role)?,
                 text,
+                parent: parent("message_started", parent_call_id)?,
             }),
             Event::MessageDelta(pb::MessageDelta {
                 message_id: id,
@@ -258,9 +266,15 @@ fn call_started(started: pb::ToolCallStarted) -> Result<d::CallStarted, ToolEven
         arguments_json,
         view,
         input_streaming,
+        parent_call_id,
     } = started;
+    let parent = parent("call_started", parent_call_id)?;
+    if parent.as_ref().is_some_and(|p| p.as_str() == call_id) {
+        return Err(E::OwnParent);
+    }
     Ok(d::CallStarted {
         input_streaming,
+        parent,
         call_id: d::CallId::new(call_id).map_err(|e| E::CallId("call_started", e))?,
         tool_name,
         arguments_json,
@@ -269,6 +283,13 @@ fn call_started(started: pb::ToolCallStarted) -> Result<d::CallStarted, ToolEven
             .transpose()
             .map_err(|e| E::CallView("call_started", e))?,
     })
+}
+
+/// A parent call id: empty is none.
+fn parent(event: &'static str, id: String) -> Result<Option<d::CallId>, ToolEventError> {
+    (!id.is_empty())
+        .then(|| d::CallId::new(id).map_err(|e| ToolEventError::ParentCallId(event, e)))
+        .transpose()
 }
 
 fn call_finished(finished: pb::ToolCallFinished) -> Result<d::CallFinished, ToolEventError> {
@@ -308,6 +329,7 @@ impl From<d::ToolEvent> for pb::ToolEvent {
                 arguments_json: s.arguments_json,
                 view: s.view.map(Into::into),
                 input_streaming: s.input_streaming,
+                parent_call_id: s.parent.map(String::from).unwrap_or_default(),
             }),
             d::EventBody::CallInputDelta(i) => Event::CallInputDelta(pb::ToolCallInputDelta {
                 call_id: i.call_id.to_string(),
@@ -343,6 +365,7 @@ impl From<d::ToolEvent> for pb::ToolEvent {
                 message_id: m.message_id.to_string(),
                 role: role_to_pb(m.role).into(),
                 text: m.text,
+                parent_call_id: m.parent.map(String::from).unwrap_or_default(),
             }),
             d::EventBody::MessageDelta(m) => Event::MessageDelta(pb::MessageDelta {
                 message_id: m.message_id.to_string(),
@@ -453,6 +476,7 @@ mod tests {
             session_id: "s1".into(),
             event_id: "e1".into(),
             event: Some(Event::CallStarted(pb::ToolCallStarted {
+                parent_call_id: String::new(),
                 input_streaming: false,
                 call_id: "c1".into(),
                 tool_name: "bash".into(),
@@ -517,6 +541,7 @@ mod tests {
                 turn_id: "t1".into(),
             }),
             Event::MessageStarted(pb::MessageStarted {
+                parent_call_id: String::new(),
                 message_id: "m1".into(),
                 role: pb::MessageRole::Reasoning.into(),
                 text: "hm".into(),

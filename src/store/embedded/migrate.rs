@@ -154,6 +154,7 @@ mod tests {
             event(
                 1,
                 EventBody::CallStarted(CallStarted {
+                    parent: None,
                     input_streaming: false,
                     call_id: CallId::new("c1").unwrap(),
                     tool_name: "job_list".into(),

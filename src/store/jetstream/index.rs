@@ -200,6 +200,7 @@ mod tests {
                 session_id: SessionId::new("s").unwrap(),
                 event_id: EventId::new(format!("e{offset}")).unwrap(),
                 body: EventBody::CallStarted(CallStarted {
+                    parent: None,
                     input_streaming: false,
                     call_id: CallId::new(format!("c{offset}")).unwrap(),
                     tool_name: "bash".into(),

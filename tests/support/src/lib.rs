@@ -198,6 +198,7 @@ pub fn started(
     event(
         n,
         EventBody::CallStarted(CallStarted {
+            parent: None,
             input_streaming: false,
             call_id: CallId::new(call_id).unwrap(),
             tool_name: tool.to_owned(),

@@ -36,6 +36,7 @@ pub fn start_call(session: &str, id: &str, call: &str, tool: &str, args: &str) -
         session,
         id,
         Event::CallStarted(pb::ToolCallStarted {
+            parent_call_id: String::new(),
             input_streaming: false,
             call_id: call.into(),
             tool_name: tool.into(),

@@ -88,18 +88,20 @@ class SessionStarted(_message.Message):
     def __init__(self, cwd: _Optional[str] = ...) -> None: ...
 
 class ToolCallStarted(_message.Message):
-    __slots__ = ("call_id", "tool_name", "arguments_json", "view", "input_streaming")
+    __slots__ = ("call_id", "tool_name", "arguments_json", "view", "input_streaming", "parent_call_id")
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     INPUT_STREAMING_FIELD_NUMBER: _ClassVar[int]
+    PARENT_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     call_id: str
     tool_name: str
     arguments_json: str
     view: _views_pb2.ToolCallView
     input_streaming: bool
-    def __init__(self, call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., arguments_json: _Optional[str] = ..., view: _Optional[_Union[_views_pb2.ToolCallView, _Mapping]] = ..., input_streaming: _Optional[bool] = ...) -> None: ...
+    parent_call_id: str
+    def __init__(self, call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., arguments_json: _Optional[str] = ..., view: _Optional[_Union[_views_pb2.ToolCallView, _Mapping]] = ..., input_streaming: _Optional[bool] = ..., parent_call_id: _Optional[str] = ...) -> None: ...
 
 class ToolCallInputDelta(_message.Message):
     __slots__ = ("call_id", "text")
@@ -174,14 +176,16 @@ class TurnFinished(_message.Message):
     def __init__(self, turn_id: _Optional[str] = ..., stop_reason: _Optional[_Union[StopReason, str]] = ..., usage: _Optional[_Union[TokenUsage, _Mapping]] = ...) -> None: ...
 
 class MessageStarted(_message.Message):
-    __slots__ = ("message_id", "role", "text")
+    __slots__ = ("message_id", "role", "text", "parent_call_id")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
+    PARENT_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     role: MessageRole
     text: str
-    def __init__(self, message_id: _Optional[str] = ..., role: _Optional[_Union[MessageRole, str]] = ..., text: _Optional[str] = ...) -> None: ...
+    parent_call_id: str
+    def __init__(self, message_id: _Optional[str] = ..., role: _Optional[_Union[MessageRole, str]] = ..., text: _Optional[str] = ..., parent_call_id: _Optional[str] = ...) -> None: ...
 
 class MessageDelta(_message.Message):
     __slots__ = ("message_id", "text")

@@ -1,5 +1,5 @@
 //! Fold: session events → per-call card state, per-message text, pending permission requests
-//! and the open turn. Pure and
+//! (`permissions.rs`) and the open turn. Pure and
 //! total: any event sequence folds (the service rejects lifecycle violations before they reach a
 //! log, but `Render` input and property tests may contain them: a message's text without its
 //! start folds as an assistant message's).
@@ -7,11 +7,15 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
+mod permissions;
+
+pub use permissions::PermissionState;
+
 use serde_json::Value;
 
 use super::input::StreamingInput;
 use super::streamed::{Chunk, Streamed};
-use crate::domain::permission::{PermissionRequested, PermissionResolved, RequestId};
+use crate::domain::permission::RequestId;
 use crate::domain::{
     CallFinished, CallId, CallInputComplete, CallInputDelta, CallOutput, CallStarted, ContentBlock,
     EventBody, MessageId, MessageRole, MessageStarted, Plan, ToolCallView, ToolEvent,
@@ -125,20 +129,6 @@ pub struct MessageState {
     /// Whether its start was folded (not an orphan's text): its item was shown then.
     pub started: bool,
     /// When the fold first saw it (the counter calls use: in-flight items keep their order).
-    pub order: u64,
-}
-
-/// One permission request's state: pending, or resolved.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PermissionState {
-    /// The request (a placeholder with no options when only its resolution was folded).
-    pub request: PermissionRequested,
-    /// Its resolution, once there is one.
-    pub resolution: Option<PermissionResolved>,
-    /// Whether the call it is about was running when it changed (ACP gives the card back its
-    /// `in_progress` status at the resolution).
-    pub call_running: bool,
-    /// When the fold first saw it (in-flight items keep their order).
     pub order: u64,
 }
 
@@ -525,53 +515,6 @@ impl Live {
             Entry::Vacant(e) => e.insert(state),
         };
         Change::Message(state, MessageChange::Started)
-    }
-
-    fn permission_requested<'a>(&'a mut self, r: &PermissionRequested) -> Change<'a> {
-        let order = self.next_order();
-        let state = PermissionState {
-            request: r.clone(),
-            resolution: None,
-            call_running: self.running(r.call_id.as_ref()),
-            order,
-        };
-        let state = match self.permissions.entry(r.request_id.clone()) {
-            Entry::Occupied(mut e) => {
-                e.insert(state);
-                e.into_mut()
-            }
-            Entry::Vacant(e) => e.insert(state),
-        };
-        Change::Permission(state)
-    }
-
-    fn permission_resolved<'a>(&'a mut self, r: &PermissionResolved) -> Change<'a> {
-        let mut state = match self.permissions.remove(&r.request_id) {
-            Some(state) => state,
-            // A resolution without its request (`Render` input): a request with no options.
-            None => PermissionState {
-                request: PermissionRequested {
-                    request_id: r.request_id.clone(),
-                    call_id: None,
-                    title: r.request_id.to_string(),
-                    description: String::new(),
-                    options: Vec::new(),
-                    expiry_option_id: String::new(),
-                    timeout_ms: 0,
-                    expires_at_ms: 0,
-                },
-                resolution: None,
-                call_running: false,
-                order: self.next_order(),
-            },
-        };
-        state.resolution = Some(r.clone());
-        state.call_running = self.running(state.request.call_id.as_ref());
-        Change::Permission(self.last_permission.insert(state))
-    }
-
-    fn running(&self, call: Option<&CallId>) -> bool {
-        call.is_some_and(|id| self.calls.contains_key(id))
     }
 
     /// A message in flight, made as an empty assistant message when its start is missing.
