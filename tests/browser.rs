@@ -246,6 +246,39 @@ async fn the_viewer_renders_an_answer_as_sanitized_markdown() {
     server.shutdown().await;
 }
 
+/// A subagent in the viewer: its calls and its words grouped inside the card of the call that
+/// runs it (a grandchild inside its own parent's group), each group summarizing its children.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_viewer_groups_a_subagents_calls_under_its_call() {
+    let shot = artifact("viewer-subagent.png");
+    let server = Server::start().await;
+    let mut c = client(&server.url).await;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/subagent.jsonl");
+    let events =
+        toolview::client::read_events(std::fs::read(path).unwrap().as_slice(), None).unwrap();
+    publish(&mut c, events).await.unwrap();
+    let viewer = Viewer::open(&server.url, "sub", &shot, "nested1", None, "").await;
+    let summary = viewer.finish().await;
+    let cards = summary["cards"].as_array().unwrap();
+    let card = |id: &str| cards.iter().find(|c| c["call"] == id).unwrap();
+    assert_eq!(card("task1")["parent"], Value::Null);
+    for child in ["grep1", "read1", "bash1"] {
+        assert_eq!(card(child)["parent"], "task1", "{summary}");
+    }
+    assert_eq!(card("nested1")["parent"], "bash1");
+    assert_eq!(card("task1")["group"], "subagent: 1 done, 2 failed");
+    assert_eq!(card("bash1")["group"], "subagent: 1 done");
+    let message = summary["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == "sub-m1")
+        .unwrap();
+    assert_eq!(message["parent"], "task1");
+    println!("viewer screenshot: {}", shot.display());
+    server.shutdown().await;
+}
+
 /// A permission request in the viewer: its buttons answer it (as the page's token), the harness
 /// gets the viewer's decision, and the page shows who decided.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

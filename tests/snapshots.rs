@@ -387,6 +387,9 @@ fn every_target_card_and_capability() {
         jsonl("tests/data/streamed_input.jsonl"),
         0,
     ));
+    // A subagent: a parent call, three children (one fails, one has a child of its own that
+    // outlives it), a message of the subagent's; the parent finishes before the grandchild.
+    all.push(("subagent", jsonl("tests/data/subagent.jsonl"), 0));
     for (name, events, cap) in all {
         for target in targets {
             let mut out = String::new();

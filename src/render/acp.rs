@@ -24,7 +24,7 @@ use crate::domain::{
 use crate::present::text::fence;
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<String> {
-    let updates = match change {
+    let mut updates = match change {
         Change::Session => Vec::new(),
         Change::Started(state) => started(state, ctx, caps),
         Change::Input(state, change) => input(state, change, ctx, caps),
@@ -35,6 +35,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         Change::Message(m, change) => message(m, change, caps).into_iter().collect(),
         Change::Permission(p) => vec![permission(p)],
     };
+    updates.extend(ctx.parent.and_then(|p| progress(p, ctx, caps)));
     updates
         .into_iter()
         .map(|u| notification(ctx.session_id, u))
@@ -322,7 +323,30 @@ fn tool_call(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Optio
             call.content(items)
         }
     };
-    Some(call.status(status))
+    let mut call = call.status(status);
+    if let Some(parent) = &state.parent {
+        let mut m = call.meta.take().unwrap_or_default();
+        m.insert("toolview".into(), json!({"parentCallId": parent}));
+        call = call.meta(m);
+    }
+    Some(call)
+}
+
+/// A parent's card as its children move: its title with their progress (what a v1 client
+/// shows of a subagent's calls in the parent's card), the counts and the latest child in
+/// `_meta.toolview.children`. Only while the parent runs: a finished card keeps its last.
+fn progress(
+    parent: &CallState,
+    ctx: &Context<'_>,
+    caps: &Capabilities,
+) -> Option<acp::SessionUpdate> {
+    let children = parent.children.as_ref()?;
+    let view = prepared_call(parent, ctx.cwd, caps.cap())?;
+    let title = format!("{} ({})", view.title(), children.summary());
+    let fields = acp::ToolCallUpdateFields::new().title(title);
+    let update = acp::ToolCallUpdate::new(parent.call_id.to_string(), fields)
+        .meta(meta(json!({"toolview": {"children": children}})));
+    Some(acp::SessionUpdate::ToolCallUpdate(update))
 }
 
 /// The presenters' plan as ACP's `plan` update (every entry of medium priority).

@@ -11,7 +11,7 @@ use super::fold::{CallStatus, Change, InputChange};
 use super::text_form::{
     TERMINAL, diff_line_pairs, flatten, read_lines_text, search_text, web_text,
 };
-use super::transcript::{Form, conversation};
+use super::transcript::{Form, conversation, nest_ansi};
 use super::visible::{visible, visible_keeping_sgr};
 use crate::domain::{FileDiff, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
 use crate::present::LineOp;
@@ -65,6 +65,13 @@ pub fn card(snap: &Snapshot<'_>, caps: &Capabilities) -> String {
     }
     header.push_str(RESET);
     let mut lines = vec![header];
+    if let Some(children) = snap.children {
+        let mut line = format!("subagent: {}", children.summary());
+        if !children.latest.is_empty() {
+            line.push_str(&format!(" · latest: {}", children.latest));
+        }
+        lines.push(format!("{DIM}{}{RESET}", visible(&line)));
+    }
 
     let title = result
         .as_ref()
@@ -102,7 +109,7 @@ pub fn card(snap: &Snapshot<'_>, caps: &Capabilities) -> String {
         }
         (None, None) => push_streamed(&mut lines, snap.plain, streamed),
     }
-    lines.join("\n")
+    nest_ansi(&lines.join("\n"), snap.depth)
 }
 
 /// A terminal card's lines: the command, its cwd, its output (live or final) and its exit.

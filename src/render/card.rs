@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::cap::{Cap, cap_blocks, cap_text, capped_input, capped_streamed};
-use super::fold::{CallState, CallStatus};
+use super::fold::{CallState, CallStatus, Children};
 use super::paths::{call_title_path, relativize_title, result_title_path, terminal_cwd};
 use super::text_form::{exit_is_clean, terminal_console, unified};
 use crate::domain::{
@@ -151,6 +151,10 @@ pub struct Snapshot<'a> {
     pub streamed: Cow<'a, str>,
     /// A pending call's input so far, capped; empty once its input is complete.
     pub input: Cow<'a, str>,
+    /// How many parents it is under (indentation).
+    pub depth: u8,
+    /// What its children are doing, once it has had one.
+    pub children: Option<&'a Children>,
     /// Whether `streamed` is known to need no escaping for a terminal (so it is not scanned).
     pub plain: bool,
 }
@@ -184,6 +188,8 @@ impl<'a> Snapshot<'a> {
                 .input
                 .as_ref()
                 .map_or(Cow::Borrowed(""), |i| capped_input(&i.text, cap)),
+            depth: state.depth,
+            children: state.children.as_ref(),
             plain: state.streamed.is_plain(),
         }
     }
@@ -199,6 +205,8 @@ impl<'a> Snapshot<'a> {
             result: card.result.clone(),
             streamed: Cow::Borrowed(&card.streamed),
             input: Cow::Borrowed(&card.input),
+            depth: card.depth,
+            children: card.children.as_ref(),
             plain: !super::visible::needs_escaping(&card.streamed),
         }
     }

@@ -4,10 +4,10 @@
 use super::Context;
 use super::cap::{LiveChunk, live_chunk};
 use super::card::{Capabilities, Snapshot};
-use super::fold::{CallStatus, Change, InputChange};
+use super::fold::{CallStatus, Change, Children, InputChange};
 use super::markdown_text::{MARKDOWN, escape, escape_line, link};
 use super::text_form::{exit_note, read_lines_text, search_text, unified, web_text};
-use super::transcript::{Form, conversation};
+use super::transcript::{Form, conversation, nest_markdown};
 use crate::domain::{ContentBlock, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
 use crate::present::text::{console_body, fence};
 
@@ -51,11 +51,23 @@ pub fn card(snap: &Snapshot<'_>) -> String {
         (None, None) => fence("console", streamed),
     };
     let mut out = format!("**Tool Call: {}**\nStatus: {status}", escape_line(title));
+    if let Some(children) = snap.children {
+        out.push_str(&format!("\nSubagent: {}", children_line(children)));
+    }
     if !body.is_empty() {
         out.push_str("\n\n");
         out.push_str(&body);
     }
-    out
+    nest_markdown(&out, snap.depth)
+}
+
+/// `2 running, 1 done · latest: Read src/a.rs`, escaped.
+fn children_line(children: &Children) -> String {
+    let mut line = children.summary();
+    if !children.latest.is_empty() {
+        line.push_str(&format!(" · latest: {}", children.latest));
+    }
+    escape_line(&line)
 }
 
 fn texts(content: &[ContentBlock]) -> Vec<String> {

@@ -47,8 +47,8 @@ pub use ai_sdk::UiChunk;
 pub use ansi::card as ansi_card;
 pub use card::Capabilities;
 pub use fold::{
-    CallState, CallStatus, Change, Fold, InFlight, InputChange, MessageChange, MessageState,
-    PermissionState, Step, Turn,
+    CallState, CallStatus, Change, Children, Fold, InFlight, InputChange, MAX_DEPTH, MessageChange,
+    MessageState, PermissionState, Step, Turn,
 };
 pub use frame::{StreamEvent, StreamFrame};
 pub use input::{MAX_INPUT_SHOWN_BYTES, StreamingInput};
@@ -57,7 +57,9 @@ pub use markdown::card as markdown_card;
 pub use permission::{ansi as permission_ansi, markdown as permission_markdown};
 pub use renderer::Renderer;
 pub use streamed::{Chunk, Streamed};
-pub use transcript::{TurnLine, message_ansi, message_markdown, turn_ansi, turn_markdown};
+pub use transcript::{
+    TurnLine, message_ansi, message_markdown, nest_ansi, nest_markdown, turn_ansi, turn_markdown,
+};
 pub use view::{CardSnapshot, MessageStatus, PermissionSnapshot, ViewUpdate};
 pub use visible::{visible, visible_keeping_sgr};
 
@@ -149,6 +151,9 @@ pub struct Context<'a> {
     pub session_id: &'a str,
     /// Its working directory, for relative paths.
     pub cwd: Option<&'a str>,
+    /// The parent in flight whose children the change moved: renderings that can update
+    /// another card in the same update show its progress too.
+    pub parent: Option<&'a CallState>,
 }
 
 /// Renders one change for one target.

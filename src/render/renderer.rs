@@ -48,6 +48,7 @@ impl Renderer {
         let ctx = Context {
             session_id: event.session_id.as_str(),
             cwd: step.cwd,
+            parent: step.parent,
         };
         fitted(
             step.change,
@@ -67,6 +68,7 @@ impl Renderer {
         let ctx = Context {
             session_id,
             cwd: self.fold.cwd(),
+            parent: None,
         };
         let turn = self.fold.open_turn().map(|turn_id| {
             Change::Turn(Turn {
@@ -209,5 +211,8 @@ fn stand_in(state: &CallState, note: &str, keep_output: bool) -> CallState {
         }),
         status: state.status,
         order: state.order,
+        parent: state.parent.clone(),
+        depth: state.depth,
+        children: state.children.clone(),
     }
 }

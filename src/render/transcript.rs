@@ -53,8 +53,10 @@ pub(super) fn conversation(change: Change<'_>, caps: &Capabilities, form: Form) 
         },
         Change::Message(m, change) => message_text(m, change, caps)
             .map(|text| match form {
-                Form::Markdown => message_markdown(m.role, &text, status(m)),
-                Form::Ansi => message_ansi(m.role, &text, status(m)),
+                Form::Markdown => {
+                    nest_markdown(&message_markdown(m.role, &text, status(m)), m.depth)
+                }
+                Form::Ansi => nest_ansi(&message_ansi(m.role, &text, status(m)), m.depth),
             })
             .unwrap_or_default(),
         Change::Permission(p) => match form {
@@ -103,6 +105,37 @@ fn label(role: MessageRole) -> &'static str {
         MessageRole::Assistant => "Assistant",
         MessageRole::Reasoning => "Reasoning",
     }
+}
+
+/// A nested item (a subagent's call or message) in Markdown: each line behind a `>` per parent
+/// (quotes nest, so a chat renderer shows the levels).
+pub fn nest_markdown(text: &str, depth: u8) -> String {
+    if depth == 0 {
+        return text.to_owned();
+    }
+    let quote = ">".repeat(depth.into());
+    text.lines()
+        .map(|l| {
+            if l.is_empty() {
+                quote.clone()
+            } else {
+                format!("{quote} {l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A nested item in ANSI: each line behind a dim `│ ` per parent.
+pub fn nest_ansi(text: &str, depth: u8) -> String {
+    if depth == 0 {
+        return text.to_owned();
+    }
+    let bar = format!("{DIM}{}{RESET}", "│ ".repeat(depth.into()));
+    text.lines()
+        .map(|l| format!("{bar}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A message in Markdown: its speaker in bold, then its text — an answer's or reasoning's as

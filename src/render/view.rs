@@ -5,7 +5,9 @@ use serde::Serialize;
 use super::Context;
 use super::cap::{LiveChunk, capped_text, live_chunk, live_text};
 use super::card::{Capabilities, Snapshot, degrade_call, degrade_result};
-use super::fold::{CallState, CallStatus, Change, InputChange, MessageChange, MessageState, Turn};
+use super::fold::{
+    CallState, CallStatus, Change, Children, InputChange, MessageChange, MessageState, Turn,
+};
 use super::streamed::Chunk;
 use crate::domain::permission::{PermissionRequested, PermissionResolved};
 use crate::domain::{MessageRole, StopReason, TokenUsage, ToolCallView, ToolResultView};
@@ -51,6 +53,12 @@ pub enum ViewUpdate {
         text: String,
         /// Where it is.
         status: MessageStatus,
+        /// The call it belongs under (empty: the agent's own).
+        #[serde(skip_serializing_if = "String::is_empty")]
+        parent_call_id: String,
+        /// How many parents it is under.
+        #[serde(skip_serializing_if = "is_zero")]
+        depth: u8,
     },
     /// More text for a message shown before: a UI appends `text` to its item.
     #[serde(rename_all = "camelCase")]
@@ -121,6 +129,19 @@ pub struct CardSnapshot {
     /// A pending call's input so far, capped; empty once its input is complete.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub input: String,
+    /// The call it runs under (empty at the top).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub parent_call_id: String,
+    /// How many parents it is under.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub depth: u8,
+    /// What its children are doing, once it has had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub children: Option<Children>,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> ViewUpdate {
@@ -169,6 +190,13 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         result: snap.result.map(|v| degrade_result(v, state, caps)),
         streamed: snap.streamed.into_owned(),
         input: snap.input.into_owned(),
+        parent_call_id: state
+            .parent
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
+        depth: state.depth,
+        children: state.children.clone(),
     }))
 }
 
@@ -231,6 +259,12 @@ fn message(m: &MessageState, change: MessageChange<'_>, caps: &Capabilities) -> 
         role: m.role,
         text: capped_text(&m.text, upto, cap).into_owned(),
         status: super::transcript::status(m),
+        parent_call_id: m
+            .parent
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
+        depth: m.depth,
     }
 }
 

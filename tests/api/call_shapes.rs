@@ -274,3 +274,113 @@ fn server_replacements(server: &str, session: &str) -> usize {
         .filter(|l| l.contains(r#""toolview":{"input":"streaming"}"#))
         .count()
 }
+
+/// A session with a subagent (`tests/data/subagent.jsonl`: a parent call, three children of
+/// which one fails, a grandchild that outlives its parent, a subagent's message) through the
+/// official clients: the ACP SDK client validates every notification (the children's
+/// `parentCallId`, the parent's progress in its title), `HttpAgent` accepts the stream and holds
+/// every call once with its result, and the AI SDK reader ends every tool part.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subagent_session_reads_through_every_official_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let file = support::cli::repo_file("tests/data/subagent.jsonl");
+    support::cli::publish_jsonl(&server.url, "sub", &file);
+
+    // ACP: as many notifications as the server renders; all valid, the children linked.
+    let out = support::cli::command(&[
+        "tail",
+        "--server",
+        &server.url,
+        "--session",
+        "sub",
+        "--target",
+        "acp",
+        "--no-follow",
+    ])
+    .output()
+    .unwrap();
+    assert!(out.status.success());
+    let want = String::from_utf8(out.stdout).unwrap().lines().count();
+    let node = NodeClient::spawn(crate::acp_agent::client_command(
+        &server.url,
+        "sub",
+        "load",
+        false,
+        want,
+    ));
+    let report = tokio::task::spawn_blocking(move || node.finish())
+        .await
+        .unwrap();
+    let notifications = report["notifications"].as_array().unwrap();
+    assert_eq!(notifications.len(), want, "{report}");
+    crate::acp_agent::check_notifications(notifications);
+    let parent_of = |id: &str| {
+        notifications
+            .iter()
+            .find(|n| {
+                n["update"]["sessionUpdate"] == "tool_call" && n["update"]["toolCallId"] == id
+            })
+            .map(|n| n["update"]["_meta"]["toolview"]["parentCallId"].clone())
+            .unwrap()
+    };
+    assert_eq!(parent_of("grep1"), "task1");
+    assert_eq!(parent_of("nested1"), "bash1");
+    assert_eq!(parent_of("task1"), Value::Null);
+    let titles: Vec<&str> = notifications
+        .iter()
+        .filter(|n| n["update"]["toolCallId"] == "task1")
+        .filter_map(|n| n["update"]["title"].as_str())
+        .collect();
+    assert!(
+        titles.contains(&"Find the flaky test (1 running, 1 done, 1 failed)"),
+        "{titles:?}"
+    );
+
+    // AG-UI: every call once, each with its result; the parent's card counts its children.
+    let url = format!("{}/ag-ui", server.url);
+    let report = tokio::task::spawn_blocking(move || {
+        NodeClient::spawn(agui_client(&["http", &url, "sub", r#"{"follow":false}"#])).finish()
+    })
+    .await
+    .unwrap();
+    let results = crate::agui::calls_and_results(&report);
+    assert_eq!(results.len(), 5, "{report}");
+    let card = report["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "activity" && m["content"]["callId"] == "task1")
+        .unwrap();
+    assert_eq!(
+        card["content"]["children"],
+        json!({"running": 0, "done": 1, "failed": 2, "latest": "cargo test net -- --test-threads 1"})
+    );
+
+    // The AI SDK: no error, every tool part ended, the children's cards linked.
+    let body = json!({"id": "sub", "messages": [], "toolview": {"follow": false}});
+    let mut cmd = support::node::script("ai_sdk_client");
+    cmd.args(["post", &format!("{}/ai-sdk", server.url), &body.to_string()]);
+    let node = NodeClient::spawn(cmd);
+    let report = tokio::task::spawn_blocking(move || node.finish())
+        .await
+        .unwrap();
+    assert_eq!(report["errors"], json!([]), "{report}");
+    let parts = report["message"]["parts"].as_array().unwrap();
+    let tools: Vec<&Value> = parts
+        .iter()
+        .filter(|p| p["type"] == "dynamic-tool")
+        .collect();
+    assert_eq!(tools.len(), 5);
+    assert!(
+        tools
+            .iter()
+            .all(|t| t["state"] == "output-available" || t["state"] == "output-error")
+    );
+    let grandchild = parts
+        .iter()
+        .find(|p| p["type"] == "data-toolview-card" && p["id"] == "nested1")
+        .unwrap();
+    assert_eq!(grandchild["data"]["parentCallId"], "bash1");
+    assert_eq!(grandchild["data"]["depth"], 2);
+}

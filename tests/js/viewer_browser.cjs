@@ -62,9 +62,15 @@ async function main() {
         links: [...c.querySelectorAll('a')].map((a) => a.getAttribute('href')),
         // A presenter's console block, shown as output.
         console: c.querySelector('pre.console')?.textContent ?? null,
+        // Nesting: the card it is grouped under, and its own group's summary.
+        parent: c.parentElement?.closest('section.card')?.dataset.call ?? null,
+        group: c.querySelector(':scope > details.children > summary')?.textContent ?? null,
+        // A pending call's input so far.
+        input: c.querySelector('pre.input')?.textContent ?? null,
       })),
       messages: [...document.querySelectorAll('section.message')].map((m) => ({
         id: m.dataset.message,
+        parent: m.parentElement?.closest('section.card')?.dataset.call ?? null,
         role: m.dataset.role,
         status: m.dataset.status,
         text: m.querySelector('.text').textContent,

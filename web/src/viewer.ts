@@ -313,6 +313,35 @@ async function main() {
   const byCall = new Map<string, { card: CardSnapshot; el: HTMLElement }>();
   const byMessage = new Map<string, { message: MessageSnapshot; el: HTMLElement }>();
   const byPermission = new Map<string, HTMLElement>();
+  // A subagent's calls and messages: a collapsible group inside the card of the call they run
+  // under, kept across that card's re-renders; its summary counts the children's states.
+  const groups = new Map<string, HTMLDetailsElement>();
+  const group = (parentId: string): HTMLElement | undefined => {
+    const parent = byCall.get(parentId);
+    if (!parent) return undefined;
+    let details = groups.get(parentId);
+    if (!details) {
+      details = el("details", { class: "children", open: "" }, el("summary", {}, "subagent")) as HTMLDetailsElement;
+      groups.set(parentId, details);
+      parent.el.append(details);
+    }
+    return details;
+  };
+  const summarize = (parentId: string) => {
+    const details = groups.get(parentId);
+    if (!details) return;
+    const counts = { running: 0, done: 0, failed: 0 };
+    for (const c of byCall.values()) {
+      if (c.card.parentCallId !== parentId) continue;
+      if (c.card.status === CallStatus.COMPLETED) counts.done += 1;
+      else if (c.card.status === CallStatus.FAILED) counts.failed += 1;
+      else counts.running += 1;
+    }
+    const words = Object.entries(counts).filter(([, n]) => n > 0).map(([what, n]) => `${n} ${what}`);
+    details.querySelector("summary")!.textContent = `subagent: ${words.join(", ") || "no calls yet"}`;
+  };
+  // A new item goes in its parent's group when the parent is shown, else at the top.
+  const place = (parentId: string, next: HTMLElement) => (group(parentId) ?? cards).append(next);
   // An answer to a permission request: the decision itself arrives as an update to everyone.
   const answer = (requestId: string) => (optionId: string, note: HTMLElement) => {
     const path = `/permissions/${session.split("/").map(encodeURIComponent).join("/")}/${encodeURIComponent(requestId)}`;
@@ -347,6 +376,7 @@ async function main() {
       byCall.clear();
       byMessage.clear();
       byPermission.clear();
+      groups.clear();
       cards.replaceChildren();
       continue;
     }
@@ -360,14 +390,17 @@ async function main() {
     } else if (view.case === "card") {
       const next = render(view.value);
       const prev = byCall.get(view.value.callId);
+      const children = groups.get(view.value.callId);
+      if (children) next.append(children);
       if (prev) prev.el.replaceWith(next);
-      else cards.append(next);
+      else place(view.value.parentCallId, next);
       byCall.set(view.value.callId, { card: view.value, el: next });
+      if (view.value.parentCallId) summarize(view.value.parentCallId);
     } else if (view.case === "message") {
       const next = renderMessage(view.value);
       const prev = byMessage.get(view.value.messageId);
       if (prev) prev.el.replaceWith(next);
-      else cards.append(next);
+      else place(view.value.parentCallId, next);
       byMessage.set(view.value.messageId, { message: view.value, el: next });
     } else if (view.case === "messageAppended") {
       const shown = byMessage.get(view.value.messageId);

@@ -106,3 +106,33 @@ def test_the_asyncio_client_streams_input(server: Server) -> None:
             assert info.head_offset == 6
 
     asyncio.run(main())
+
+
+def test_a_subagents_calls_nest_under_the_call_that_runs_it(server: Server) -> None:
+    with Client(server.address) as client:
+        session = client.session("nests")
+        task = session.start_call(
+            "Task", {"description": "Find the flaky test", "prompt": "Look."}, call_id="t1"
+        )
+        session.message("assistant", "Searching.", message_id="m1", parent=task)
+        with task.child_call("Grep", {"pattern": "flaky"}, call_id="g1") as grep:
+            grep.finish("tests/net.rs:12")
+        bash = session.start_call("Bash", {"command": "cargo test"}, call_id="b1", parent="t1")
+        with bash.child_call("Read", {"file_path": "/tmp/log"}, call_id="r1") as read:
+            read.finish("not found", is_error=True)
+        bash.finish("ok")
+        task.finish("net::reconnect")
+        with pytest.raises(UsageError, match="cannot run under itself"):
+            session.start_call("Bash", {"command": "true"}, call_id="self", parent="self")
+        client.flush()
+
+        views = [u.view for u in take(client.subscribe("nests", "view"), 10)]
+        cards = {v.card.call_id: v.card for v in views if v.WhichOneof("update") == "card"}
+        assert (cards["g1"].parent_call_id, cards["g1"].depth) == ("t1", 1)
+        assert (cards["r1"].parent_call_id, cards["r1"].depth) == ("b1", 2)
+        message = next(v.message for v in views if v.WhichOneof("update") == "message")
+        assert (message.parent_call_id, message.depth) == ("t1", 1)
+        # The parent's card at its finish: what its children did.
+        progress = cards["t1"].children
+        assert (progress.running, progress.done, progress.failed) == (0, 2, 0)
+        assert cards["b1"].children.failed == 1

@@ -116,7 +116,19 @@ export class Call {
     readonly callId: string,
     private readonly ask: Ask = noAsk,
     private inputOpen = false,
+    private readonly session?: Session,
   ) {}
+
+  /** A call this one runs (a subagent's call under the call that runs the subagent):
+   * `Session.startCall` with `parent` this call. */
+  childCall(
+    tool: string,
+    args?: Arguments,
+    options: { callId?: string; view?: ToolCallView; streaming?: boolean } = {},
+  ): Promise<Call> {
+    if (!this.session) return Promise.reject(new UsageError(`call ${this.callId}: made without its session`));
+    return this.session.startCall(tool, args, { ...options, parent: this });
+  }
 
   /** More of the arguments' text, as the model writes it. */
   inputDelta(text: string): Promise<void> {
@@ -182,6 +194,12 @@ export class Call {
     };
     return this.put(event(this.sessionId, eventId("call", this.callId, "end"), { case: "callFinished", value }));
   }
+}
+
+/** A parent's call id: a started call's, a given id, or none (""). */
+function parentOf(parent: Call | string | undefined): string {
+  if (parent === undefined || parent === "") return "";
+  return typeof parent === "string" ? safeId(parent) : parent.callId;
 }
 
 /** A started message: more text, then its end. */
@@ -259,10 +277,12 @@ export class Session {
   async startCall(
     tool: string,
     args?: Arguments,
-    options: { callId?: string; view?: ToolCallView; streaming?: boolean } = {},
+    options: { callId?: string; view?: ToolCallView; streaming?: boolean; parent?: Call | string } = {},
   ): Promise<Call> {
     const callId = options.callId ? safeId(options.callId) : newId("call");
     const streaming = options.streaming ?? false;
+    const parentCallId = parentOf(options.parent);
+    if (parentCallId === callId) throw new UsageError(`call ${callId}: a call cannot run under itself`);
     if (streaming && args !== undefined && typeof args !== "string")
       throw new UsageError(
         `call ${callId}: a streaming call starts with the text of its arguments so far (a string, or nothing); ` +
@@ -276,21 +296,30 @@ export class Session {
       argumentsJson: argumentsText,
       view: options.view,
       inputStreaming: streaming,
+      parentCallId,
     };
     await this.put(event(this.sessionId, eventId("call", callId), { case: "callStarted", value }));
-    return new Call(this.put, this.sessionId, callId, this.ask, streaming);
+    return new Call(this.put, this.sessionId, callId, this.ask, streaming, this);
   }
 
   /** A message (`user`, `assistant` or `reasoning`) began with `text`. */
-  async startMessage(role: Role, text = "", options: { messageId?: string } = {}): Promise<Message> {
+  async startMessage(
+    role: Role,
+    text = "",
+    options: { messageId?: string; parent?: Call | string } = {},
+  ): Promise<Message> {
     const messageId = options.messageId ? safeId(options.messageId) : newId("msg");
-    const value = { messageId, role: ROLES[role], text };
+    const value = { messageId, role: ROLES[role], text, parentCallId: parentOf(options.parent) };
     await this.put(event(this.sessionId, eventId("msg", messageId), { case: "messageStarted", value }));
     return new Message(this.put, this.sessionId, messageId);
   }
 
   /** A whole message; resolves to its id. */
-  async message(role: Role, text: string, options: { messageId?: string } = {}): Promise<string> {
+  async message(
+    role: Role,
+    text: string,
+    options: { messageId?: string; parent?: Call | string } = {},
+  ): Promise<string> {
     const message = await this.startMessage(role, text, options);
     await message.finish();
     return message.messageId;

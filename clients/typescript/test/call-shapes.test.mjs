@@ -74,3 +74,34 @@ test("streaming misuse is refused before anything is sent", async () => {
   assert.equal((await client.getSession("stream-misuse")).headOffset, 5n);
   await client.close();
 });
+
+test("a subagent's calls nest under the call that runs it", async () => {
+  const client = connect(server.address);
+  const session = client.session("nests");
+  const task = await session.startCall(
+    "Task",
+    { description: "Find the flaky test", prompt: "Look." },
+    { callId: "t1" },
+  );
+  await session.message("assistant", "Searching.", { messageId: "m1", parent: task });
+  const grep = await task.childCall("Grep", { pattern: "flaky" }, { callId: "g1" });
+  await grep.finish("tests/net.rs:12");
+  const bash = await session.startCall("Bash", { command: "cargo test" }, { callId: "b1", parent: "t1" });
+  const read = await bash.childCall("Read", { file_path: "/tmp/log" }, { callId: "r1" });
+  await read.finish("not found", { isError: true });
+  await bash.finish("ok");
+  await task.finish("net::reconnect");
+  await assert.rejects(session.startCall("Bash", { command: "true" }, { callId: "self", parent: "self" }), UsageError);
+  await client.flush();
+
+  const views = (await take(await client.subscribe("nests", { target: "view" }), 10)).map((u) => u.body.value.update);
+  const cards = Object.fromEntries(views.filter((v) => v.case === "card").map((v) => [v.value.callId, v.value]));
+  assert.deepEqual([cards.g1.parentCallId, cards.g1.depth], ["t1", 1]);
+  assert.deepEqual([cards.r1.parentCallId, cards.r1.depth], ["b1", 2]);
+  const message = views.find((v) => v.case === "message").value;
+  assert.deepEqual([message.parentCallId, message.depth], ["t1", 1]);
+  const progress = cards.t1.children;
+  assert.deepEqual([progress.running, progress.done, progress.failed], [0, 2, 0]);
+  assert.equal(cards.b1.children.failed, 1);
+  await client.close();
+});

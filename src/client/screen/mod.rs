@@ -18,8 +18,8 @@ use crate::domain::{MessageRole, ToolResultView};
 use crate::render::card::Snapshot;
 use crate::render::{
     CallStatus, Capabilities, CardSnapshot, MessageStatus, TurnLine, ViewUpdate, ansi_card,
-    markdown_card, message_ansi, message_markdown, permission_ansi, permission_markdown, turn_ansi,
-    turn_markdown, visible,
+    markdown_card, message_ansi, message_markdown, nest_ansi, nest_markdown, permission_ansi,
+    permission_markdown, turn_ansi, turn_markdown, visible,
 };
 
 /// How cards are drawn.
@@ -92,6 +92,8 @@ struct Message {
     role: MessageRole,
     text: String,
     status: MessageStatus,
+    /// How many parents it is under (a subagent's words are indented).
+    depth: u8,
 }
 
 /// What the screen lists, in the order it appeared: calls and messages by id (their own id
@@ -172,7 +174,18 @@ impl Screen {
                 role,
                 text,
                 status,
-            } => self.message(message_id, Message { role, text, status }, out),
+                depth,
+                ..
+            } => self.message(
+                message_id,
+                Message {
+                    role,
+                    text,
+                    status,
+                    depth,
+                },
+                out,
+            ),
             ViewUpdate::MessageAppended { message_id, text } => {
                 let Some(m) = self.messages.get_mut(&message_id) else {
                     return Ok(());
@@ -251,14 +264,18 @@ impl Screen {
     /// A message as the style draws it.
     fn message_text(&self, m: &Message) -> String {
         match self.style {
-            Style::Ansi => message_ansi(m.role, &m.text, m.status),
-            Style::Markdown => visible(&message_markdown(m.role, &m.text, m.status)).into_owned(),
+            Style::Ansi => nest_ansi(&message_ansi(m.role, &m.text, m.status), m.depth),
+            Style::Markdown => visible(&nest_markdown(
+                &message_markdown(m.role, &m.text, m.status),
+                m.depth,
+            ))
+            .into_owned(),
         }
     }
 
     fn card(&mut self, snap: CardSnapshot, out: &mut impl Write) -> io::Result<()> {
         let id = snap.call_id.clone();
-        let finished = snap.status != CallStatus::InProgress;
+        let finished = matches!(snap.status, CallStatus::Completed | CallStatus::Failed);
         match self.cards.get_mut(&id) {
             Some(card) => card.snap = snap,
             None => {

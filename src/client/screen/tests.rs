@@ -23,6 +23,9 @@ fn card(id: &str, status: CallStatus, streamed: &str) -> ViewUpdate {
         result,
         streamed: streamed.into(),
         input: String::new(),
+        parent_call_id: String::new(),
+        depth: 0,
+        children: None,
     }))
 }
 
@@ -154,6 +157,8 @@ fn messages_print_once_complete_and_turns_as_lines() {
         role,
         text: text.into(),
         status,
+        parent_call_id: String::new(),
+        depth: 0,
     };
     let updates = || {
         vec![

@@ -3,16 +3,15 @@
 mod enums;
 mod events;
 mod permissions;
+mod present;
 mod rendering;
 mod results;
 mod value;
 mod views;
 
-pub use events::{
-    EnumError, MetaJsonError, PresentInput, PresentRequestError, ToolEventError, check_meta_json,
-    events_from_pb,
-};
+pub use events::{EnumError, MetaJsonError, ToolEventError, check_meta_json, events_from_pb};
 pub use permissions::{PermissionEventError, requested_from_pb, resolved_from_pb};
+pub use present::{PresentInput, PresentRequestError};
 pub use rendering::{
     CursorError, RenderInput, RenderRequestError, TargetError, ViewUpdateError, rendered_update,
     target_from_pb,

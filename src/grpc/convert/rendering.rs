@@ -10,8 +10,8 @@ use super::views::{Indexed, ToolCallViewError};
 use crate::domain::{self as d, Cursor, Epoch, EpochError};
 use crate::grpc::pb;
 use crate::render::{
-    Body, CallStatus, Capabilities, CardSnapshot, MessageStatus, PermissionSnapshot, Rendered,
-    Target, ViewUpdate, json_text,
+    Body, CallStatus, Capabilities, CardSnapshot, Children, MAX_DEPTH, MessageStatus,
+    PermissionSnapshot, Rendered, Target, ViewUpdate, json_text,
 };
 
 /// An unset or unknown target.
@@ -121,6 +121,14 @@ impl From<ViewUpdate> for pb::ViewUpdate {
                 result: c.result.map(Into::into),
                 streamed: c.streamed,
                 input: c.input,
+                parent_call_id: c.parent_call_id,
+                depth: c.depth.into(),
+                children: c.children.map(|c| pb::ChildProgress {
+                    running: c.running,
+                    done: c.done,
+                    failed: c.failed,
+                    latest: c.latest,
+                }),
             }),
             ViewUpdate::Session { cwd } => Update::Session(pb::SessionHeader {
                 cwd: cwd.unwrap_or_default(),
@@ -136,10 +144,14 @@ impl From<ViewUpdate> for pb::ViewUpdate {
                 role,
                 text,
                 status,
+                parent_call_id,
+                depth,
             } => Update::Message(pb::MessageSnapshot {
                 message_id,
                 role: role_to_pb(role).into(),
                 text,
+                parent_call_id,
+                depth: depth.into(),
                 status: match status {
                     MessageStatus::Streaming => pb::MessageStatus::Streaming,
                     MessageStatus::Complete => pb::MessageStatus::Complete,
@@ -228,10 +240,14 @@ impl TryFrom<pb::ViewUpdate> for ViewUpdate {
                 role,
                 text,
                 status,
+                parent_call_id,
+                depth,
             })) => ViewUpdate::Message {
                 message_id,
                 role: role_from_pb(role).map_err(ViewUpdateError::Role)?,
                 text,
+                parent_call_id,
+                depth: depth_from_pb(depth),
                 status: match pb::MessageStatus::try_from(status) {
                     Ok(pb::MessageStatus::Streaming) => MessageStatus::Streaming,
                     Ok(pb::MessageStatus::Complete) => MessageStatus::Complete,
@@ -282,6 +298,9 @@ fn card_from_pb(c: pb::CardSnapshot) -> Result<CardSnapshot, ViewUpdateError> {
         result,
         streamed,
         input,
+        parent_call_id,
+        depth,
+        children,
     } = c;
     let status = match pb::CallStatus::try_from(status) {
         Ok(pb::CallStatus::Pending) => CallStatus::Pending,
@@ -306,7 +325,20 @@ fn card_from_pb(c: pb::CardSnapshot) -> Result<CardSnapshot, ViewUpdateError> {
             .map_err(ViewUpdateError::Result)?,
         streamed,
         input,
+        parent_call_id,
+        depth: depth_from_pb(depth),
+        children: children.map(|c| Children {
+            running: c.running,
+            done: c.done,
+            failed: c.failed,
+            latest: c.latest,
+        }),
     })
+}
+
+/// A depth from the wire, within the renderings' bound.
+fn depth_from_pb(depth: u32) -> u8 {
+    u8::try_from(depth.min(u32::from(MAX_DEPTH))).unwrap_or(MAX_DEPTH)
 }
 
 /// Why a client's cursor is not one.

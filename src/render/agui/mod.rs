@@ -96,6 +96,10 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     if let Change::Started(state) | Change::Snapshot(state) | Change::Finished(state) = change {
         events.push(activity(state, change, ctx, caps));
     }
+    // A parent whose children moved: its card again, with their progress.
+    if let Some(parent) = ctx.parent {
+        events.push(activity(parent, Change::Snapshot(parent), ctx, caps));
+    }
     events
 }
 

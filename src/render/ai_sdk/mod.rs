@@ -28,6 +28,15 @@ use super::view;
 use crate::domain::{MessageRole, ToolCallView};
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<UiChunk> {
+    let mut chunks = chunks(change, ctx, caps);
+    // A parent whose children moved: its card again, with their progress.
+    if let Some(parent) = ctx.parent {
+        chunks.push(card(parent, Change::Snapshot(parent), ctx, caps));
+    }
+    chunks
+}
+
+fn chunks(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<UiChunk> {
     match change {
         Change::Session => Vec::new(),
         Change::Turn(turn) => vec![step(turn)],

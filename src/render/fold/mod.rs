@@ -7,8 +7,10 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
+mod nest;
 mod permissions;
 
+pub use nest::{Children, MAX_DEPTH};
 pub use permissions::PermissionState;
 
 use serde_json::Value;
@@ -76,12 +78,21 @@ pub struct CallState {
     pub status: CallStatus,
     /// When the fold first saw the call (a counter): calls in flight are listed in this order.
     pub order: u64,
+    /// The call it runs under (`parent_call_id`), if any.
+    pub parent: Option<CallId>,
+    /// How many parents it is under (see `nest.rs`): 0 at the top.
+    pub depth: u8,
+    /// What its children are doing, once it has had one.
+    pub children: Option<Children>,
 }
 
 impl CallState {
     fn orphan(call_id: CallId, retain: usize, order: u64) -> Self {
         CallState {
             order,
+            parent: None,
+            depth: 0,
+            children: None,
             call_id,
             tool_name: String::new(),
             arguments_json: String::new(),
@@ -130,6 +141,10 @@ pub struct MessageState {
     pub started: bool,
     /// When the fold first saw it (the counter calls use: in-flight items keep their order).
     pub order: u64,
+    /// The call it belongs under (a subagent's words), if any.
+    pub parent: Option<CallId>,
+    /// How many parents it is under: 0 at the top.
+    pub depth: u8,
 }
 
 /// A turn boundary.
@@ -208,6 +223,8 @@ impl MessageState {
             finished: false,
             started: false,
             order,
+            parent: None,
+            depth: 0,
         }
     }
 }
@@ -237,6 +254,9 @@ pub struct Step<'a> {
     pub change: Change<'a>,
     /// The session's working directory.
     pub cwd: Option<&'a str>,
+    /// The parent in flight whose children this change moved (a child started or finished):
+    /// the renderings show its progress again.
+    pub parent: Option<&'a CallState>,
 }
 
 /// The folded state of one session.
@@ -333,16 +353,25 @@ impl Fold {
     /// Applies one event; returns what changed and the session cwd after it (a
     /// `SessionStarted` sets the cwd for its own update).
     pub fn apply<'a>(&'a mut self, event: &'a ToolEvent) -> Step<'a> {
+        let mut parent = None;
         let change = match &event.body {
             EventBody::SessionStarted(s) => {
                 self.cwd = (!s.cwd.is_empty()).then(|| s.cwd.clone());
                 Change::Session
             }
-            EventBody::CallStarted(s) => self.live.call_started(s),
+            EventBody::CallStarted(s) => {
+                let (change, moved) = self.live.call_started(s);
+                parent = moved;
+                change
+            }
             EventBody::CallInputDelta(d) => self.live.call_input_delta(d),
             EventBody::CallInputComplete(c) => self.live.call_input_complete(c),
             EventBody::CallOutput(o) => self.live.call_output(o),
-            EventBody::CallFinished(f) => self.live.call_finished(f),
+            EventBody::CallFinished(f) => {
+                let (change, moved) = self.live.call_finished(f);
+                parent = moved;
+                change
+            }
             EventBody::TurnStarted(t) => {
                 self.live.turn = Some(t.turn_id.clone());
                 Change::Turn(Turn {
@@ -377,6 +406,7 @@ impl Fold {
         Step {
             change,
             cwd: self.cwd.as_deref(),
+            parent,
         }
     }
 }
@@ -387,12 +417,16 @@ impl Live {
         self.next_order
     }
 
-    fn call_started<'a>(&'a mut self, s: &'a CallStarted) -> Change<'a> {
+    /// A call's start, and its parent in flight (which counts it).
+    fn call_started<'a>(&'a mut self, s: &'a CallStarted) -> (Change<'a>, Option<&'a CallState>) {
         let order = self.next_order();
         let mut state = CallState {
             tool_name: s.tool_name.clone(),
+            parent: s.parent.clone(),
             ..CallState::orphan(s.call_id.clone(), self.retain, order)
         };
+        let parent = state.parent_id().cloned();
+        state.depth = self.depth_under(parent.as_ref());
         if s.input_streaming {
             let (input, view) =
                 StreamingInput::start(&s.tool_name, &s.arguments_json, s.view.clone());
@@ -402,15 +436,14 @@ impl Live {
         } else {
             state.complete_input(&s.arguments_json, s.view.clone());
         }
+        if let Some(p) = &parent {
+            self.child_started(p, state.title());
+        }
         // A repeated start (rejected by Publish) starts the card anew.
-        let state = match self.calls.entry(s.call_id.clone()) {
-            Entry::Occupied(mut e) => {
-                e.insert(state);
-                e.into_mut()
-            }
-            Entry::Vacant(e) => e.insert(state),
-        };
-        Change::Started(state)
+        self.calls.insert(s.call_id.clone(), state);
+        let calls = &self.calls;
+        let child = calls.get(&s.call_id).expect("inserted above");
+        (Change::Started(child), parent.and_then(|p| calls.get(&p)))
     }
 
     fn call_input_delta<'a>(&'a mut self, d: &'a CallInputDelta) -> Change<'a> {
@@ -464,7 +497,8 @@ impl Live {
         Change::Output(state, chunk)
     }
 
-    fn call_finished<'a>(&'a mut self, f: &'a CallFinished) -> Change<'a> {
+    /// A call's finish, and its parent in flight (which counts it).
+    fn call_finished<'a>(&'a mut self, f: &'a CallFinished) -> (Change<'a>, Option<&'a CallState>) {
         let mut state = match self.calls.remove(&f.call_id) {
             Some(state) => state,
             None => CallState::orphan(f.call_id.clone(), self.retain, self.next_order()),
@@ -491,7 +525,19 @@ impl Live {
         } else {
             CallStatus::Completed
         };
-        Change::Finished(self.last_finished.insert(state))
+        let parent = state.parent_id().cloned();
+        if let Some(p) = &parent {
+            self.child_finished(p, state.title(), f.is_error);
+        }
+        let Live {
+            calls,
+            last_finished,
+            ..
+        } = self;
+        (
+            Change::Finished(last_finished.insert(state)),
+            parent.and_then(|p| calls.get(&p)),
+        )
     }
 
     fn message_started<'a>(&'a mut self, m: &'a MessageStarted) -> Change<'a> {
@@ -506,6 +552,8 @@ impl Live {
             finished: false,
             started: true,
             order,
+            depth: self.depth_under(m.parent.as_ref()),
+            parent: m.parent.clone(),
         };
         let state = match self.messages.entry(m.message_id.clone()) {
             Entry::Occupied(mut e) => {

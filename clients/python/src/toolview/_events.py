@@ -8,7 +8,7 @@ import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union, cast
+from typing import Any, Iterable, Mapping, Optional, Protocol, Sequence, Tuple, Union, cast
 
 from ._ids import event_id, new_id, safe_id
 from .errors import UsageError
@@ -16,6 +16,26 @@ from .v1 import events_pb2, views_pb2
 
 #: What a call's arguments may be: a JSON-able mapping, or the raw argument text.
 Arguments = Union[Mapping[str, Any], str, None]
+
+
+class HasCallId(Protocol):
+    """A started call (``Call``, ``AsyncCall``): what a child names as its parent."""
+
+    @property
+    def call_id(self) -> str: ...
+
+
+#: The call a call or message runs under: a started call, its id, or none (the top level).
+Parent = Union[HasCallId, str, None]
+
+
+def parent_of(parent: Parent) -> Optional[str]:
+    """The parent's call id, or none."""
+    if parent is None or isinstance(parent, str):
+        return parent or None
+    return parent.call_id
+
+
 #: A call's result: text, content blocks, or nothing.
 Result = Union[str, Sequence[views_pb2.ContentBlock], None]
 #: Presentation meta: a JSON-able mapping, or JSON text.
@@ -155,6 +175,7 @@ class CallEvents:
         args: Arguments,
         view: Optional[views_pb2.ToolCallView],
         streaming: bool = False,
+        parent: Optional[str] = None,
     ) -> events_pb2.ToolEvent:
         if streaming and not (args is None or isinstance(args, str)):
             raise UsageError(
@@ -163,8 +184,14 @@ class CallEvents:
             )
         text = (args if isinstance(args, str) else "") if streaming else arguments_json(args)
         self._input_open = streaming
+        if parent is not None and safe_id(parent) == self.call_id:
+            raise UsageError(f"call {self.call_id}: a call cannot run under itself")
         started = events_pb2.ToolCallStarted(
-            call_id=self.call_id, tool_name=tool, arguments_json=text, input_streaming=streaming
+            call_id=self.call_id,
+            tool_name=tool,
+            arguments_json=text,
+            input_streaming=streaming,
+            parent_call_id=safe_id(parent) if parent else "",
         )
         if view is not None:
             started.view.CopyFrom(view)
@@ -236,12 +263,15 @@ class MessageEvents:
         self.message_id = safe_id(message_id) if message_id else new_id("msg")
         self._deltas = itertools.count(1)
 
-    def started(self, role: Union[str, int], text: str) -> events_pb2.ToolEvent:
+    def started(self, role: Union[str, int], text: str, parent: Optional[str] = None) -> events_pb2.ToolEvent:
         return events_pb2.ToolEvent(
             session_id=self.session_id,
             event_id=event_id("msg", self.message_id),
             message_started=events_pb2.MessageStarted(
-                message_id=self.message_id, role=role_of(role), text=text
+                message_id=self.message_id,
+                role=role_of(role),
+                text=text,
+                parent_call_id=safe_id(parent) if parent else "",
             ),
         )
 

@@ -193,6 +193,20 @@ class AsyncCall:
             request_id=request_id,
         )
 
+    async def child_call(
+        self,
+        tool: str,
+        args: Arguments = None,
+        *,
+        call_id: Optional[str] = None,
+        view: Optional[views_pb2.ToolCallView] = None,
+        streaming: bool = False,
+    ) -> "AsyncCall":
+        """A call this one runs (see ``toolview.Call.child_call``)."""
+        return await self._session.start_call(
+            tool, args, call_id=call_id, view=view, streaming=streaming, parent=self
+        )
+
     async def input_delta(self, text: str) -> None:
         await self._publisher.put(self._events.input_delta(text))
 
@@ -284,21 +298,34 @@ class AsyncSession:
         call_id: Optional[str] = None,
         view: Optional[views_pb2.ToolCallView] = None,
         streaming: bool = False,
+        parent: _events.Parent = None,
     ) -> AsyncCall:
         events = _events.CallEvents(self.session_id, call_id)
         self._ledger.start(self.session_id, events.call_id)
-        await self._publisher.put(events.started(tool, args, view, streaming))
+        await self._publisher.put(events.started(tool, args, view, streaming, _events.parent_of(parent)))
         return AsyncCall(self._publisher, events, self)
 
     async def start_message(
-        self, role: Union[str, int], text: str = "", *, message_id: Optional[str] = None
+        self,
+        role: Union[str, int],
+        text: str = "",
+        *,
+        message_id: Optional[str] = None,
+        parent: _events.Parent = None,
     ) -> AsyncMessage:
         events = _events.MessageEvents(self.session_id, message_id)
-        await self._publisher.put(events.started(role, text))
+        await self._publisher.put(events.started(role, text, _events.parent_of(parent)))
         return AsyncMessage(self._publisher, events)
 
-    async def message(self, role: Union[str, int], text: str, *, message_id: Optional[str] = None) -> str:
-        message = await self.start_message(role, text, message_id=message_id)
+    async def message(
+        self,
+        role: Union[str, int],
+        text: str,
+        *,
+        message_id: Optional[str] = None,
+        parent: _events.Parent = None,
+    ) -> str:
+        message = await self.start_message(role, text, message_id=message_id, parent=parent)
         await message.finish()
         return message.message_id
 

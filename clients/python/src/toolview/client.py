@@ -95,6 +95,21 @@ class Call:
             request_id=request_id,
         )
 
+    def child_call(
+        self,
+        tool: str,
+        args: Arguments = None,
+        *,
+        call_id: Optional[str] = None,
+        view: Optional[views_pb2.ToolCallView] = None,
+        streaming: bool = False,
+    ) -> "Call":
+        """A call this one runs (a subagent's call under the call that runs the subagent):
+        ``Session.start_call`` with ``parent=`` this call."""
+        return self._session.start_call(
+            tool, args, call_id=call_id, view=view, streaming=streaming, parent=self
+        )
+
     def input_delta(self, text: str) -> None:
         """More of the arguments' text, as the model writes it (a call started with
         ``streaming=True``)."""
@@ -193,28 +208,42 @@ class Session:
         call_id: Optional[str] = None,
         view: Optional[views_pb2.ToolCallView] = None,
         streaming: bool = False,
+        parent: _events.Parent = None,
     ) -> Call:
         """A tool call started: its tool name (matched against the built-in presenters), its
         arguments, and optionally a custom call view. With ``streaming=True`` the model is still
         writing the arguments: ``args`` is their text so far (or nothing), ``Call.input_delta``
         appends to it and ``Call.input_complete`` gives them whole; until then UIs show the call
-        pending with its input so far."""
+        pending with its input so far. ``parent`` (a started call or its id) nests this call under
+        the call that runs it (a subagent's calls under the subagent's call)."""
         events = _events.CallEvents(self.session_id, call_id)
         self._ledger.start(self.session_id, events.call_id)
-        self._publisher.put(events.started(tool, args, view, streaming))
+        self._publisher.put(events.started(tool, args, view, streaming, _events.parent_of(parent)))
         return Call(self._publisher, events, self)
 
     def start_message(
-        self, role: Union[str, int], text: str = "", *, message_id: Optional[str] = None
+        self,
+        role: Union[str, int],
+        text: str = "",
+        *,
+        message_id: Optional[str] = None,
+        parent: _events.Parent = None,
     ) -> Message:
         """A message (``user``, ``assistant`` or ``reasoning``) began with ``text``."""
         events = _events.MessageEvents(self.session_id, message_id)
-        self._publisher.put(events.started(role, text))
+        self._publisher.put(events.started(role, text, _events.parent_of(parent)))
         return Message(self._publisher, events)
 
-    def message(self, role: Union[str, int], text: str, *, message_id: Optional[str] = None) -> str:
+    def message(
+        self,
+        role: Union[str, int],
+        text: str,
+        *,
+        message_id: Optional[str] = None,
+        parent: _events.Parent = None,
+    ) -> str:
         """A whole message; returns its id."""
-        message = self.start_message(role, text, message_id=message_id)
+        message = self.start_message(role, text, message_id=message_id, parent=parent)
         message.finish()
         return message.message_id
 

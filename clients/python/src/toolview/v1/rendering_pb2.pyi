@@ -145,7 +145,7 @@ class InputAppended(_message.Message):
     def __init__(self, call_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class CardSnapshot(_message.Message):
-    __slots__ = ("call_id", "tool_name", "status", "call", "result", "streamed", "input")
+    __slots__ = ("call_id", "tool_name", "status", "call", "result", "streamed", "input", "parent_call_id", "depth", "children")
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -153,6 +153,9 @@ class CardSnapshot(_message.Message):
     RESULT_FIELD_NUMBER: _ClassVar[int]
     STREAMED_FIELD_NUMBER: _ClassVar[int]
     INPUT_FIELD_NUMBER: _ClassVar[int]
+    PARENT_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    DEPTH_FIELD_NUMBER: _ClassVar[int]
+    CHILDREN_FIELD_NUMBER: _ClassVar[int]
     call_id: str
     tool_name: str
     status: CallStatus
@@ -160,7 +163,22 @@ class CardSnapshot(_message.Message):
     result: _views_pb2.ToolResultView
     streamed: str
     input: str
-    def __init__(self, call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., status: _Optional[_Union[CallStatus, str]] = ..., call: _Optional[_Union[_views_pb2.ToolCallView, _Mapping]] = ..., result: _Optional[_Union[_views_pb2.ToolResultView, _Mapping]] = ..., streamed: _Optional[str] = ..., input: _Optional[str] = ...) -> None: ...
+    parent_call_id: str
+    depth: int
+    children: ChildProgress
+    def __init__(self, call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., status: _Optional[_Union[CallStatus, str]] = ..., call: _Optional[_Union[_views_pb2.ToolCallView, _Mapping]] = ..., result: _Optional[_Union[_views_pb2.ToolResultView, _Mapping]] = ..., streamed: _Optional[str] = ..., input: _Optional[str] = ..., parent_call_id: _Optional[str] = ..., depth: _Optional[int] = ..., children: _Optional[_Union[ChildProgress, _Mapping]] = ...) -> None: ...
+
+class ChildProgress(_message.Message):
+    __slots__ = ("running", "done", "failed", "latest")
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    LATEST_FIELD_NUMBER: _ClassVar[int]
+    running: int
+    done: int
+    failed: int
+    latest: str
+    def __init__(self, running: _Optional[int] = ..., done: _Optional[int] = ..., failed: _Optional[int] = ..., latest: _Optional[str] = ...) -> None: ...
 
 class SessionHeader(_message.Message):
     __slots__ = ("cwd",)
@@ -169,16 +187,20 @@ class SessionHeader(_message.Message):
     def __init__(self, cwd: _Optional[str] = ...) -> None: ...
 
 class MessageSnapshot(_message.Message):
-    __slots__ = ("message_id", "role", "text", "status")
+    __slots__ = ("message_id", "role", "text", "status", "parent_call_id", "depth")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    PARENT_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    DEPTH_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     role: _events_pb2.MessageRole
     text: str
     status: MessageStatus
-    def __init__(self, message_id: _Optional[str] = ..., role: _Optional[_Union[_events_pb2.MessageRole, str]] = ..., text: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ...) -> None: ...
+    parent_call_id: str
+    depth: int
+    def __init__(self, message_id: _Optional[str] = ..., role: _Optional[_Union[_events_pb2.MessageRole, str]] = ..., text: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., parent_call_id: _Optional[str] = ..., depth: _Optional[int] = ...) -> None: ...
 
 class MessageAppended(_message.Message):
     __slots__ = ("message_id", "text")

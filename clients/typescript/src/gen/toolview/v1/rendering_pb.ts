@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file toolview/v1/rendering.proto.
  */
 export const file_toolview_v1_rendering: GenFile = /*@__PURE__*/
-  fileDesc("Cht0b29sdmlldy92MS9yZW5kZXJpbmcucHJvdG8SC3Rvb2x2aWV3LnYxIrMBCgxDYXBhYmlsaXRpZXMSEAoIdGVybWluYWwYASABKAgSDAoEZGlmZhgCIAEoCBIMCgRyZWFkGAMgASgIEg4KBnNlYXJjaBgEIAEoCBILCgN3ZWIYBSABKAgSGAoQbWF4X291dHB1dF9ieXRlcxgGIAEoBBITCgt0b29sX2NvbG9ycxgHIAEoCBIWCg5vdXRwdXRfYXBwZW5kcxgIIAEoCBIRCglyZWFzb25pbmcYCSABKAgiJwoGQ3Vyc29yEg4KBm9mZnNldBgBIAEoBBINCgVlcG9jaBgCIAEoCSLGAgoOUmVuZGVyZWRVcGRhdGUSIwoGY3Vyc29yGAEgASgLMhMudG9vbHZpZXcudjEuQ3Vyc29yEg8KB2NhbGxfaWQYAiABKAkSEgoKbWVzc2FnZV9pZBgIIAEoCRISCgpyZXF1ZXN0X2lkGAogASgJEicKBHZpZXcYAyABKAsyFy50b29sdmlldy52MS5WaWV3VXBkYXRlSAASKAoDYWNwGAQgASgLMhkudG9vbHZpZXcudjEuSnNvbk1lc3NhZ2VzSAASKgoFYWdfdWkYBSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIABISCghtYXJrZG93bhgGIAEoCUgAEg4KBGFuc2kYByABKAlIABIrCgZhaV9zZGsYCSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIAEIGCgRib2R5IhwKDEpzb25NZXNzYWdlcxIMCgRqc29uGAEgAygJIqkDCgpWaWV3VXBkYXRlEikKBGNhcmQYASABKAsyGS50b29sdmlldy52MS5DYXJkU25hcHNob3RIABItCgdzZXNzaW9uGAIgASgLMhoudG9vbHZpZXcudjEuU2Vzc2lvbkhlYWRlckgAEjYKD291dHB1dF9hcHBlbmRlZBgDIAEoCzIbLnRvb2x2aWV3LnYxLk91dHB1dEFwcGVuZGVkSAASLwoHbWVzc2FnZRgEIAEoCzIcLnRvb2x2aWV3LnYxLk1lc3NhZ2VTbmFwc2hvdEgAEjgKEG1lc3NhZ2VfYXBwZW5kZWQYBSABKAsyHC50b29sdmlldy52MS5NZXNzYWdlQXBwZW5kZWRIABInCgR0dXJuGAYgASgLMhcudG9vbHZpZXcudjEuVHVyblVwZGF0ZUgAEjUKCnBlcm1pc3Npb24YByABKAsyHy50b29sdmlldy52MS5QZXJtaXNzaW9uU25hcHNob3RIABI0Cg5pbnB1dF9hcHBlbmRlZBgIIAEoCzIaLnRvb2x2aWV3LnYxLklucHV0QXBwZW5kZWRIAEIICgZ1cGRhdGUiLwoOT3V0cHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIi4KDUlucHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJItIBCgxDYXJkU25hcHNob3QSDwoHY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcudG9vbHZpZXcudjEuQ2FsbFN0YXR1cxInCgRjYWxsGAQgASgLMhkudG9vbHZpZXcudjEuVG9vbENhbGxWaWV3EisKBnJlc3VsdBgFIAEoCzIbLnRvb2x2aWV3LnYxLlRvb2xSZXN1bHRWaWV3EhAKCHN0cmVhbWVkGAYgASgJEg0KBWlucHV0GAcgASgJIhwKDVNlc3Npb25IZWFkZXISCwoDY3dkGAEgASgJIocBCg9NZXNzYWdlU25hcHNob3QSEgoKbWVzc2FnZV9pZBgBIAEoCRImCgRyb2xlGAIgASgOMhgudG9vbHZpZXcudjEuTWVzc2FnZVJvbGUSDAoEdGV4dBgDIAEoCRIqCgZzdGF0dXMYBCABKA4yGi50b29sdmlldy52MS5NZXNzYWdlU3RhdHVzIjMKD01lc3NhZ2VBcHBlbmRlZBISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkihQEKClR1cm5VcGRhdGUSDwoHdHVybl9pZBgBIAEoCRIQCghmaW5pc2hlZBgCIAEoCBIsCgtzdG9wX3JlYXNvbhgDIAEoDjIXLnRvb2x2aWV3LnYxLlN0b3BSZWFzb24SJgoFdXNhZ2UYBCABKAsyFy50b29sdmlldy52MS5Ub2tlblVzYWdlInwKElBlcm1pc3Npb25TbmFwc2hvdBIxCgdyZXF1ZXN0GAEgASgLMiAudG9vbHZpZXcudjEuUGVybWlzc2lvblJlcXVlc3RlZBIzCgpyZXNvbHV0aW9uGAIgASgLMh8udG9vbHZpZXcudjEuUGVybWlzc2lvblJlc29sdmVkKowBCgZUYXJnZXQSFgoSVEFSR0VUX1VOU1BFQ0lGSUVEEAASDwoLVEFSR0VUX1ZJRVcQARIOCgpUQVJHRVRfQUNQEAISEAoMVEFSR0VUX0FHX1VJEAMSEwoPVEFSR0VUX01BUktET1dOEAQSDwoLVEFSR0VUX0FOU0kQBRIRCg1UQVJHRVRfQUlfU0RLEAYqkgEKCkNhbGxTdGF0dXMSGwoXQ0FMTF9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdDQUxMX1NUQVRVU19JTl9QUk9HUkVTUxABEhkKFUNBTExfU1RBVFVTX0NPTVBMRVRFRBACEhYKEkNBTExfU1RBVFVTX0ZBSUxFRBADEhcKE0NBTExfU1RBVFVTX1BFTkRJTkcQBCpqCg1NZXNzYWdlU3RhdHVzEh4KGk1FU1NBR0VfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHAoYTUVTU0FHRV9TVEFUVVNfU1RSRUFNSU5HEAESGwoXTUVTU0FHRV9TVEFUVVNfQ09NUExFVEUQAmIGcHJvdG8z", [file_toolview_v1_events, file_toolview_v1_views]);
+  fileDesc("Cht0b29sdmlldy92MS9yZW5kZXJpbmcucHJvdG8SC3Rvb2x2aWV3LnYxIrMBCgxDYXBhYmlsaXRpZXMSEAoIdGVybWluYWwYASABKAgSDAoEZGlmZhgCIAEoCBIMCgRyZWFkGAMgASgIEg4KBnNlYXJjaBgEIAEoCBILCgN3ZWIYBSABKAgSGAoQbWF4X291dHB1dF9ieXRlcxgGIAEoBBITCgt0b29sX2NvbG9ycxgHIAEoCBIWCg5vdXRwdXRfYXBwZW5kcxgIIAEoCBIRCglyZWFzb25pbmcYCSABKAgiJwoGQ3Vyc29yEg4KBm9mZnNldBgBIAEoBBINCgVlcG9jaBgCIAEoCSLGAgoOUmVuZGVyZWRVcGRhdGUSIwoGY3Vyc29yGAEgASgLMhMudG9vbHZpZXcudjEuQ3Vyc29yEg8KB2NhbGxfaWQYAiABKAkSEgoKbWVzc2FnZV9pZBgIIAEoCRISCgpyZXF1ZXN0X2lkGAogASgJEicKBHZpZXcYAyABKAsyFy50b29sdmlldy52MS5WaWV3VXBkYXRlSAASKAoDYWNwGAQgASgLMhkudG9vbHZpZXcudjEuSnNvbk1lc3NhZ2VzSAASKgoFYWdfdWkYBSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIABISCghtYXJrZG93bhgGIAEoCUgAEg4KBGFuc2kYByABKAlIABIrCgZhaV9zZGsYCSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIAEIGCgRib2R5IhwKDEpzb25NZXNzYWdlcxIMCgRqc29uGAEgAygJIqkDCgpWaWV3VXBkYXRlEikKBGNhcmQYASABKAsyGS50b29sdmlldy52MS5DYXJkU25hcHNob3RIABItCgdzZXNzaW9uGAIgASgLMhoudG9vbHZpZXcudjEuU2Vzc2lvbkhlYWRlckgAEjYKD291dHB1dF9hcHBlbmRlZBgDIAEoCzIbLnRvb2x2aWV3LnYxLk91dHB1dEFwcGVuZGVkSAASLwoHbWVzc2FnZRgEIAEoCzIcLnRvb2x2aWV3LnYxLk1lc3NhZ2VTbmFwc2hvdEgAEjgKEG1lc3NhZ2VfYXBwZW5kZWQYBSABKAsyHC50b29sdmlldy52MS5NZXNzYWdlQXBwZW5kZWRIABInCgR0dXJuGAYgASgLMhcudG9vbHZpZXcudjEuVHVyblVwZGF0ZUgAEjUKCnBlcm1pc3Npb24YByABKAsyHy50b29sdmlldy52MS5QZXJtaXNzaW9uU25hcHNob3RIABI0Cg5pbnB1dF9hcHBlbmRlZBgIIAEoCzIaLnRvb2x2aWV3LnYxLklucHV0QXBwZW5kZWRIAEIICgZ1cGRhdGUiLwoOT3V0cHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIi4KDUlucHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIrkCCgxDYXJkU25hcHNob3QSDwoHY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcudG9vbHZpZXcudjEuQ2FsbFN0YXR1cxInCgRjYWxsGAQgASgLMhkudG9vbHZpZXcudjEuVG9vbENhbGxWaWV3EisKBnJlc3VsdBgFIAEoCzIbLnRvb2x2aWV3LnYxLlRvb2xSZXN1bHRWaWV3EhAKCHN0cmVhbWVkGAYgASgJEg0KBWlucHV0GAcgASgJEhYKDnBhcmVudF9jYWxsX2lkGAggASgJEg0KBWRlcHRoGAkgASgNEjEKCGNoaWxkcmVuGAogASgLMhoudG9vbHZpZXcudjEuQ2hpbGRQcm9ncmVzc0gAiAEBQgsKCV9jaGlsZHJlbiJOCg1DaGlsZFByb2dyZXNzEg8KB3J1bm5pbmcYASABKA0SDAoEZG9uZRgCIAEoDRIOCgZmYWlsZWQYAyABKA0SDgoGbGF0ZXN0GAQgASgJIhwKDVNlc3Npb25IZWFkZXISCwoDY3dkGAEgASgJIq4BCg9NZXNzYWdlU25hcHNob3QSEgoKbWVzc2FnZV9pZBgBIAEoCRImCgRyb2xlGAIgASgOMhgudG9vbHZpZXcudjEuTWVzc2FnZVJvbGUSDAoEdGV4dBgDIAEoCRIqCgZzdGF0dXMYBCABKA4yGi50b29sdmlldy52MS5NZXNzYWdlU3RhdHVzEhYKDnBhcmVudF9jYWxsX2lkGAUgASgJEg0KBWRlcHRoGAYgASgNIjMKD01lc3NhZ2VBcHBlbmRlZBISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkihQEKClR1cm5VcGRhdGUSDwoHdHVybl9pZBgBIAEoCRIQCghmaW5pc2hlZBgCIAEoCBIsCgtzdG9wX3JlYXNvbhgDIAEoDjIXLnRvb2x2aWV3LnYxLlN0b3BSZWFzb24SJgoFdXNhZ2UYBCABKAsyFy50b29sdmlldy52MS5Ub2tlblVzYWdlInwKElBlcm1pc3Npb25TbmFwc2hvdBIxCgdyZXF1ZXN0GAEgASgLMiAudG9vbHZpZXcudjEuUGVybWlzc2lvblJlcXVlc3RlZBIzCgpyZXNvbHV0aW9uGAIgASgLMh8udG9vbHZpZXcudjEuUGVybWlzc2lvblJlc29sdmVkKowBCgZUYXJnZXQSFgoSVEFSR0VUX1VOU1BFQ0lGSUVEEAASDwoLVEFSR0VUX1ZJRVcQARIOCgpUQVJHRVRfQUNQEAISEAoMVEFSR0VUX0FHX1VJEAMSEwoPVEFSR0VUX01BUktET1dOEAQSDwoLVEFSR0VUX0FOU0kQBRIRCg1UQVJHRVRfQUlfU0RLEAYqkgEKCkNhbGxTdGF0dXMSGwoXQ0FMTF9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdDQUxMX1NUQVRVU19JTl9QUk9HUkVTUxABEhkKFUNBTExfU1RBVFVTX0NPTVBMRVRFRBACEhYKEkNBTExfU1RBVFVTX0ZBSUxFRBADEhcKE0NBTExfU1RBVFVTX1BFTkRJTkcQBCpqCg1NZXNzYWdlU3RhdHVzEh4KGk1FU1NBR0VfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHAoYTUVTU0FHRV9TVEFUVVNfU1RSRUFNSU5HEAESGwoXTUVTU0FHRV9TVEFUVVNfQ09NUExFVEUQAmIGcHJvdG8z", [file_toolview_v1_events, file_toolview_v1_views]);
 
 /**
  * What a subscriber can show. Cards it did not declare are degraded (VIEW) or rendered in a
@@ -453,6 +453,30 @@ export type CardSnapshot = Message<"toolview.v1.CardSnapshot"> & {
    * @generated from field: string input = 7;
    */
   input: string;
+
+  /**
+   * The call this one runs under (a subagent's call); empty at the top.
+   *
+   * @generated from field: string parent_call_id = 8;
+   */
+  parentCallId: string;
+
+  /**
+   * How many parents it is under: 0 at the top; one more than its parent's when the parent was
+   * in flight at its start, else 1; at most 8.
+   *
+   * @generated from field: uint32 depth = 9;
+   */
+  depth: number;
+
+  /**
+   * What its children are doing, once it has had one: counted while the call is in flight
+   * (a finished call's are those at its finish). A UI with the children's cards may count
+   * them itself: this card is sent again only when the call itself changes.
+   *
+   * @generated from field: optional toolview.v1.ChildProgress children = 10;
+   */
+  children?: ChildProgress | undefined;
 };
 
 /**
@@ -461,6 +485,48 @@ export type CardSnapshot = Message<"toolview.v1.CardSnapshot"> & {
  */
 export const CardSnapshotSchema: GenMessage<CardSnapshot> = /*@__PURE__*/
   messageDesc(file_toolview_v1_rendering, 7);
+
+/**
+ * What a call's children (a subagent's calls) are doing.
+ *
+ * @generated from message toolview.v1.ChildProgress
+ */
+export type ChildProgress = Message<"toolview.v1.ChildProgress"> & {
+  /**
+   * Children started and not finished.
+   *
+   * @generated from field: uint32 running = 1;
+   */
+  running: number;
+
+  /**
+   * Children finished without error.
+   *
+   * @generated from field: uint32 done = 2;
+   */
+  done: number;
+
+  /**
+   * Children finished with an error.
+   *
+   * @generated from field: uint32 failed = 3;
+   */
+  failed: number;
+
+  /**
+   * The title of the child that started or finished last.
+   *
+   * @generated from field: string latest = 4;
+   */
+  latest: string;
+};
+
+/**
+ * Describes the message toolview.v1.ChildProgress.
+ * Use `create(ChildProgressSchema)` to create a new message.
+ */
+export const ChildProgressSchema: GenMessage<ChildProgress> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_rendering, 8);
 
 /**
  * Session-level state.
@@ -481,7 +547,7 @@ export type SessionHeader = Message<"toolview.v1.SessionHeader"> & {
  * Use `create(SessionHeaderSchema)` to create a new message.
  */
 export const SessionHeaderSchema: GenMessage<SessionHeader> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 8);
+  messageDesc(file_toolview_v1_rendering, 9);
 
 /**
  * The full state of one message item.
@@ -516,6 +582,20 @@ export type MessageSnapshot = Message<"toolview.v1.MessageSnapshot"> & {
    * @generated from field: toolview.v1.MessageStatus status = 4;
    */
   status: MessageStatus;
+
+  /**
+   * The call it belongs under (a subagent's words); empty for the agent's own.
+   *
+   * @generated from field: string parent_call_id = 5;
+   */
+  parentCallId: string;
+
+  /**
+   * How many parents it is under (0 at the top; see `CardSnapshot.depth`).
+   *
+   * @generated from field: uint32 depth = 6;
+   */
+  depth: number;
 };
 
 /**
@@ -523,7 +603,7 @@ export type MessageSnapshot = Message<"toolview.v1.MessageSnapshot"> & {
  * Use `create(MessageSnapshotSchema)` to create a new message.
  */
 export const MessageSnapshotSchema: GenMessage<MessageSnapshot> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 9);
+  messageDesc(file_toolview_v1_rendering, 10);
 
 /**
  * More text of a message whose item was already shown: a UI appends `text` to it.
@@ -551,7 +631,7 @@ export type MessageAppended = Message<"toolview.v1.MessageAppended"> & {
  * Use `create(MessageAppendedSchema)` to create a new message.
  */
 export const MessageAppendedSchema: GenMessage<MessageAppended> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 10);
+  messageDesc(file_toolview_v1_rendering, 11);
 
 /**
  * A turn boundary.
@@ -593,7 +673,7 @@ export type TurnUpdate = Message<"toolview.v1.TurnUpdate"> & {
  * Use `create(TurnUpdateSchema)` to create a new message.
  */
 export const TurnUpdateSchema: GenMessage<TurnUpdate> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 11);
+  messageDesc(file_toolview_v1_rendering, 12);
 
 /**
  * A permission request as a UI shows it (docs/approvals.md).
@@ -622,7 +702,7 @@ export type PermissionSnapshot = Message<"toolview.v1.PermissionSnapshot"> & {
  * Use `create(PermissionSnapshotSchema)` to create a new message.
  */
 export const PermissionSnapshotSchema: GenMessage<PermissionSnapshot> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 12);
+  messageDesc(file_toolview_v1_rendering, 13);
 
 /**
  * What a subscriber wants to receive.
