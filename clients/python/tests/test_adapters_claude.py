@@ -370,3 +370,102 @@ def test_claude_can_use_tool_asks_through_toolview(server: Server, answer: str) 
         assert claude.permission["updatedPermissions"][0]["rules"] == [
             {"toolName": "Bash", "ruleContent": "rm -rf build"}
         ]
+
+
+class SubagentClaudeCode(ScriptedClaudeCode):
+    """A run whose ``Task`` call runs a subagent: ``SubagentStart``, the subagent's message
+    (``parent_tool_use_id``: the Task call) announcing its first call, that call's hooks with
+    the subagent's ``agent_id``, a second call the messages never announce (hooks only), then the
+    Task's result."""
+
+    async def turn(self, prompt: str) -> None:
+        await self.hook("UserPromptSubmit", {"prompt": prompt})
+        task = {
+            "tool_name": "Task",
+            "tool_input": {
+                "description": "Find the flaky test",
+                "prompt": "Look.",
+                "subagent_type": "explore",
+            },
+            "tool_use_id": "toolu_task",
+        }
+        await self.hook("PreToolUse", task, "toolu_task")
+        await self.hook("SubagentStart", {"agent_id": "agent-1", "agent_type": "explore"})
+        await self.out.put(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": "msg_sub",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-test",
+                    "content": [
+                        {"type": "text", "text": "Searching the tests."},
+                        {"type": "tool_use", "id": "toolu_s1", "name": "Grep", "input": {"pattern": "flaky"}},
+                    ],
+                },
+                "parent_tool_use_id": "toolu_task",
+                "session_id": "cc-1",
+                "uuid": "uuid-sub",
+            }
+        )
+        inside = {"agent_id": "agent-1", "agent_type": "explore"}
+        grep = {"tool_name": "Grep", "tool_input": {"pattern": "flaky"}, "tool_use_id": "toolu_s1", **inside}
+        await self.hook("PreToolUse", grep, "toolu_s1")
+        await self.hook("PostToolUse", {**grep, "tool_response": {"filenames": ["tests/net.rs"]}}, "toolu_s1")
+        bash = {
+            "tool_name": "Bash",
+            "tool_input": {"command": "cargo test net"},
+            "tool_use_id": "toolu_s2",
+            **inside,
+        }
+        await self.hook("PreToolUse", bash, "toolu_s2")
+        await self.hook("PostToolUseFailure", {**bash, "error": "Exit code 101\nFAILED"}, "toolu_s2")
+        await self.hook("SubagentStop", {"stop_hook_active": False, "agent_transcript_path": "", **inside})
+        await self.hook("PostToolUse", {**task, "tool_response": "net::reconnect is flaky"}, "toolu_task")
+        await self.out.put(
+            {
+                "type": "result",
+                "subtype": "success",
+                "duration_ms": 5,
+                "duration_api_ms": 4,
+                "is_error": False,
+                "num_turns": 1,
+                "session_id": "cc-1",
+                "result": "done",
+                "usage": USAGE,
+            }
+        )
+
+
+def test_claude_subagents_calls_nest_under_their_task_call(server: Server) -> None:
+    from claude_agent_sdk import ClaudeAgentOptions, query
+
+    from toolview.adapters.claude_agent_sdk import ToolviewHooks
+
+    async def run() -> None:
+        async with AsyncClient(server.address) as client:
+            hooks = ToolviewHooks(client.session("claude-sub"))
+            options = ClaudeAgentOptions(hooks=hooks.matchers())
+            messages = query(prompt="Find the flaky test.", options=options, transport=SubagentClaudeCode())
+            async for _ in hooks.watch(messages):
+                pass
+
+    asyncio.run(run())
+    # A turn: its start, the prompt, the Task call and its two children (start, end each), the
+    # subagent's words, the turn's end.
+    events = 1 + 2 + 2 * 3 + 2 + 1
+    cards = final_cards(server, "claude-sub", events)
+    assert list(cards) == ["toolu_task", "toolu_s1", "toolu_s2"]
+    # The first child is named by the subagent's message, the second by its agent's hooks.
+    assert [cards[c].parent_call_id for c in ("toolu_task", "toolu_s1", "toolu_s2")] == [
+        "",
+        "toolu_task",
+        "toolu_task",
+    ]
+    progress = cards["toolu_task"].children
+    assert (progress.running, progress.done) == (0, 2)  # the failed command is a terminal card
+    with Client(server.address) as client, client.subscribe("claude-sub", "view") as updates:
+        views = [u.view for u in itertools.islice(updates, events)]
+    words = [v.message for v in views if v.WhichOneof("update") == "message" and v.message.role == 2]
+    assert [(m.text, m.parent_call_id) for m in words][-1] == ("Searching the tests.", "toolu_task")

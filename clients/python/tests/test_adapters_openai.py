@@ -3,6 +3,7 @@ tools, a Chat Completions model against a local endpoint, and an approval asked 
 toolview. Each run's cards are the ones toolview's presenters give for those tools and results."""
 
 import asyncio
+import itertools
 import json
 import threading
 from typing import Any, List
@@ -334,3 +335,90 @@ def test_an_openai_approval_is_asked_through_toolview(server: Server, answer: st
     else:
         assert card.status == 3
         assert "Rejected by someone via test" in card.result.generic.content[0].text.text
+
+
+class Script(agents.Model):
+    """A model that gives its responses in order: each a list of function calls, or the text of
+    its answer; no network. Its messages' ids carry its name (ids are the messages' keys)."""
+
+    def __init__(self, name: str, *responses: Any) -> None:
+        self.name, self.responses = name, list(responses)
+
+    async def get_response(self, *args: Any, **kwargs: Any):  # type: ignore[no-untyped-def]
+        from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+
+        step = self.responses.pop(0)
+        if isinstance(step, str):
+            output: List[Any] = [
+                ResponseOutputMessage(
+                    type="message",
+                    id=f"msg_{self.name}_{len(self.responses)}",
+                    role="assistant",
+                    status="completed",
+                    content=[ResponseOutputText(type="output_text", text=step, annotations=[])],
+                )
+            ]
+        else:
+            output = [
+                ResponseFunctionToolCall(
+                    type="function_call",
+                    id=f"fc_{call_id}",
+                    call_id=call_id,
+                    name=name,
+                    arguments=json.dumps(a),
+                )
+                for call_id, name, a in step
+            ]
+        return agents.ModelResponse(output=output, usage=agents.Usage(), response_id=None)
+
+    def stream_response(self, *args: Any, **kwargs: Any):  # type: ignore[no-untyped-def]
+        raise NotImplementedError
+
+
+def test_an_agent_used_as_a_tool_publishes_its_calls_under_that_tool_call(server: Server) -> None:
+    from toolview.adapters.openai_agents import ToolviewRunHooks
+
+    @agents.function_tool
+    def grep(pattern: str) -> str:
+        """Searches the tests."""
+        return "tests/net.rs:12: // flaky"
+
+    async def run() -> Any:
+        async with AsyncClient(server.address) as client:
+            hooks = ToolviewRunHooks(client.session("openai-nested"))
+            researcher = agents.Agent(
+                name="researcher",
+                instructions="Find things.",
+                model=Script(
+                    "researcher", [("call_in_1", "grep", {"pattern": "flaky"})], "net::reconnect is flaky."
+                ),
+                tools=[grep],
+            )
+            tool = researcher.as_tool("research", "Researches.", hooks=hooks.agent_tool("research"))
+            lead = agents.Agent(
+                name="lead",
+                instructions="Lead.",
+                model=Script(
+                    "lead", [("call_agent_1", "research", {"input": "Find the flaky test."})], "Fixed."
+                ),
+                tools=[tool],
+            )
+            await hooks.prompt("Fix the flaky test.")
+            return await agents.Runner.run(lead, "Fix the flaky test.", hooks=hooks)
+
+    agents.set_tracing_disabled(True)
+    result = asyncio.run(run())
+    assert result.final_output == "Fixed."
+    # The turn, the prompt (2), the agent tool's call and its child (2 each), the researcher's
+    # answer and the lead's (2 each), the turn's end.
+    events = 1 + 2 + 2 * 2 + 2 * 2 + 1
+    cards = final_cards(server, "openai-nested", events)
+    assert list(cards) == ["call_agent_1", "call_in_1"]
+    assert cards["call_in_1"].parent_call_id == "call_agent_1"
+    assert cards["call_in_1"].depth == 1
+    assert cards["call_agent_1"].children.done == 1
+    with Client(server.address) as client, client.subscribe("openai-nested", "view") as updates:
+        views = [u.view for u in itertools.islice(updates, events)]
+    answers = {v.message.text: v.message.parent_call_id for v in views if v.WhichOneof("update") == "message"}
+    assert answers["net::reconnect is flaky."] == "call_agent_1"
+    assert answers["Fixed."] == ""

@@ -110,6 +110,9 @@ function stopReasonOf(result: Record<string, unknown>): Stop {
   return "end_turn";
 }
 
+/** The tools whose call runs a subagent. */
+export const SUBAGENT_TOOLS: readonly string[] = ["Task", "Agent"];
+
 /** Hook callbacks for `options.hooks`: `UserPromptSubmit` starts a turn with the prompt,
  * `PreToolUse` starts a call (its id is the tool_use_id), `PostToolUse` and
  * `PostToolUseFailure` finish it, `Stop` adds the last answer and ends the turn (unless `watch`
@@ -117,6 +120,12 @@ function stopReasonOf(result: Record<string, unknown>): Stop {
 export class ToolviewHooks {
   private turn: Turn | undefined;
   private readonly calls = new Map<string, Call>();
+  // Subagents (docs/call-shapes.md#nesting): agent id -> its Task call; Task calls not yet bound
+  // to an agent, oldest first; a tool_use_id -> the Task call it runs under, from the
+  // subagent's messages (`watch`).
+  private readonly agents = new Map<string, string>();
+  private readonly unbound: string[] = [];
+  private readonly parents = new Map<string, string>();
   private watched = false;
   /** Milliseconds people have to answer a permission request (the server's default when absent). */
   readonly permissionTimeoutMs: number | undefined;
@@ -146,6 +155,10 @@ export class ToolviewHooks {
       PostToolUse: one((input, id) => this.postToolUse(input, id)),
       PostToolUseFailure: one((input, id) => this.postToolUseFailure(input, id)),
       Stop: one((input) => this.stop(input)),
+      SubagentStart: one((input) => this.subagentStart(input)),
+      SubagentStop: one(async (input) => {
+        this.agents.delete(String(input.agent_id ?? ""));
+      }),
     };
   }
 
@@ -206,16 +219,20 @@ export class ToolviewHooks {
   async observe(message: unknown): Promise<void> {
     this.watched = true;
     if (!isObject(message)) return;
-    if (message.type === "assistant" && message.parent_tool_use_id == null && isObject(message.message)) {
+    if (message.type === "assistant" && isObject(message.message)) {
+      // A subagent's message names the Task call it runs under.
+      const parent = typeof message.parent_tool_use_id === "string" ? message.parent_tool_use_id : undefined;
       const base = typeof message.uuid === "string" ? message.uuid : message.message.id;
       const content = Array.isArray(message.message.content) ? message.message.content : [];
       for (const [i, block] of content.entries()) {
         const messageId = typeof base === "string" && base ? `${base}:${i}` : undefined;
         if (!isObject(block)) continue;
         if (block.type === "text" && typeof block.text === "string" && block.text)
-          await this.session.message("assistant", block.text, { messageId });
+          await this.session.message("assistant", block.text, { messageId, parent });
         else if (block.type === "thinking" && typeof block.thinking === "string" && block.thinking)
-          await this.session.message("reasoning", block.thinking, { messageId });
+          await this.session.message("reasoning", block.thinking, { messageId, parent });
+        else if (block.type === "tool_use" && typeof block.id === "string" && parent)
+          this.parents.set(block.id, parent);
       }
     } else if (message.type === "result" && this.turn && !this.turn.finished) {
       await this.turn.finish(stopReasonOf(message), usageOf(message.usage));
@@ -230,16 +247,28 @@ export class ToolviewHooks {
 
   private async preToolUse(input: Input, toolUseId?: string): Promise<void> {
     const id = String(input.tool_use_id ?? toolUseId ?? "");
-    const call = await this.session.startCall(String(input.tool_name ?? ""), input.tool_input ?? {}, {
-      callId: id || undefined,
-    });
+    const tool = String(input.tool_name ?? "");
+    const parent = this.parents.get(id) ?? this.agents.get(String(input.agent_id ?? ""));
+    this.parents.delete(id);
+    const call = await this.session.startCall(tool, input.tool_input ?? {}, { callId: id || undefined, parent });
     this.calls.set(id, call);
+    if (SUBAGENT_TOOLS.includes(tool) && id) this.unbound.push(id);
+  }
+
+  /** A subagent began: its tool hooks (`agent_id`) belong under the oldest Task call not yet
+   * bound to one. */
+  private async subagentStart(input: Input): Promise<void> {
+    const agent = String(input.agent_id ?? "");
+    const task = agent ? this.unbound.shift() : undefined;
+    if (task) this.agents.set(agent, task);
   }
 
   private takeCall(input: Input, toolUseId?: string): Call | undefined {
     const id = String(input.tool_use_id ?? toolUseId ?? "");
     const call = this.calls.get(id);
     this.calls.delete(id);
+    const waiting = this.unbound.indexOf(id);
+    if (waiting >= 0) this.unbound.splice(waiting, 1);
     return call;
   }
 

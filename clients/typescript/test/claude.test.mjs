@@ -362,3 +362,91 @@ for (const answer of ["reject", "always"]) {
     await ui.close();
   });
 }
+
+/** A run whose Task call runs a subagent: SubagentStart, the subagent's message announcing its
+ * first call (parent_tool_use_id: the Task call), that call's hooks with the agent_id, a second
+ * call only the hooks name, then the Task's result. */
+async function subagentTurn(prompt, { hook, send }) {
+  await hook("UserPromptSubmit", { prompt });
+  const task = {
+    tool_name: "Task",
+    tool_input: { description: "Find the flaky test", prompt: "Look.", subagent_type: "explore" },
+    tool_use_id: "toolu_task",
+  };
+  await hook("PreToolUse", task, "toolu_task");
+  await hook("SubagentStart", { agent_id: "agent-1", agent_type: "explore" });
+  send({
+    type: "assistant",
+    message: {
+      id: "msg_sub",
+      type: "message",
+      role: "assistant",
+      model: "claude-test",
+      content: [
+        { type: "text", text: "Searching the tests." },
+        { type: "tool_use", id: "toolu_s1", name: "Grep", input: { pattern: "flaky" } },
+      ],
+    },
+    parent_tool_use_id: "toolu_task",
+    session_id: "cc-1",
+    uuid: "uuid-sub",
+  });
+  const inside = { agent_id: "agent-1", agent_type: "explore" };
+  const grep = { tool_name: "Grep", tool_input: { pattern: "flaky" }, tool_use_id: "toolu_s1", ...inside };
+  await hook("PreToolUse", grep, "toolu_s1");
+  await hook("PostToolUse", { ...grep, tool_response: { filenames: ["tests/net.rs"] } }, "toolu_s1");
+  const bash = { tool_name: "Bash", tool_input: { command: "cargo test net" }, tool_use_id: "toolu_s2", ...inside };
+  await hook("PreToolUse", bash, "toolu_s2");
+  await hook("PostToolUseFailure", { ...bash, error: "Exit code 101\nFAILED" }, "toolu_s2");
+  await hook("SubagentStop", { stop_hook_active: false, agent_transcript_path: "", ...inside });
+  await hook("PostToolUse", { ...task, tool_response: "net::reconnect is flaky" }, "toolu_task");
+  send({
+    type: "result",
+    subtype: "success",
+    duration_ms: 5,
+    duration_api_ms: 4,
+    is_error: false,
+    num_turns: 1,
+    session_id: "cc-1",
+    result: "done",
+    total_cost_usd: 0,
+    usage: USAGE,
+    permission_denials: [],
+  });
+}
+
+test("a Claude subagent's calls nest under their Task call", async () => {
+  const client = connect(server.address);
+  const hooks = new ToolviewHooks(client.session("claude-sub"));
+  const run = query({
+    prompt: "Find the flaky test.",
+    options: {
+      hooks: hooks.hooks(),
+      spawnClaudeCodeProcess: () => scriptedClaudeCode(subagentTurn),
+      pathToClaudeCodeExecutable: "/nonexistent/claude",
+    },
+  });
+  for await (const _ of hooks.watch(run)) {
+  }
+  await client.flush();
+  // A turn: its start, the prompt, the Task call and its two children, the subagent's words, its end.
+  const events = 1 + 2 + 2 * 3 + 2 + 1;
+  const cards = new Map();
+  const words = [];
+  let seen = 0;
+  for await (const item of await client.subscribe("claude-sub")) {
+    const update = item.body.value.update;
+    if (update.case === "card") cards.set(item.callId, update.value);
+    if (update.case === "message" && update.value.role === 2)
+      words.push([update.value.text, update.value.parentCallId]);
+    if (++seen === events) break;
+  }
+  assert.deepEqual([...cards.keys()], ["toolu_task", "toolu_s1", "toolu_s2"]);
+  assert.deepEqual(
+    ["toolu_task", "toolu_s1", "toolu_s2"].map((c) => cards.get(c).parentCallId),
+    ["", "toolu_task", "toolu_task"],
+  );
+  assert.equal(cards.get("toolu_task").children.done, 2);
+  assert.deepEqual(words.at(-1), ["Searching the tests.", "toolu_task"]);
+  await client.close();
+});

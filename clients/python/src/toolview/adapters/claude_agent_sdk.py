@@ -25,6 +25,12 @@ the first authorized answer decides (docs/approvals.md).
 The hooks see no text from the model: ``watch`` (optional) passes ``query``'s messages through
 and publishes the assistant's text and thinking as they come, then ends the turn with the
 run's usage when its result arrives (without it, ``Stop`` ends the turn with the last answer).
+
+Subagents: the calls a ``Task`` (``Agent``) subagent makes are published as children of the
+``Task`` call (docs/call-shapes.md#nesting). A tool hook from inside a subagent names its
+``agent_id``; ``SubagentStart`` binds that agent to the oldest ``Task`` call not yet bound.
+With ``watch``, the subagent's own messages (``parent_tool_use_id``) name the ``Task`` call
+exactly, and its words are published under it too.
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ from .._permissions import allow_always, allow_once, denial, reject_once
 from ..aio import AsyncCall, AsyncSession, AsyncTurn
 
 _EXIT = re.compile(r"^Exit code (-?\d+)\n?")
+#: The tools whose call runs a subagent.
+SUBAGENT_TOOLS = ("Task", "Agent")
 
 
 def _search_text(tool_name: str, response: Mapping[str, Any]) -> Optional[str]:
@@ -104,6 +112,11 @@ class ToolviewHooks:
             )
         self.session = session
         self._calls: Dict[str, AsyncCall] = {}
+        # Subagents: agent id -> its Task call; Task calls not yet bound to an agent, oldest
+        # first; a tool_use_id -> the Task call it runs under, from the subagent's messages.
+        self._agents: Dict[str, str] = {}
+        self._unbound: List[str] = []
+        self._parents: Dict[str, str] = {}
         self._turn: Optional[AsyncTurn] = None
         self._watched = False
         #: Seconds people have to answer a permission request (the server's default when None).
@@ -119,6 +132,8 @@ class ToolviewHooks:
             "PostToolUse": [HookMatcher(hooks=[self.post_tool_use])],
             "PostToolUseFailure": [HookMatcher(hooks=[self.post_tool_use_failure])],
             "Stop": [HookMatcher(hooks=[self.stop])],
+            "SubagentStart": [HookMatcher(hooks=[self.subagent_start])],
+            "SubagentStop": [HookMatcher(hooks=[self.subagent_stop])],
         }
 
     async def watch(self, messages: AsyncIterable[Any]) -> AsyncIterator[Any]:
@@ -131,17 +146,23 @@ class ToolviewHooks:
 
     async def observe(self, message: Any) -> None:
         """Publishes what one of ``query()``'s messages says (for a loop of your own)."""
-        from claude_agent_sdk import AssistantMessage, ResultMessage, TextBlock, ThinkingBlock
+        from claude_agent_sdk import AssistantMessage, ResultMessage, TextBlock, ThinkingBlock, ToolUseBlock
 
         self._watched = True
-        if isinstance(message, AssistantMessage) and message.parent_tool_use_id is None:
+        if isinstance(message, AssistantMessage):
+            # A subagent's message names the Task call it runs under.
+            parent = message.parent_tool_use_id
             base = message.uuid or message.message_id
             for i, block in enumerate(message.content):
                 message_id = f"{base}:{i}" if base else None
                 if isinstance(block, TextBlock) and block.text:
-                    await self.session.message("assistant", block.text, message_id=message_id)
+                    await self.session.message("assistant", block.text, message_id=message_id, parent=parent)
                 elif isinstance(block, ThinkingBlock) and block.thinking:
-                    await self.session.message("reasoning", block.thinking, message_id=message_id)
+                    await self.session.message(
+                        "reasoning", block.thinking, message_id=message_id, parent=parent
+                    )
+                elif isinstance(block, ToolUseBlock) and parent is not None:
+                    self._parents[block.id] = parent
         elif isinstance(message, ResultMessage) and self._turn is not None and not self._turn.finished:
             await self._turn.finish(_stop_reason(message), _usage(message.usage))
 
@@ -182,21 +203,43 @@ class ToolviewHooks:
 
     async def pre_tool_use(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
         call_id = str(data.get("tool_use_id") or tool_use_id or "")
+        tool = str(data.get("tool_name", ""))
+        parent = self._parents.pop(call_id, None) or self._agents.get(str(data.get("agent_id") or ""))
         call = await self.session.start_call(
-            str(data.get("tool_name", "")), data.get("tool_input") or {}, call_id=call_id or None
+            tool, data.get("tool_input") or {}, call_id=call_id or None, parent=parent
         )
         self._calls[call_id] = call
+        if tool in SUBAGENT_TOOLS and call_id:
+            self._unbound.append(call_id)
+        return {}
+
+    async def subagent_start(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
+        """A subagent began: its tool hooks (``agent_id``) belong under the oldest Task call
+        not yet bound to one."""
+        agent_id = str(data.get("agent_id") or "")
+        if agent_id and self._unbound:
+            self._agents[agent_id] = self._unbound.pop(0)
+        return {}
+
+    async def subagent_stop(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
+        self._agents.pop(str(data.get("agent_id") or ""), None)
         return {}
 
     async def post_tool_use(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
-        call = self._calls.pop(str(data.get("tool_use_id") or tool_use_id or ""), None)
+        call_id = str(data.get("tool_use_id") or tool_use_id or "")
+        call = self._calls.pop(call_id, None)
+        if call_id in self._unbound:
+            self._unbound.remove(call_id)
         if call is not None:
             text, meta = result_of(str(data.get("tool_name", "")), data.get("tool_response"))
             await call.finish(text, meta=meta)
         return {}
 
     async def post_tool_use_failure(self, data: Any, tool_use_id: Optional[str], context: Any) -> Any:
-        call = self._calls.pop(str(data.get("tool_use_id") or tool_use_id or ""), None)
+        call_id = str(data.get("tool_use_id") or tool_use_id or "")
+        call = self._calls.pop(call_id, None)
+        if call_id in self._unbound:
+            self._unbound.remove(call_id)
         if call is not None:
             error = str(data.get("error", ""))
             exit_code = _EXIT.match(error)

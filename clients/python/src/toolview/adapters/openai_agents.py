@@ -25,6 +25,11 @@ The hooks carry no failure flag and no meta, so two helpers reach them from insi
 
 Both are kept by call id until the call's end (at most ``PENDING_LIMIT`` at once).
 
+An agent used as a tool (``agent.as_tool(name, …, hooks=hooks.agent_tool(name))``) runs a
+nested run: its calls and messages are published under that tool's call (docs/call-shapes.md#
+nesting), its own agent tools nesting further. A nested run binds to the oldest call of its tool
+that no nested run has taken yet (the SDK tells the nested hooks nothing of the call).
+
 A tool with ``needs_approval`` stops the run; ``decide_interruptions(result)`` asks for each
 approval through toolview (every UI watching the session shows the prompt on the call's card)
 and returns the run's state with the decisions applied, for ``Runner.run`` to go on.
@@ -33,7 +38,7 @@ and returns the run's state with the decisions applied, for ``Runner.run`` to go
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from agents import RunContextWrapper, RunHooks, default_tool_error_function
 from agents.models.fake_id import FAKE_RESPONSES_ID
@@ -88,6 +93,18 @@ class ToolviewRunHooks(RunHooks[Any]):
         self.session = session
         self._turn: Optional[AsyncTurn] = None
         self._calls: Dict[str, AsyncCall] = {}
+        # Agent tools (`agent_tool`): per tool name, its calls no nested run has taken yet.
+        self._waiting: Dict[str, List[str]] = {}
+
+    def agent_tool(self, tool_name: str) -> "ToolviewRunHooks":
+        """The hooks for ``agent.as_tool(tool_name, …, hooks=…)``: the nested run's calls and
+        messages are published under the call of ``tool_name`` it runs for."""
+        self._waiting.setdefault(tool_name, [])
+        return _NestedRunHooks(self, tool_name)
+
+    def _parent(self, context: Any) -> Optional[str]:
+        """The call the calls and messages of ``context``'s run go under (none at the top)."""
+        return None
 
     async def _open_turn(self) -> None:
         if self._turn is None or self._turn.finished:
@@ -107,11 +124,15 @@ class ToolviewRunHooks(RunHooks[Any]):
             if kind == "message":
                 text = "".join(getattr(part, "text", "") or "" for part in item.content)
                 if text:
-                    await self.session.message("assistant", text, message_id=_item_id(item))
+                    await self.session.message(
+                        "assistant", text, message_id=_item_id(item), parent=self._parent(context)
+                    )
             elif kind == "reasoning":
                 text = "\n".join(s.text for s in (item.summary or []) if getattr(s, "text", None))
                 if text:
-                    await self.session.message("reasoning", text, message_id=_item_id(item))
+                    await self.session.message(
+                        "reasoning", text, message_id=_item_id(item), parent=self._parent(context)
+                    )
 
     async def on_tool_start(self, context: Any, agent: Any, tool: Any) -> None:
         if self._key(context, tool) in self._calls:
@@ -122,8 +143,10 @@ class ToolviewRunHooks(RunHooks[Any]):
             # Hosted and other non-function tools: no call id or arguments reach the hook.
             call_id, args = None, None
         self._calls[self._key(context, tool)] = await self.session.start_call(
-            tool.name, args, call_id=call_id
+            tool.name, args, call_id=call_id, parent=self._parent(context)
         )
+        if tool.name in self._waiting and call_id:
+            self._waiting[tool.name].append(call_id)
 
     async def decide_interruptions(self, result: Any, *, timeout: Optional[float] = None) -> Any:
         """When a run stopped for approvals (tools with ``needs_approval``), asks through
@@ -182,6 +205,9 @@ class ToolviewRunHooks(RunHooks[Any]):
             await call.finish(text, meta=meta)
 
     async def on_agent_end(self, context: Any, agent: Any, output: Any) -> None:
+        await self._end_turn(context)
+
+    async def _end_turn(self, context: Any) -> None:
         if self._turn is not None and not self._turn.finished:
             usage = getattr(context, "usage", None)
             await self._turn.finish(
@@ -193,3 +219,30 @@ class ToolviewRunHooks(RunHooks[Any]):
                 if usage is not None
                 else None,
             )
+
+
+class _NestedRunHooks(ToolviewRunHooks):
+    """An agent tool's nested runs: part of the outer run's turn, each under the call it runs
+    for. One hooks object serves every run of the tool, at once too: a run is told apart by its
+    context's ``usage`` (the SDK makes one per run and shares it with the run's tool contexts);
+    a run it cannot tell apart is published at the top, never under another's call."""
+
+    def __init__(self, outer: ToolviewRunHooks, tool_name: str) -> None:
+        super().__init__(outer.session)
+        self._outer, self._tool_name = outer, tool_name
+        self._runs: Dict[int, str] = {}
+
+    def _parent(self, context: Any) -> Optional[str]:
+        return self._runs.get(id(getattr(context, "usage", None)))
+
+    async def _open_turn(self) -> None:
+        pass  # the outer run's turn
+
+    async def on_agent_start(self, context: Any, agent: Any) -> None:
+        run = id(getattr(context, "usage", None))
+        waiting = self._outer._waiting.get(self._tool_name) or []
+        if run not in self._runs and waiting:
+            self._runs[run] = waiting.pop(0)
+
+    async def _end_turn(self, context: Any) -> None:
+        self._runs.pop(id(getattr(context, "usage", None)), None)
