@@ -7,9 +7,11 @@
 //!
 //! A message is one `*_START`, a `*_CONTENT` per delta and one `*_END`, as a client expects
 //! (`onNewMessage` fires once per message); a tool call's start, arguments and end come in one
-//! update. A turn's start is a `RUN_STARTED` and its end a `RUN_FINISHED` on the turn's id.
+//! update, except for a call whose input streams (its pieces are `TOOL_CALL_ARGS` as they come,
+//! its end comes with the complete input; `docs/call-shapes.md`). A turn's start is a `RUN_STARTED` and its end a `RUN_FINISHED` on the turn's id.
 //! `render::frame` frames the updates of a stream: runs around them, and the starts and ends a
-//! stream cut inside a message lacks, so `verifyEvents` accepts a stream from any start point.
+//! stream cut inside a message or a streaming input lacks, so `verifyEvents` accepts a stream
+//! from any start point.
 
 mod event;
 

@@ -1,6 +1,7 @@
 //! Target AI SDK: the Vercel AI SDK's UI message stream chunks (what `useChat` reads), one JSON
 //! object each. A session is one assistant message: its calls are dynamic tool parts (input
-//! available at the start; output available or error at the finish), each call's VIEW card is a
+//! available at the start, or `input-streaming` piece by piece until it completes; output
+//! available or error at the finish), each call's VIEW card is a
 //! `data-toolview-card` part with the call's id (a later one replaces it), assistant text and
 //! reasoning are text and reasoning parts, a user message is a `data-toolview-user` part, and a
 //! turn is a step. The chunks are typed ([`UiChunk`], `chunk.rs`); the edges encode them, and
