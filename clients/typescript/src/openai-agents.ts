@@ -20,7 +20,9 @@
 // the card, and `attachMeta(details, meta)` from a tool's `execute(input, context, details)`
 // gives its result the presentation meta of docs/producers.md. A tool with `needsApproval` stops the
 // run; `decideInterruptions(result)` asks for each approval through toolview and returns the
-// state with the decisions applied, for `runner.run(agent, state)`.
+// state with the decisions applied, for `runner.run(agent, state)`. An agent used as a tool runs
+// on a Runner of its own: `hooks.nest(agent, toolName)` listens to that agent's hooks and
+// publishes its runs' calls and answers under the tool's call (docs/call-shapes.md#nesting).
 import type { Call, Session, Turn } from "./events.js";
 import { allowAlways, allowOnce, denial, rejectAlways, rejectOnce } from "./permissions.js";
 
@@ -103,6 +105,8 @@ export class ToolviewRunHooks {
   private turn: Promise<Turn> | undefined;
   private turnOpen = false;
   private readonly calls = new Map<string, Promise<Call>>();
+  // Agent tools (`nest`): per tool name, its calls no nested run has taken yet.
+  private readonly waiting = new Map<string, string[]>();
   private queue: Promise<unknown> = Promise.resolve();
   private failure: unknown;
   private watched = false;
@@ -140,35 +144,13 @@ export class ToolviewRunHooks {
       ["agent_start", () => this.openTurn()],
       [
         "agent_tool_start",
-        (_context, _agent, tool: { name: string }, details?: { toolCall?: ToolCallItem }) => {
-          const item = details?.toolCall ?? {};
-          const key = item.callId ?? `tool:${tool.name}`;
-          // Started when its approval was asked (`decideInterruptions`).
-          if (this.calls.has(key)) return;
-          const call = this.session.startCall(tool.name, item.arguments ?? "", { callId: item.callId });
-          this.calls.set(key, call);
-          this.enqueue(() => call);
-        },
+        (_context, _agent, tool: { name: string }, details?: { toolCall?: ToolCallItem }) =>
+          this.toolStart(tool, details),
       ],
       [
         "agent_tool_end",
-        (_context, _agent, tool: { name: string }, result: unknown, details?: { toolCall?: ToolCallItem }) => {
-          const key = details?.toolCall?.callId ?? `tool:${tool.name}`;
-          const call = this.calls.get(key);
-          this.calls.delete(key);
-          const callId = details?.toolCall?.callId ?? "";
-          const error = failures.get(callId);
-          const meta = metas.get(callId);
-          failures.delete(callId);
-          metas.delete(callId);
-          const text = typeof result === "string" ? result : String(result);
-          if (!call) return;
-          this.enqueue(async () => {
-            if (error !== undefined) await (await call).finish(error, { isError: true });
-            else if (text === DEFAULT_TOOL_ERROR) await (await call).finish(text, { isError: true });
-            else await (await call).finish(text, { meta });
-          });
-        },
+        (_context, _agent, tool: { name: string }, result: unknown, details?: { toolCall?: ToolCallItem }) =>
+          this.toolEnd(tool, result, details),
       ],
       [
         "agent_end",
@@ -186,6 +168,83 @@ export class ToolviewRunHooks {
     for (const [event, listener] of listeners) runner.on(event, listener);
     return () => {
       for (const [event, listener] of listeners) runner.off(event, listener);
+    };
+  }
+
+  /** A tool call started: its card, under `parent` (a nested run's call) when given. */
+  private toolStart(tool: { name: string }, details: { toolCall?: ToolCallItem } | undefined, parent?: string): void {
+    const item = details?.toolCall ?? {};
+    const key = item.callId ?? `tool:${tool.name}`;
+    // Started when its approval was asked (`decideInterruptions`).
+    if (this.calls.has(key)) return;
+    const call = this.session.startCall(tool.name, item.arguments ?? "", { callId: item.callId, parent });
+    this.calls.set(key, call);
+    this.enqueue(() => call);
+    const waiting = this.waiting.get(tool.name);
+    if (waiting && item.callId) waiting.push(item.callId);
+  }
+
+  /** A tool call ended: its result, failure or meta. */
+  private toolEnd(tool: { name: string }, result: unknown, details: { toolCall?: ToolCallItem } | undefined): void {
+    const key = details?.toolCall?.callId ?? `tool:${tool.name}`;
+    const call = this.calls.get(key);
+    this.calls.delete(key);
+    const callId = details?.toolCall?.callId ?? "";
+    const error = failures.get(callId);
+    const meta = metas.get(callId);
+    failures.delete(callId);
+    metas.delete(callId);
+    const text = typeof result === "string" ? result : String(result);
+    if (!call) return;
+    this.enqueue(async () => {
+      if (error !== undefined) await (await call).finish(error, { isError: true });
+      else if (text === DEFAULT_TOOL_ERROR) await (await call).finish(text, { isError: true });
+      else await (await call).finish(text, { meta });
+    });
+  }
+
+  /** An agent used as a tool (`agent.asTool({ toolName })`): its runs' calls and final answers
+   * are published under the call of `toolName` each runs for, by listening to the agent's own
+   * hooks (its runs have a Runner of their own). A run binds to the oldest call of the tool no
+   * run has taken yet; runs are told apart by their run context, so runs going at once that
+   * share one nest under the first (docs/call-shapes.md#nesting). Returns a function that stops
+   * listening. */
+  nest(agent: RunHooksEmitter, toolName: string): () => void {
+    const waiting = this.waiting.get(toolName) ?? [];
+    this.waiting.set(toolName, waiting);
+    const runs = new Map<unknown, string>();
+    // biome-ignore lint/suspicious/noExplicitAny: each listener reads its own event's arguments
+    const listeners: [string, (...args: any[]) => void][] = [
+      [
+        "agent_start",
+        (context: unknown) => {
+          const parent = runs.has(context) ? undefined : waiting.shift();
+          if (parent) runs.set(context, parent);
+        },
+      ],
+      [
+        "agent_tool_start",
+        (context: unknown, tool: { name: string }, details?: { toolCall?: ToolCallItem }) =>
+          this.toolStart(tool, details, runs.get(context)),
+      ],
+      [
+        "agent_tool_end",
+        (_context: unknown, tool: { name: string }, result: unknown, details?: { toolCall?: ToolCallItem }) =>
+          this.toolEnd(tool, result, details),
+      ],
+      [
+        "agent_end",
+        (context: unknown, output: unknown) => {
+          const parent = runs.get(context);
+          runs.delete(context);
+          const answer = typeof output === "string" ? output : output === undefined ? "" : JSON.stringify(output);
+          if (answer) this.enqueue(() => this.session.message("assistant", answer, { parent }));
+        },
+      ],
+    ];
+    for (const [event, listener] of listeners) agent.on(event, listener);
+    return () => {
+      for (const [event, listener] of listeners) agent.off(event, listener);
     };
   }
 

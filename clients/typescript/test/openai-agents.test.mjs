@@ -273,3 +273,90 @@ for (const answer of ["allow", "reject"]) {
     await ui.close();
   });
 }
+
+/** A model that gives its responses in order (each: function calls, or its answer's text). */
+class Script {
+  constructor(name, ...responses) {
+    this.name = name;
+    this.responses = responses;
+  }
+  async getResponse() {
+    const usage = new Usage({ requests: 1, inputTokens: 10, outputTokens: 1, totalTokens: 11 });
+    const step = this.responses.shift();
+    const output =
+      typeof step === "string"
+        ? [
+            {
+              type: "message",
+              id: `msg_${this.name}_${this.responses.length}`,
+              role: "assistant",
+              status: "completed",
+              content: [{ type: "output_text", text: step }],
+            },
+          ]
+        : step.map(([callId, name, args]) => ({
+            type: "function_call",
+            id: `fc_${callId}`,
+            callId,
+            name,
+            arguments: JSON.stringify(args),
+            status: "completed",
+          }));
+    return { usage, output, responseId: `r_${this.name}_${this.responses.length}` };
+  }
+  // biome-ignore lint/correctness/useYield: never streamed here
+  async *getStreamedResponse() {
+    throw new Error("not streamed");
+  }
+}
+
+test("an agent used as a tool publishes its calls under that tool's call", async () => {
+  const grep = tool({
+    name: "grep",
+    description: "Searches the tests.",
+    parameters: z.object({ pattern: z.string() }),
+    execute: async () => "tests/net.rs:12: // flaky",
+  });
+  const researcher = new Agent({
+    name: "researcher",
+    instructions: "Find things.",
+    model: new Script("researcher", [["call_in_1", "grep", { pattern: "flaky" }]], "net::reconnect is flaky."),
+    tools: [grep],
+  });
+  const lead = new Agent({
+    name: "lead",
+    instructions: "Lead.",
+    model: new Script("lead", [["call_agent_1", "research", { input: "Find the flaky test." }]], "Fixed."),
+    tools: [researcher.asTool({ toolName: "research", toolDescription: "Researches." })],
+  });
+  const client = connect(server.address);
+  const hooks = new ToolviewRunHooks(client.session("openai-nested"));
+  const runner = new Runner({ tracingDisabled: true });
+  const detach = hooks.attach(runner);
+  const unnest = hooks.nest(researcher, "research");
+  await hooks.prompt("Fix the flaky test.");
+  const result = await runner.run(lead, "Fix the flaky test.");
+  detach();
+  unnest();
+  await hooks.settled();
+  await client.flush();
+  assert.equal(result.finalOutput, "Fixed.");
+  // The turn, the prompt (2), the agent tool's call and its child (2 each), the researcher's
+  // answer and the lead's (2 each), the turn's end.
+  const events = 1 + 2 + 2 * 2 + 2 * 2 + 1;
+  const cards = new Map();
+  const answers = new Map();
+  let seen = 0;
+  for await (const item of await client.subscribe("openai-nested")) {
+    const update = item.body.value.update;
+    if (update.case === "card") cards.set(item.callId, update.value);
+    if (update.case === "message" && update.value.role === 2) answers.set(update.value.text, update.value.parentCallId);
+    if (++seen === events) break;
+  }
+  assert.deepEqual([...cards.keys()], ["call_agent_1", "call_in_1"]);
+  assert.equal(cards.get("call_in_1").parentCallId, "call_agent_1");
+  assert.equal(cards.get("call_agent_1").children.done, 1);
+  assert.equal(answers.get("net::reconnect is flaky."), "call_agent_1");
+  assert.equal(answers.get("Fixed."), "");
+  await client.close();
+});
