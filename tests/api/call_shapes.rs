@@ -384,3 +384,57 @@ async fn a_subagent_session_reads_through_every_official_client() {
     assert_eq!(grandchild["data"]["parentCallId"], "bash1");
     assert_eq!(grandchild["data"]["depth"], 2);
 }
+
+/// The offline renders of both test sessions (`toolview render`) through the official clients'
+/// own pipelines: AG-UI's `verifyEvents` and `defaultApplyEvents` (a call's pieces, its end at
+/// completion, a call that finished while its input streamed, the children's cards) and the AI
+/// SDK's `readUIMessageStream` (every tool part ends with an output or an error).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offline_renders_of_both_shapes_pass_the_client_pipelines() {
+    for (file, calls) in [
+        ("tests/data/streamed_input.jsonl", 3),
+        ("tests/data/subagent.jsonl", 5),
+    ] {
+        let input = support::cli::repo_file(file);
+        let agui = support::cli::run_with_stdin(&["render", "--target", "ag-ui"], &input);
+        assert!(agui.ok, "{}", agui.stderr);
+        let report = tokio::task::spawn_blocking(move || {
+            let mut node = NodeClient::spawn(agui_client(&["offline", "demo"]));
+            node.say(&agui.stdout);
+            node.finish()
+        })
+        .await
+        .unwrap();
+        assert_eq!(
+            crate::agui::calls_and_results(&report).len(),
+            calls,
+            "{file}: {report}"
+        );
+
+        let chunks = support::cli::run_with_stdin(&["render", "--target", "ai-sdk"], &input);
+        assert!(chunks.ok, "{}", chunks.stderr);
+        let report = tokio::task::spawn_blocking(move || {
+            let mut cmd = support::node::script("ai_sdk_client");
+            cmd.arg("offline");
+            let mut node = NodeClient::spawn(cmd);
+            node.say(&chunks.stdout);
+            node.finish()
+        })
+        .await
+        .unwrap();
+        assert_eq!(report["errors"], json!([]), "{file}: {report}");
+        let tools: Vec<&Value> = report["message"]["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["type"] == "dynamic-tool")
+            .collect();
+        assert_eq!(tools.len(), calls, "{file}");
+        assert!(
+            tools
+                .iter()
+                .all(|t| t["state"] == "output-available" || t["state"] == "output-error"),
+            "{file}: {report}"
+        );
+    }
+}

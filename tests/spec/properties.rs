@@ -416,9 +416,10 @@ mod events {
         prop_oneof![
             1 => proptest::sample::select(vec!["", "/w", "/w/p", "rel", "/"])
                 .prop_map(|cwd| EventBody::SessionStarted(SessionStarted { cwd: cwd.into() })),
-            3 => (call(), tool, prop_oneof![arb_json().prop_map(|v| v.to_string()), arb_text()], option::of(arb_call_view()), any::<bool>())
-                .prop_map(|(call_id, tool, arguments_json, view, input_streaming)| EventBody::CallStarted(CallStarted {
-                    parent: None,
+            // A parent among the same ids: unknown, running, finished, itself or a cycle.
+            3 => (call(), tool, prop_oneof![arb_json().prop_map(|v| v.to_string()), arb_text()], option::of(arb_call_view()), any::<bool>(), option::of(call()))
+                .prop_map(|(call_id, tool, arguments_json, view, input_streaming, parent)| EventBody::CallStarted(CallStarted {
+                    parent,
                     input_streaming,
                     call_id,
                     tool_name: tool.into(),
@@ -453,8 +454,8 @@ mod events {
                 stop_reason: if cancelled { StopReason::Cancelled } else { StopReason::EndTurn },
                 usage: (a > 100).then_some(TokenUsage { input_tokens: a.into(), context_window: b.into(), ..TokenUsage::default() }),
             })),
-            2 => (call(), proptest::sample::select(vec![MessageRole::User, MessageRole::Assistant, MessageRole::Reasoning]), arb_text())
-                .prop_map(|(c, role, text)| EventBody::MessageStarted(MessageStarted { parent: None, message_id: MessageId::new(c.as_str()).unwrap(), role, text })),
+            2 => (call(), proptest::sample::select(vec![MessageRole::User, MessageRole::Assistant, MessageRole::Reasoning]), arb_text(), option::of(call()))
+                .prop_map(|(c, role, text, parent)| EventBody::MessageStarted(MessageStarted { parent, message_id: MessageId::new(c.as_str()).unwrap(), role, text })),
             3 => (call(), arb_text()).prop_map(|(c, text)| EventBody::MessageDelta(MessageDelta { message_id: MessageId::new(c.as_str()).unwrap(), text })),
             1 => call().prop_map(|c| EventBody::MessageFinished(MessageFinished { message_id: MessageId::new(c.as_str()).unwrap() })),
         ]
