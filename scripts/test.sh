@@ -26,6 +26,12 @@ tests/js/node_modules/.bin/buf lint
 echo "== buf breaking (against tests/data/proto-image.binpb)"
 tests/js/node_modules/.bin/buf breaking --against tests/data/proto-image.binpb
 
+# The viewer's bundle is committed (cargo embeds it and needs no npm): it must be what its
+# sources build to, as the generated clients must be what proto/ gives.
+echo "== web viewer: web/dist/viewer.js is built from web/src (npm run check)"
+npm ci --prefix web --no-audit --no-fund --loglevel=error
+npm run --prefix web --silent check
+
 # The Dockerfile and the Kubernetes manifests: hadolint, yamllint, every overlay rendered and
 # validated against the API schemas.
 scripts/manifests-test.sh
