@@ -1,5 +1,5 @@
 // The viewer's session list and a failed command's card, in headless Chromium (Debian's, via
-// playwright-core), for tests/browser.rs.
+// playwright-core), for tests/browser/.
 //
 //   node viewer_sessions.cjs <base-url> <session-to-open> <failed-call> <list.png> <card.png>
 //

@@ -3,12 +3,14 @@
 // messages (user, assistant, reasoning) and turn boundaries sit between the cards in order.
 // Without a session, it lists the sessions the token may see (`ListSessions`).
 
-import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
-import { createGrpcWebTransport } from "@connectrpc/connect-web";
-import { SessionService } from "./gen/toolview/v1/session_service_pb";
-import { CallStatus, MessageStatus, Target, type CardSnapshot, type MessageSnapshot, type PermissionSnapshot, type TurnUpdate } from "./gen/toolview/v1/rendering_pb";
-import { MessageRole, PermissionOptionKind, StopReason } from "./gen/toolview/v1/events_pb";
-import type { ContentBlock, FileDiff, ToolCallView, ToolResultView } from "./gen/toolview/v1/views_pb";
+import { Code } from "@connectrpc/connect";
+// The client package: its generated messages, its resuming subscription and its bearer auth.
+import {
+  CallStatus, isReset, MessageRole, MessageStatus, PermissionOptionKind, StopReason, ToolviewError,
+  type CardSnapshot, type Client, type ContentBlock, type FileDiff, type MessageSnapshot, type PermissionSnapshot,
+  type ToolCallView, type ToolResultView, type TurnUpdate,
+} from "@toolview/client";
+import { connect } from "@toolview/client/web";
 import { consoleBody, markdown } from "./markdown";
 
 type Child = Node | string | null | undefined | false;
@@ -257,18 +259,18 @@ function render(card: CardSnapshot): HTMLElement {
     ...resultBody(card.result));
 }
 
-type Client = ReturnType<typeof createClient<typeof SessionService>>;
-
 /** The sessions the token may see, a page at a time, each a link to its cards. */
 async function sessionList(client: Client, header: HTMLElement, cards: HTMLElement, state: HTMLElement) {
   header.textContent = "Sessions";
   const list = el("ul", { class: "sessions" });
   const more = el("button", { class: "more", type: "button" }, "More sessions");
   cards.replaceChildren(list, more);
-  let pageToken = "";
+  // The package fetches a page of 50 as the list is read; the button reads the next 50.
+  const sessions = client.listSessions(50)[Symbol.asyncIterator]();
+  let next = await sessions.next();
   const load = async () => {
-    const page = await client.listSessions({ pageSize: 50, pageToken });
-    for (const s of page.sessions) {
+    for (let shown = 0; shown < 50 && !next.done; shown++, next = await sessions.next()) {
+      const s = next.value;
       // The token stays in the fragment, which is never sent to a server.
       const href = `?session=${encodeURIComponent(s.sessionId)}${location.hash}`;
       const updated = new Date(Number(s.updatedAt?.seconds ?? 0n) * 1000).toISOString().replace("T", " ").slice(0, 19);
@@ -278,8 +280,7 @@ async function sessionList(client: Client, header: HTMLElement, cards: HTMLEleme
         s.title && el("span", { class: "session-title" }, ` ${s.title}`),
         el("span", { class: "muted" }, ` ${s.calls} calls · ${s.headOffset} events · updated ${updated} UTC${s.cwd ? ` · ${s.cwd}` : ""}`)));
     }
-    pageToken = page.nextPageToken;
-    more.hidden = !pageToken;
+    more.hidden = Boolean(next.done);
     state.textContent = list.children.length ? `${list.children.length} shown` : "no sessions yet";
   };
   more.addEventListener("click", () => {
@@ -297,14 +298,7 @@ async function main() {
   // A token comes in the URL fragment (`#token=…`), which browsers never send to a server or
   // put in a Referer; it goes out only as the `authorization` header of the gRPC-Web calls.
   const token = new URLSearchParams(location.hash.slice(1)).get("token");
-  const bearer: Interceptor = (next) => async (req) => {
-    if (token) req.header.set("authorization", `Bearer ${token}`);
-    return next(req);
-  };
-  const client = createClient(
-    SessionService,
-    createGrpcWebTransport({ baseUrl: location.origin, interceptors: [bearer] }),
-  );
+  const client = connect(location.origin, { token: token ?? undefined });
   if (!session) {
     await sessionList(client, header, cards, state);
     return;
@@ -356,23 +350,25 @@ async function main() {
   };
   state.textContent = "connecting";
   try {
-    await client.getSession({ sessionId: session });
+    await client.getSession(session);
   } catch (e) {
-    if (e instanceof ConnectError && e.code === Code.NotFound) {
+    if (e instanceof ToolviewError && e.code === Code.NotFound) {
       state.textContent = "waiting for its first event";
     } else {
       throw e;
     }
   }
-  for await (const res of client.subscribe({
-    sessionId: session,
-    target: Target.VIEW,
+  // The package's subscription follows the session again after its last cursor when the server
+  // goes away (a restart, a dropped connection): nothing is lost or shown twice.
+  const subscription = await client.subscribe(session, {
+    target: "view",
     // Live output arrives as appends to the card shown before, not a snapshot per chunk.
     capabilities: { terminal: true, diff: true, read: true, search: true, web: true, outputAppends: true, reasoning: true },
-    start: { case: "fromBeginning", value: {} },
-  })) {
+    start: "beginning",
+  });
+  for await (const item of subscription) {
     state.textContent = "live";
-    if (res.item.case === "reset") {
+    if (isReset(item)) {
       byCall.clear();
       byMessage.clear();
       byPermission.clear();
@@ -380,8 +376,7 @@ async function main() {
       cards.replaceChildren();
       continue;
     }
-    if (res.item.case !== "update") continue;
-    const update = res.item.value;
+    const update = item;
     document.body.dataset.offset = String(update.cursor?.offset ?? "");
     if (update.body.case !== "view") continue;
     const view = update.body.value.update;

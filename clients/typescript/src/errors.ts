@@ -38,6 +38,12 @@ export class ToolviewError extends Error {
   static from(error: unknown): ToolviewError {
     if (error instanceof ToolviewError) return error;
     const e = ConnectError.from(error);
+    // A browser's fetch says only `TypeError: Failed to fetch` when nothing answers (a server
+    // restarting, a dropped network), which Connect-Web reports as UNKNOWN: the server could not
+    // be reached, so it is UNAVAILABLE (and a subscription follows again).
+    if (e.code === Code.Unknown && (e.cause instanceof TypeError || error instanceof TypeError)) {
+      return new ToolviewError(e.rawMessage, Code.Unavailable);
+    }
     return new ToolviewError(e.rawMessage, e.code, fieldViolation(e));
   }
 }

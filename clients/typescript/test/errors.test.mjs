@@ -36,3 +36,10 @@ test("a server is named as the CLI names it", async () => {
   assert.equal(baseUrl("https://toolview.example", false), "https://toolview.example");
   assert.equal(baseUrl("127.0.0.1:50051", true), "https://127.0.0.1:50051");
 });
+
+test("a fetch that nothing answered is UNAVAILABLE, so a browser's subscription follows again", () => {
+  const refused = new TypeError("Failed to fetch");
+  assert.equal(ToolviewError.from(refused).code, Code.Unavailable);
+  assert.equal(ToolviewError.from(ConnectError.from(refused)).code, Code.Unavailable);
+  assert.equal(ToolviewError.from(new Error("boom")).code, Code.Unknown);
+});

@@ -2,13 +2,16 @@
 //! opens `/` on a real server, subscribes over gRPC-Web, and renders the cards live while the
 //! test publishes. The screenshot is kept as a test artifact in `target/test-artifacts/`.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use support::server::Server;
 use support::sessions::*;
+
+mod driver;
+mod shapes;
+
+use driver::{Viewer, artifact};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_viewer_renders_a_live_session() {
@@ -246,39 +249,6 @@ async fn the_viewer_renders_an_answer_as_sanitized_markdown() {
     server.shutdown().await;
 }
 
-/// A subagent in the viewer: its calls and its words grouped inside the card of the call that
-/// runs it (a grandchild inside its own parent's group), each group summarizing its children.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_viewer_groups_a_subagents_calls_under_its_call() {
-    let shot = artifact("viewer-subagent.png");
-    let server = Server::start().await;
-    let mut c = client(&server.url).await;
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/subagent.jsonl");
-    let events =
-        toolview::client::read_events(std::fs::read(path).unwrap().as_slice(), None).unwrap();
-    publish(&mut c, events).await.unwrap();
-    let viewer = Viewer::open(&server.url, "sub", &shot, "nested1", None, "").await;
-    let summary = viewer.finish().await;
-    let cards = summary["cards"].as_array().unwrap();
-    let card = |id: &str| cards.iter().find(|c| c["call"] == id).unwrap();
-    assert_eq!(card("task1")["parent"], Value::Null);
-    for child in ["grep1", "read1", "bash1"] {
-        assert_eq!(card(child)["parent"], "task1", "{summary}");
-    }
-    assert_eq!(card("nested1")["parent"], "bash1");
-    assert_eq!(card("task1")["group"], "subagent: 1 done, 2 failed");
-    assert_eq!(card("bash1")["group"], "subagent: 1 done");
-    let message = summary["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["id"] == "sub-m1")
-        .unwrap();
-    assert_eq!(message["parent"], "task1");
-    println!("viewer screenshot: {}", shot.display());
-    server.shutdown().await;
-}
-
 /// A permission request in the viewer: its buttons answer it (as the page's token), the harness
 /// gets the viewer's decision, and the page shows who decided.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -409,103 +379,6 @@ async fn the_viewer_lists_sessions_and_says_failed_and_waiting() {
         println!("viewer screenshot: {}", shot.display());
     }
     server.shutdown().await;
-}
-
-/// Where screenshots go (kept as test artifacts).
-fn artifact(name: &str) -> PathBuf {
-    let artifacts = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
-    std::fs::create_dir_all(&artifacts).unwrap();
-    artifacts.join(name)
-}
-
-/// `tests/js/viewer_browser.cjs` driving headless Chromium on the viewer page.
-struct Viewer {
-    browser: std::process::Child,
-    stdin: std::process::ChildStdin,
-    lines: tokio::sync::mpsc::UnboundedReceiver<String>,
-}
-
-impl Viewer {
-    /// Opens `?session=…` (with `#token=…`) and waits until a first card is shown.
-    async fn open(
-        base: &str,
-        session: &str,
-        shot: &std::path::Path,
-        last_call: &str,
-        token: Option<&str>,
-        chromium_args: &str,
-    ) -> Viewer {
-        Viewer::open_clicking(base, session, shot, last_call, token, chromium_args, "").await
-    }
-
-    /// As `open`, pressing the button `click` (a CSS selector) once it is shown.
-    async fn open_clicking(
-        base: &str,
-        session: &str,
-        shot: &std::path::Path,
-        last_call: &str,
-        token: Option<&str>,
-        chromium_args: &str,
-        click: &str,
-    ) -> Viewer {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        assert!(
-            root.join("tests/js/node_modules/playwright-core").exists(),
-            "run scripts/test.sh (npm ci in tests/js)"
-        );
-        assert!(
-            PathBuf::from("/usr/bin/chromium").exists(),
-            "Chromium is missing: .ci/run installs it (apt-get install chromium)"
-        );
-        let mut browser = Command::new("node")
-            .arg(root.join("tests/js/viewer_browser.cjs"))
-            .args([base, session, shot.to_str().unwrap(), last_call])
-            .args(token)
-            .env("CHROMIUM_ARGS", chromium_args)
-            .env("CLICK", click)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("node runs");
-        let stdin = browser.stdin.take().unwrap();
-        let stdout = browser.stdout.take().unwrap();
-        let (tx, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
-        let ready = tokio::time::timeout(PATIENCE, lines.recv())
-            .await
-            .expect("the browser did not start")
-            .unwrap_or_default();
-        assert_eq!(ready, "ready");
-        Viewer {
-            browser,
-            stdin,
-            lines,
-        }
-    }
-
-    /// Tells the script everything is published; returns its summary of the page.
-    async fn finish(self) -> Value {
-        let Viewer {
-            mut browser,
-            mut stdin,
-            mut lines,
-        } = self;
-        writeln!(stdin, "published").unwrap();
-        drop(stdin);
-        let mut last = String::new();
-        while let Ok(Some(line)) = tokio::time::timeout(PATIENCE, lines.recv()).await {
-            last = line;
-        }
-        let status = tokio::task::spawn_blocking(move || browser.wait().unwrap())
-            .await
-            .unwrap();
-        assert!(status.success(), "the browser script failed");
-        serde_json::from_str(&last).unwrap_or_else(|_| panic!("no summary: {last}"))
-    }
 }
 
 /// The viewer over TLS (HTTPS, a certificate from a test CA pinned in Chromium) on a server
