@@ -31,6 +31,18 @@ pub fn console_block(text: &str) -> String {
     format!("{f}console\n{text}\n{f}")
 }
 
+/// The body of a presenter's plain code block (`fence("", body)`: how Claude Code's errors are
+/// shown), or `None` when `text` is not exactly one.
+pub fn plain_block_body(text: &str) -> Option<&str> {
+    let ticks = text.bytes().take_while(|&b| b == b'`').count();
+    let fence = &text[..ticks];
+    let body = text[ticks..]
+        .strip_prefix('\n')?
+        .strip_suffix(fence)?
+        .strip_suffix('\n')?;
+    (ticks >= 3 && fence_for(body) == fence).then_some(body)
+}
+
 /// The output inside a block [`console_block`] made, or `None` when `text` is not exactly one:
 /// the Markdown and terminal targets show it as a code block, not as Markdown source.
 pub fn console_body(text: &str) -> Option<&str> {
@@ -74,5 +86,9 @@ mod tests {
         assert_eq!(console_body("```console\na```"), None);
         assert_eq!(console_body("``console\na\n``"), None);
         assert_eq!(console_body("```sh\na\n```"), None);
+        assert_eq!(plain_block_body("```\nnot found\n```"), Some("not found"));
+        assert_eq!(plain_block_body(&fence("", "a ``` b")), Some("a ``` b"));
+        assert_eq!(plain_block_body("```console\na\n```"), None);
+        assert_eq!(plain_block_body("```\na\n```\nb\n```"), None);
     }
 }

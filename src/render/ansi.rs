@@ -9,7 +9,7 @@ use super::cap::{LiveChunk, live_chunk};
 use super::card::{Capabilities, Snapshot};
 use super::fold::{CallStatus, Change, InputChange};
 use super::text_form::{
-    TERMINAL, diff_line_pairs, flatten, read_lines_text, search_text, web_text,
+    TERMINAL, diff_line_pairs, flatten_view, read_lines_text, search_text, web_text,
 };
 use super::transcript::{Form, conversation, nest_ansi};
 use super::visible::{visible, visible_keeping_sgr};
@@ -91,7 +91,7 @@ pub fn card(snap: &Snapshot<'_>, caps: &Capabilities) -> String {
         (_, Some(r)) => {
             titled(&mut lines);
             let body = match r {
-                ToolResultView::Generic(g) => flatten(&g.content),
+                ToolResultView::Generic(g) => flatten_view(&g.content),
                 ToolResultView::Read(r) => read_lines_text(r),
                 ToolResultView::Search(s) => search_text(s, &TERMINAL),
                 ToolResultView::Web(w) => web_text(w, &TERMINAL),
@@ -102,7 +102,7 @@ pub fn card(snap: &Snapshot<'_>, caps: &Capabilities) -> String {
         }
         (Some(ToolCallView::Generic(g)), None) => {
             titled(&mut lines);
-            push_dim(&mut lines, &flatten(&g.content));
+            push_dim(&mut lines, &flatten_view(&g.content));
             // A pending call's input as the model writes it.
             push_dim(&mut lines, &snap.input);
             push_streamed(&mut lines, snap.plain, streamed);

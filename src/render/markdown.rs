@@ -9,7 +9,7 @@ use super::markdown_text::{MARKDOWN, escape, escape_line, link};
 use super::text_form::{exit_note, read_lines_text, search_text, unified, web_text};
 use super::transcript::{Form, conversation, nest_markdown};
 use crate::domain::{ContentBlock, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
-use crate::present::text::{console_body, fence};
+use crate::present::text::{console_body, fence, plain_block_body};
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
     if let Some(text) = conversation(change, caps, Form::Markdown) {
@@ -75,10 +75,13 @@ fn texts(content: &[ContentBlock]) -> Vec<String> {
         .iter()
         .filter_map(|b| match b {
             // A presenter's console block is a code block; any other text is untrusted.
-            ContentBlock::Text { text } => Some(match console_body(text) {
-                Some(output) => fence("console", output),
-                None => escape(text),
-            }),
+            ContentBlock::Text { text } => {
+                Some(match (console_body(text), plain_block_body(text)) {
+                    (Some(output), _) => fence("console", output),
+                    (None, Some(body)) => fence("", body),
+                    (None, None) => escape(text),
+                })
+            }
             ContentBlock::Reasoning { .. } => None,
             ContentBlock::Image(i) => Some(escape_line(&format!(
                 "[image{}]",

@@ -4,7 +4,7 @@
 
 use super::streamed::Streamed;
 use crate::domain::{ContentBlock, FileDiff, TerminalExit};
-use crate::present::text::{console_block, console_body, fence};
+use crate::present::text::{console_block, console_body, fence, plain_block_body};
 use crate::present::{LineOp, diff_lines};
 
 /// Whether an exit is clean: no signal, and no or a zero exit code.
@@ -260,6 +260,24 @@ pub fn read_lines_text(r: &crate::domain::ReadResultView) -> String {
 }
 
 /// Content flattened to text: text and reasoning as is (a console block as its output), images and links as placeholders.
+/// A card's content blocks as plain text (a terminal's): as [`flatten`], a presenter's plain
+/// code block (Claude Code's errors) showing its body, not its fence, too.
+pub fn flatten_view(content: &[ContentBlock]) -> String {
+    content
+        .iter()
+        .map(|b| match b {
+            ContentBlock::Text { text } => console_body(text)
+                .or_else(|| plain_block_body(text))
+                .unwrap_or(text)
+                .to_owned(),
+            ContentBlock::Reasoning { .. }
+            | ContentBlock::Image(_)
+            | ContentBlock::ResourceLink(_) => flatten(std::slice::from_ref(b)),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 pub fn flatten(content: &[ContentBlock]) -> String {
     content
         .iter()

@@ -154,10 +154,16 @@ export function markdown(text: string): (Node | string)[] {
 }
 
 /** The output inside a presenter's console block ("```console\n…\n```", the fence longer than
- *  any backtick run of the output), or undefined when `text` is not exactly one. */
+ *  any backtick run of the output) or plain block (Claude Code's errors, "```\n…\n```"), or
+ *  undefined when `text` is not exactly one. */
 export function consoleBody(text: string): string | undefined {
+  return codeBody(text, "console") ?? codeBody(text, "");
+}
+
+/** The body of a presenter's block with `info` (`console`, or none: Claude Code's errors). */
+function codeBody(text: string, info: string): string | undefined {
   const fence = /^`{3,}/.exec(text)?.[0];
-  const head = `${fence}console\n`;
+  const head = `${fence}${info}\n`;
   if (!fence || text.length < head.length + 1 + fence.length) return undefined;
   if (!text.startsWith(head) || !text.endsWith(`\n${fence}`)) return undefined;
   const body = text.slice(head.length, text.length - fence.length - 1);
