@@ -37,7 +37,55 @@ enum Case {
     /// Its output, as VIEW cards with or without appends.
     Output { appends: bool },
     /// Its input while it streams, in a target.
-    Input(pb::Target),
+    Input(InputTarget),
+}
+
+/// The targets the streamed-input rows measure.
+#[derive(Clone, Copy)]
+enum InputTarget {
+    View,
+    AiSdk,
+    Acp,
+}
+
+impl Case {
+    /// The target and whether VIEW subscribers take appends.
+    fn target(self) -> (pb::Target, bool) {
+        match self {
+            Case::Output { appends } => (pb::Target::View, appends),
+            Case::Input(InputTarget::View) => (pb::Target::View, true),
+            Case::Input(InputTarget::AiSdk) => (pb::Target::AiSdk, true),
+            Case::Input(InputTarget::Acp) => (pb::Target::Acp, true),
+        }
+    }
+
+    /// The row's scenario and what one event is.
+    fn describe(self, payload: usize, chunks: u64, subscribers: usize) -> (String, &'static str) {
+        let n = thousands(chunks as f64);
+        match self {
+            Case::Output { appends } => (
+                format!(
+                    "a {n}-chunk call ({payload} B each) live to {subscribers} VIEW subscribers, cap {} KiB, {}",
+                    CAP / 1024,
+                    if appends { "appends" } else { "snapshots" }
+                ),
+                "chunk",
+            ),
+            Case::Input(target) => {
+                let who = match target {
+                    InputTarget::View => "VIEW (appends)",
+                    InputTarget::AiSdk => "AI SDK",
+                    InputTarget::Acp => "ACP",
+                };
+                (
+                    format!(
+                        "a call's input in {n} pieces ({payload} B each) live to {subscribers} {who} subscribers"
+                    ),
+                    "piece",
+                )
+            }
+        }
+    }
 }
 
 /// One row per way of receiving the call's output, then its streamed input.
@@ -45,9 +93,9 @@ pub async fn rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<(
     let cases = [
         Case::Output { appends: true },
         Case::Output { appends: false },
-        Case::Input(pb::Target::View),
-        Case::Input(pb::Target::AiSdk),
-        Case::Input(pb::Target::Acp),
+        Case::Input(InputTarget::View),
+        Case::Input(InputTarget::AiSdk),
+        Case::Input(InputTarget::Acp),
     ];
     for case in cases {
         rows.push(row(config, case).await?);
@@ -57,6 +105,44 @@ pub async fn rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<(
     Ok(())
 }
 
+/// One subscriber's stream of the session, from the beginning.
+async fn subscribe(
+    url: &str,
+    target: pb::Target,
+    appends: bool,
+) -> anyhow::Result<tonic::Streaming<pb::SubscribeResponse>> {
+    let mut client = SessionServiceClient::new(load::connect(url).await?);
+    let caps = Capabilities {
+        output_appends: appends,
+        max_output_bytes: CAP,
+        ..Capabilities::all(true)
+    };
+    let request = pb::SubscribeRequest {
+        session_id: "stream".into(),
+        target: target as i32,
+        capabilities: Some(caps.into()),
+        start: Some(Start::FromBeginning(pb::StartFromBeginning {})),
+    };
+    Ok(client.subscribe(request).await?.into_inner())
+}
+
+/// Reads a stream up to offset `last`: the bytes its updates took on the wire.
+async fn read_until(
+    mut stream: tonic::Streaming<pb::SubscribeResponse>,
+    last: u64,
+) -> anyhow::Result<u64> {
+    let mut bytes = 0u64;
+    while let Some(msg) = stream.message().await? {
+        if let Some(Item::Update(u)) = &msg.item {
+            bytes += prost::Message::encoded_len(u) as u64;
+            if u.cursor.as_ref().is_some_and(|c| c.offset >= last) {
+                return Ok(bytes);
+            }
+        }
+    }
+    bail!("the stream ended before offset {last}")
+}
+
 async fn row(config: &BenchConfig, case: Case) -> anyhow::Result<Row> {
     let subscribers = if config.quick { 10 } else { 100 };
     let chunks = match (case, config.quick) {
@@ -64,10 +150,7 @@ async fn row(config: &BenchConfig, case: Case) -> anyhow::Result<Row> {
         (Case::Output { .. }, false) => 10_000,
         (Case::Input(_), false) => INPUT_PIECES,
     };
-    let (target, appends) = match case {
-        Case::Output { appends } => (pb::Target::View, appends),
-        Case::Input(target) => (target, true),
-    };
+    let (target, appends) = case.target();
     let server = Server::toolview(&config.toolview, "embedded")?;
     progress(&format!(
         "stream: {chunks} pieces to {subscribers} subscribers ({target:?}), appends {appends}"
@@ -76,31 +159,8 @@ async fn row(config: &BenchConfig, case: Case) -> anyhow::Result<Row> {
     let last = chunks + 2;
     let mut readers = JoinSet::new();
     for _ in 0..subscribers {
-        let mut client = SessionServiceClient::new(load::connect(&server.url).await?);
-        let caps = Capabilities {
-            output_appends: appends,
-            max_output_bytes: CAP,
-            ..Capabilities::all(true)
-        };
-        let request = pb::SubscribeRequest {
-            session_id: "stream".into(),
-            target: target as i32,
-            capabilities: Some(caps.into()),
-            start: Some(Start::FromBeginning(pb::StartFromBeginning {})),
-        };
-        let mut stream = client.subscribe(request).await?.into_inner();
-        readers.spawn(async move {
-            let mut bytes = 0u64;
-            while let Some(msg) = stream.message().await? {
-                if let Some(Item::Update(u)) = &msg.item {
-                    bytes += prost::Message::encoded_len(u) as u64;
-                    if u.cursor.as_ref().is_some_and(|c| c.offset >= last) {
-                        return anyhow::Ok(bytes);
-                    }
-                }
-            }
-            bail!("the stream ended before offset {last}")
-        });
+        let stream = subscribe(&server.url, target, appends).await?;
+        readers.spawn(read_until(stream, last));
     }
     let cpu = server.cpu_time();
     let t0 = Instant::now();
@@ -120,29 +180,7 @@ async fn row(config: &BenchConfig, case: Case) -> anyhow::Result<Row> {
     let took = t0.elapsed();
     let cpu = server.cpu_time().saturating_sub(cpu);
     let per = cpu.as_secs_f64() * 1e6 / (chunks * subscribers as u64) as f64;
-    let what = match case {
-        Case::Output { appends } => format!(
-            "a {}-chunk call ({} B each) live to {subscribers} VIEW subscribers, cap {} KiB, {}",
-            thousands(chunks as f64),
-            config.payload,
-            CAP / 1024,
-            if appends { "appends" } else { "snapshots" }
-        ),
-        Case::Input(target) => format!(
-            "a call's input in {} pieces ({} B each) live to {subscribers} {} subscribers",
-            thousands(chunks as f64),
-            config.payload,
-            match target {
-                pb::Target::View => "VIEW (appends)",
-                pb::Target::AiSdk => "AI SDK",
-                _ => "ACP",
-            }
-        ),
-    };
-    let unit = match case {
-        Case::Output { .. } => "chunk",
-        Case::Input(_) => "piece",
-    };
+    let (what, unit) = case.describe(config.payload, chunks, subscribers);
     let mut row = Row::new(
         what,
         format!("{per:.2} µs server CPU per {unit} per subscriber"),

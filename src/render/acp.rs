@@ -261,7 +261,7 @@ fn input(
             // The input as it was last replaced stays unless replaced: the whole arguments.
             let mut update = acp::ToolCallUpdate::from(call);
             if update.fields.raw_input.is_none() {
-                update.fields.raw_input = Some(arguments(state));
+                update.fields.raw_input = Some(state.input_value());
             }
             let mut updates = vec![acp::SessionUpdate::ToolCallUpdate(update)];
             updates.extend(
@@ -272,16 +272,6 @@ fn input(
             );
             updates
         }
-    }
-}
-
-/// The parsed arguments, or their text when they are not JSON.
-fn arguments(state: &CallState) -> Value {
-    match &state.args {
-        Value::Null if !state.arguments_json.is_empty() => {
-            Value::String(state.arguments_json.clone())
-        }
-        args => args.clone(),
     }
 }
 

@@ -80,14 +80,7 @@ async fn the_official_readers_follow_a_streamed_input() {
     publish(&mut c, streamed_write("big", &text)).await.unwrap();
 
     // The AI SDK: the part grows `input-streaming` piece by piece, then the whole input.
-    let body = json!({"id": "big", "messages": [], "toolview": {"follow": false}});
-    let mut cmd = support::node::script("ai_sdk_client");
-    cmd.args(["post", &format!("{}/ai-sdk", server.url), &body.to_string()]);
-    let node = NodeClient::spawn(cmd);
-    let report = tokio::task::spawn_blocking(move || node.finish())
-        .await
-        .unwrap();
-    assert_eq!(report["errors"], json!([]), "{report}");
+    let report = ai_sdk_replay(&server.url, "big").await;
     let states = &report["inputStates"]["w1"];
     let streaming = states["streaming"].as_u64().unwrap();
     assert!(streaming >= 50, "{streaming} input-streaming states");
@@ -109,15 +102,7 @@ async fn the_official_readers_follow_a_streamed_input() {
 
     // AG-UI: one run to the head, and a run that ends inside the input and one that resumes.
     let url = format!("{}/ag-ui", server.url);
-    let options = json!({"follow": false});
-    let report = tokio::task::spawn_blocking({
-        let url = url.clone();
-        move || {
-            NodeClient::spawn(agui_client(&["http", &url, "big", &options.to_string()])).finish()
-        }
-    })
-    .await
-    .unwrap();
+    let report = agui_replay(&server.url, "big").await;
     assert_eq!(arguments(&report, "w1"), text, "one run");
     assert!(
         crate::agui::calls_and_results(&report)["w1"].contains("written"),
@@ -141,6 +126,11 @@ async fn the_official_readers_follow_a_streamed_input() {
     assert_eq!(arguments(&both, "w1"), text, "two runs");
 
     // A replay is byte-identical, in every target.
+    assert_replays_agree(&server.url, "big", (PIECES + 2) as u64).await;
+}
+
+/// Two replays of a session up to offset `last` are the same, in every target.
+async fn assert_replays_agree(url: &str, session: &str, last: u64) {
     for target in [
         pb::Target::View,
         pb::Target::Acp,
@@ -150,23 +140,67 @@ async fn the_official_readers_follow_a_streamed_input() {
         pb::Target::Ansi,
     ] {
         let replay = || async {
-            let mut c = client(&server.url).await;
-            let mut s = subscribe(
-                &mut c,
-                pb::SubscribeRequest {
-                    session_id: "big".into(),
-                    target: target as i32,
-                    capabilities: None,
-                    start: Some(pb::subscribe_request::Start::FromBeginning(
-                        pb::StartFromBeginning {},
-                    )),
-                },
-            )
-            .await;
-            updates_until(&mut s, (PIECES + 2) as u64).await
+            let mut c = client(url).await;
+            let start = pb::subscribe_request::Start::FromBeginning(pb::StartFromBeginning {});
+            let request = pb::SubscribeRequest {
+                session_id: session.into(),
+                target: target as i32,
+                capabilities: None,
+                start: Some(start),
+            };
+            let mut s = subscribe(&mut c, request).await;
+            updates_until(&mut s, last).await
         };
         assert_eq!(replay().await, replay().await, "{target:?}");
     }
+}
+
+/// The AI SDK reader's report of a session replayed to its head (`POST /ai-sdk`), with no error.
+async fn ai_sdk_replay(url: &str, session: &str) -> Value {
+    let body = json!({"id": session, "messages": [], "toolview": {"follow": false}});
+    let mut cmd = support::node::script("ai_sdk_client");
+    cmd.args(["post", &format!("{url}/ai-sdk"), &body.to_string()]);
+    let node = NodeClient::spawn(cmd);
+    let report = tokio::task::spawn_blocking(move || node.finish())
+        .await
+        .unwrap();
+    assert_eq!(report["errors"], json!([]), "{report}");
+    report
+}
+
+/// `HttpAgent`'s report of one run over a session to its head.
+async fn agui_replay(url: &str, session: &str) -> Value {
+    let args = [
+        "http".to_owned(),
+        format!("{url}/ag-ui"),
+        session.to_owned(),
+        json!({"follow": false}).to_string(),
+    ];
+    tokio::task::spawn_blocking(move || NodeClient::spawn(agui_client(&args)).finish())
+        .await
+        .unwrap()
+}
+
+/// The server's ACP rendering of a session, a notification per line (`tail --no-follow`).
+fn acp_rendering(url: &str, session: &str) -> Vec<String> {
+    let out = support::cli::command(&[
+        "tail",
+        "--server",
+        url,
+        "--session",
+        session,
+        "--target",
+        "acp",
+        "--no-follow",
+    ])
+    .output()
+    .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The arguments the AG-UI client holds for a call: exactly one tool call with that id.
@@ -255,22 +289,8 @@ async fn an_editor_sees_the_input_grow_at_most_ten_times_a_second() {
 
 /// How many input replacements the server's ACP rendering of a session has.
 fn server_replacements(server: &str, session: &str) -> usize {
-    let out = support::cli::command(&[
-        "tail",
-        "--server",
-        server,
-        "--session",
-        session,
-        "--target",
-        "acp",
-        "--no-follow",
-    ])
-    .output()
-    .unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
+    acp_rendering(server, session)
+        .iter()
         .filter(|l| l.contains(r#""toolview":{"input":"streaming"}"#))
         .count()
 }
@@ -288,20 +308,7 @@ async fn a_subagent_session_reads_through_every_official_client() {
     support::cli::publish_jsonl(&server.url, "sub", &file);
 
     // ACP: as many notifications as the server renders; all valid, the children linked.
-    let out = support::cli::command(&[
-        "tail",
-        "--server",
-        &server.url,
-        "--session",
-        "sub",
-        "--target",
-        "acp",
-        "--no-follow",
-    ])
-    .output()
-    .unwrap();
-    assert!(out.status.success());
-    let want = String::from_utf8(out.stdout).unwrap().lines().count();
+    let want = acp_rendering(&server.url, "sub").len();
     let node = NodeClient::spawn(crate::acp_agent::client_command(
         &server.url,
         "sub",
@@ -338,12 +345,7 @@ async fn a_subagent_session_reads_through_every_official_client() {
     );
 
     // AG-UI: every call once, each with its result; the parent's card counts its children.
-    let url = format!("{}/ag-ui", server.url);
-    let report = tokio::task::spawn_blocking(move || {
-        NodeClient::spawn(agui_client(&["http", &url, "sub", r#"{"follow":false}"#])).finish()
-    })
-    .await
-    .unwrap();
+    let report = agui_replay(&server.url, "sub").await;
     let results = crate::agui::calls_and_results(&report);
     assert_eq!(results.len(), 5, "{report}");
     let card = report["messages"]
@@ -358,14 +360,7 @@ async fn a_subagent_session_reads_through_every_official_client() {
     );
 
     // The AI SDK: no error, every tool part ended, the children's cards linked.
-    let body = json!({"id": "sub", "messages": [], "toolview": {"follow": false}});
-    let mut cmd = support::node::script("ai_sdk_client");
-    cmd.args(["post", &format!("{}/ai-sdk", server.url), &body.to_string()]);
-    let node = NodeClient::spawn(cmd);
-    let report = tokio::task::spawn_blocking(move || node.finish())
-        .await
-        .unwrap();
-    assert_eq!(report["errors"], json!([]), "{report}");
+    let report = ai_sdk_replay(&server.url, "sub").await;
     let parts = report["message"]["parts"].as_array().unwrap();
     let tools: Vec<&Value> = parts
         .iter()

@@ -167,18 +167,8 @@ class ScriptedClaudeCode:
             }
         )
 
-    async def turn(self, prompt: str) -> None:
-        await self.hook("UserPromptSubmit", {"prompt": prompt})
-        await self.say("I'll look at the app first.", 1)
-        for event, tool, tool_use_id, args, outcome in CLAUDE_CALLS:
-            common = {"tool_name": tool, "tool_input": args, "tool_use_id": tool_use_id}
-            await self.hook("PreToolUse", common, tool_use_id)
-            after = {"tool_response": outcome} if event == "PostToolUse" else {"error": outcome}
-            await self.hook(event, {**common, **after}, tool_use_id)
-        await self.say("The port is configurable.", 2)
-        await self.hook(
-            "Stop", {"stop_hook_active": False, "last_assistant_message": "The port is configurable."}
-        )
+    async def result(self) -> None:
+        """The run's result, as Claude Code ends a query."""
         await self.out.put(
             {
                 "type": "result",
@@ -192,6 +182,20 @@ class ScriptedClaudeCode:
                 "usage": USAGE,
             }
         )
+
+    async def turn(self, prompt: str) -> None:
+        await self.hook("UserPromptSubmit", {"prompt": prompt})
+        await self.say("I'll look at the app first.", 1)
+        for event, tool, tool_use_id, args, outcome in CLAUDE_CALLS:
+            common = {"tool_name": tool, "tool_input": args, "tool_use_id": tool_use_id}
+            await self.hook("PreToolUse", common, tool_use_id)
+            after = {"tool_response": outcome} if event == "PostToolUse" else {"error": outcome}
+            await self.hook(event, {**common, **after}, tool_use_id)
+        await self.say("The port is configurable.", 2)
+        await self.hook(
+            "Stop", {"stop_hook_active": False, "last_assistant_message": "The port is configurable."}
+        )
+        await self.result()
 
     async def read_messages(self) -> AsyncIterator[Dict[str, Any]]:
         while (message := await self.out.get()) is not None:
@@ -423,19 +427,7 @@ class SubagentClaudeCode(ScriptedClaudeCode):
         await self.hook("PostToolUseFailure", {**bash, "error": "Exit code 101\nFAILED"}, "toolu_s2")
         await self.hook("SubagentStop", {"stop_hook_active": False, "agent_transcript_path": "", **inside})
         await self.hook("PostToolUse", {**task, "tool_response": "net::reconnect is flaky"}, "toolu_task")
-        await self.out.put(
-            {
-                "type": "result",
-                "subtype": "success",
-                "duration_ms": 5,
-                "duration_api_ms": 4,
-                "is_error": False,
-                "num_turns": 1,
-                "session_id": "cc-1",
-                "result": "done",
-                "usage": USAGE,
-            }
-        )
+        await self.result()
 
 
 def test_claude_subagents_calls_nest_under_their_task_call(server: Server) -> None:

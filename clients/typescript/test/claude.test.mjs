@@ -100,6 +100,11 @@ async function turn(prompt, { hook, say, send }) {
   }
   say("The port is configurable.", 2);
   await hook("Stop", { stop_hook_active: false, last_assistant_message: "The port is configurable." });
+  sendResult(send);
+}
+
+/** The run's result, as Claude Code ends a query. */
+function sendResult(send) {
   send({
     type: "result",
     subtype: "success",
@@ -400,19 +405,7 @@ async function subagentTurn(prompt, { hook, send }) {
   await hook("PostToolUseFailure", { ...bash, error: "Exit code 101\nFAILED" }, "toolu_s2");
   await hook("SubagentStop", { stop_hook_active: false, agent_transcript_path: "", ...inside });
   await hook("PostToolUse", { ...task, tool_response: "net::reconnect is flaky" }, "toolu_task");
-  send({
-    type: "result",
-    subtype: "success",
-    duration_ms: 5,
-    duration_api_ms: 4,
-    is_error: false,
-    num_turns: 1,
-    session_id: "cc-1",
-    result: "done",
-    total_cost_usd: 0,
-    usage: USAGE,
-    permission_denials: [],
-  });
+  sendResult(send);
 }
 
 test("a Claude subagent's calls nest under their Task call", async () => {

@@ -147,24 +147,12 @@ impl Screen {
         match update {
             ViewUpdate::Session { .. } | ViewUpdate::Unchanged => Ok(()),
             ViewUpdate::OutputAppended { call_id, text } => {
-                let Some(card) = self.cards.get_mut(&call_id) else {
-                    return Ok(());
-                };
-                card.snap.streamed.push_str(&text);
-                match self.mode {
-                    Mode::Terminal => self.dirty = true,
-                    Mode::Plain => self.live_lines(&call_id, false, out)?,
-                    Mode::Transcript => {}
-                }
-                Ok(())
+                self.output_appended(&call_id, &text, out)
             }
             ViewUpdate::InputAppended { call_id, text } => {
-                let Some(card) = self.cards.get_mut(&call_id) else {
-                    return Ok(());
-                };
-                card.snap.input.push_str(&text);
-                if self.mode == Mode::Terminal {
-                    self.dirty = true;
+                if let Some(card) = self.cards.get_mut(&call_id) {
+                    card.snap.input.push_str(&text);
+                    self.grew();
                 }
                 Ok(())
             }
@@ -187,12 +175,9 @@ impl Screen {
                 out,
             ),
             ViewUpdate::MessageAppended { message_id, text } => {
-                let Some(m) = self.messages.get_mut(&message_id) else {
-                    return Ok(());
-                };
-                m.text.push_str(&text);
-                if self.mode == Mode::Terminal {
-                    self.dirty = true;
+                if let Some(m) = self.messages.get_mut(&message_id) {
+                    m.text.push_str(&text);
+                    self.grew();
                 }
                 Ok(())
             }
@@ -239,6 +224,32 @@ impl Screen {
             }
         }
         Ok(())
+    }
+
+    /// Live output for a card shown before: drawn again (Terminal) or its new lines (Plain).
+    fn output_appended(
+        &mut self,
+        call_id: &str,
+        text: &str,
+        out: &mut impl Write,
+    ) -> io::Result<()> {
+        let Some(card) = self.cards.get_mut(call_id) else {
+            return Ok(());
+        };
+        card.snap.streamed.push_str(text);
+        match self.mode {
+            Mode::Terminal => self.dirty = true,
+            Mode::Plain => self.live_lines(call_id, false, out)?,
+            Mode::Transcript => {}
+        }
+        Ok(())
+    }
+
+    /// Something running grew: a terminal draws its running region again.
+    fn grew(&mut self) {
+        if self.mode == Mode::Terminal {
+            self.dirty = true;
+        }
     }
 
     fn message(&mut self, id: String, message: Message, out: &mut impl Write) -> io::Result<()> {

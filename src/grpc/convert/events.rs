@@ -186,18 +186,9 @@ impl TryFrom<pb::ToolEvent> for d::ToolEvent {
                     text,
                 })
             }
-            Event::CallInputComplete(pb::ToolCallInputComplete {
-                call_id: id,
-                arguments_json,
-                view,
-            }) => d::EventBody::CallInputComplete(d::CallInputComplete {
-                call_id: call_id("call_input_complete", id)?,
-                arguments_json,
-                view: view
-                    .map(d::ToolCallView::try_from)
-                    .transpose()
-                    .map_err(|e| E::CallView("call_input_complete", e))?,
-            }),
+            Event::CallInputComplete(complete) => {
+                d::EventBody::CallInputComplete(call_input_complete(complete)?)
+            }
             Event::CallOutput(pb::ToolCallOutput { call_id: id, data }) => {
                 d::EventBody::CallOutput(d::CallOutput {
                     call_id: call_id("call_output", id)?,
@@ -219,17 +210,9 @@ impl TryFrom<pb::ToolEvent> for d::ToolEvent {
                 stop_reason: stop_reason_from_pb(stop_reason).map_err(E::StopReason)?,
                 usage: usage.map(Into::into),
             }),
-            Event::MessageStarted(pb::MessageStarted {
-                message_id: id,
-                role,
-                text,
-                parent_call_id,
-            }) => d::EventBody::MessageStarted(d::MessageStarted {
-                message_id: message_id("message_started", id)?,
-                role: role_from_pb(role).map_err(E::Role)?,
-                text,
-                parent: parent("message_started", parent_call_id)?,
-            }),
+            Event::MessageStarted(started) => {
+                d::EventBody::MessageStarted(message_started(started)?)
+            }
             Event::MessageDelta(pb::MessageDelta {
                 message_id: id,
                 text,
@@ -277,10 +260,50 @@ fn call_started(started: pb::ToolCallStarted) -> Result<d::CallStarted, ToolEven
         call_id: d::CallId::new(call_id).map_err(|e| E::CallId("call_started", e))?,
         tool_name,
         arguments_json,
-        view: view
-            .map(d::ToolCallView::try_from)
-            .transpose()
-            .map_err(|e| E::CallView("call_started", e))?,
+        view: call_view("call_started", view)?,
+    })
+}
+
+/// A call view from the wire, its errors under `event`.
+fn call_view(
+    event: &'static str,
+    view: Option<pb::ToolCallView>,
+) -> Result<Option<d::ToolCallView>, ToolEventError> {
+    view.map(d::ToolCallView::try_from)
+        .transpose()
+        .map_err(|e| ToolEventError::CallView(event, e))
+}
+
+fn call_input_complete(
+    complete: pb::ToolCallInputComplete,
+) -> Result<d::CallInputComplete, ToolEventError> {
+    let pb::ToolCallInputComplete {
+        call_id,
+        arguments_json,
+        view,
+    } = complete;
+    Ok(d::CallInputComplete {
+        call_id: d::CallId::new(call_id)
+            .map_err(|e| ToolEventError::CallId("call_input_complete", e))?,
+        arguments_json,
+        view: call_view("call_input_complete", view)?,
+    })
+}
+
+fn message_started(started: pb::MessageStarted) -> Result<d::MessageStarted, ToolEventError> {
+    use ToolEventError as E;
+    let pb::MessageStarted {
+        message_id,
+        role,
+        text,
+        parent_call_id,
+    } = started;
+    Ok(d::MessageStarted {
+        message_id: d::MessageId::new(message_id)
+            .map_err(|e| E::MessageId("message_started", e))?,
+        role: role_from_pb(role).map_err(E::Role)?,
+        text,
+        parent: parent("message_started", parent_call_id)?,
     })
 }
 

@@ -16,8 +16,6 @@ mod chunk;
 
 pub use chunk::{NoticeData, OutputData, ResetData, ToolOutput, UiChunk, UserData};
 
-use serde_json::Value;
-
 use super::Context;
 use super::cap::{LiveChunk, cap_blocks, capped_chunk, capped_text, live_chunk};
 use super::card::{Capabilities, prepared_call};
@@ -198,17 +196,10 @@ fn input_delta(state: &CallState, text: &str) -> Option<UiChunk> {
 /// `tool-input-available`: the parsed arguments (their text when they are not JSON); for a
 /// call that finished while its input streamed, the input so far as the fold last read it.
 fn input_available(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> UiChunk {
-    let input = match (&state.input, &state.args) {
-        (Some(input), _) => input.so_far.clone(),
-        (None, Value::Null) if !state.arguments_json.is_empty() => {
-            Value::String(state.arguments_json.clone())
-        }
-        (None, args) => args.clone(),
-    };
     UiChunk::ToolInputAvailable {
         tool_call_id: state.call_id.as_str().to_owned(),
         tool_name: tool_name(state).to_owned(),
-        input,
+        input: state.input_value(),
         dynamic: true,
         title: title(state, ctx, caps),
     }

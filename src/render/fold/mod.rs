@@ -118,6 +118,18 @@ impl CallState {
         self.status = CallStatus::InProgress;
     }
 
+    /// The input as the renderings carry it: while it streams, as last read (open structures
+    /// closed); then the parsed arguments, or their text when they are not JSON.
+    pub fn input_value(&self) -> Value {
+        match (&self.input, &self.args) {
+            (Some(input), _) => input.so_far.clone(),
+            (None, Value::Null) if !self.arguments_json.is_empty() => {
+                Value::String(self.arguments_json.clone())
+            }
+            (None, args) => args.clone(),
+        }
+    }
+
     /// The call's display title: the call view's, or the call id for an orphan.
     pub fn title(&self) -> &str {
         self.call_view
