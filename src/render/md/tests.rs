@@ -112,6 +112,17 @@ fn a_table_on_a_terminal_lines_up() {
     );
 }
 
+#[test]
+fn a_bang_before_a_link_stays_text() {
+    // Found by the property below: text ending in `!` before an autolink made an image.
+    let blocks = parse("a|/(~(0|]_\n<]0>~!<http://e/>").unwrap();
+    assert_eq!(hazards(&markdown(&blocks)), Vec::<String>::new());
+    assert!(markdown(&parse("wow!<http://e/>").unwrap()).contains("wow\\!["));
+    // An escaped backslash before the `!` does not escape it.
+    let slash = markdown(&parse("wow\\\\!<http://e/>").unwrap());
+    assert_eq!(hazards(&slash), Vec::<String>::new(), "{slash}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2_000))]
     /// Whatever a model writes, our Markdown has no raw HTML, no image and no link but to a

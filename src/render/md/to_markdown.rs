@@ -97,6 +97,14 @@ fn spans(spans_: &[Inline], in_table: bool) -> String {
                     out.push_str(&spans(label, in_table));
                     out.push_str(" (");
                 }
+                // A `!` just before the link's `[` would make it an image, unless a backslash
+                // escapes it (an odd run of them: an even one is escaped backslashes).
+                if let Some(before) = out.strip_suffix('!') {
+                    let slashes = before.len() - before.trim_end_matches('\\').len();
+                    if slashes % 2 == 0 {
+                        out.insert(out.len() - 1, '\\');
+                    }
+                }
                 out.push_str(&link(url, url));
                 if label_text != *url {
                     out.push(')');
