@@ -44,6 +44,29 @@ pub enum PublishResult {
     rejected,
 }
 
+/// What became of a span or log record sent over OTLP.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum OtlpResult {
+    /// A tool call.
+    call,
+    /// Part of the conversation (an agent or a model span, a prompt).
+    conversation,
+    /// Describes nothing toolview shows (an HTTP request, a step, …).
+    ignored,
+    /// Refused: a tool span naming no tool, a span without valid ids.
+    rejected,
+}
+
+/// The labels of OTLP records.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OtlpLabels {
+    /// `traces` or `logs`.
+    pub signal: &'static str,
+    /// What became of it.
+    pub result: OtlpResult,
+}
+
 /// Why a store append failed.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
@@ -254,6 +277,8 @@ pub struct Metrics {
     pub permission_wait_seconds: Histogram,
     /// Answers to permission requests, by result.
     pub permission_answers: Family<AnswerLabels, Counter>,
+    /// Spans and log records received over OTLP, by signal and result.
+    pub otlp_records: Family<OtlpLabels, Counter>,
 }
 
 impl Metrics {
@@ -294,6 +319,7 @@ impl Metrics {
             // 0.1 s to about 2 h: a click to a request left to expire.
             permission_wait_seconds: Histogram::new(exponential_buckets(0.1, 2.0, 17)),
             permission_answers: Family::default(),
+            otlp_records: Family::default(),
             registry: Registry::default(),
         };
         m.register_calls(&mut registry);
@@ -316,6 +342,11 @@ impl Metrics {
             "published_events",
             "Published events",
             self.published.clone(),
+        );
+        r.register(
+            "otlp_records",
+            "Spans and log records received over OTLP",
+            self.otlp_records.clone(),
         );
         r.register_with_unit(
             "store_append_duration",

@@ -61,6 +61,11 @@ pub const DEFAULT_JWT_AUDIENCE: &str = "toolview";
 /// also lasts this long past its token's `exp`.
 pub const DEFAULT_JWT_LEEWAY_SECS: u64 = 30;
 
+/// Spans (or log records) one OTLP request may carry: four times the OpenTelemetry SDKs'
+/// default export batch (512, `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`), so every default exporter fits
+/// while one request stays a bounded publish.
+pub const DEFAULT_OTLP_MAX_RECORDS: usize = 2048;
+
 /// A listen address: `IP:port`, or `host:port` resolved once at start (the first address the
 /// name resolves to; `localhost` is loopback, so the no-auth default still holds).
 fn listen_addr(s: &str) -> Result<SocketAddr, String> {
@@ -329,6 +334,15 @@ pub struct ServeConfig {
     #[arg(long, env = "TOOLVIEW_TLS_CLIENT_CA", requires = "tls_cert")]
     pub tls_client_ca: Option<PathBuf>,
 
+    /// Turn off the OTLP receiver (OTLP/gRPC's trace and logs services, OTLP/HTTP's
+    /// `/v1/traces` and `/v1/logs`): telemetry sent to the port is then refused as unknown.
+    #[arg(long, env = "TOOLVIEW_DISABLE_OTLP")]
+    pub disable_otlp: bool,
+
+    /// Spans or log records one OTLP request may carry; more is RESOURCE_EXHAUSTED (HTTP 413).
+    #[arg(long, env = "TOOLVIEW_OTLP_MAX_RECORDS", default_value_t = DEFAULT_OTLP_MAX_RECORDS)]
+    pub otlp_max_records: usize,
+
     /// Log format.
     #[arg(long, env = "TOOLVIEW_LOG_FORMAT", value_enum, default_value = "human")]
     pub log_format: LogFormat,
@@ -526,6 +540,8 @@ impl Default for ServeConfig {
             tls_client_ca: None,
             log_format: LogFormat::Human,
             metrics_listen: None,
+            disable_otlp: false,
+            otlp_max_records: DEFAULT_OTLP_MAX_RECORDS,
         }
     }
 }

@@ -17,6 +17,7 @@ use super::tls::Tls;
 use crate::auth::Authenticator;
 use crate::grpc::{Health, Limits, Services, StorageCodec, method_paths, transport_status};
 use crate::metrics::Metrics;
+use crate::otlp::{Limits as OtlpLimits, Otlp};
 use crate::session::{Sessions, SessionsConfig};
 use crate::store::{EmbeddedStore, MemoryStore, Store};
 
@@ -202,14 +203,31 @@ fn router(
     sessions: &Arc<Sessions>,
     auth: &Arc<Authenticator>,
 ) -> axum::Router {
-    let observe = Observe::new(sessions.metrics().clone(), method_paths());
+    let mut paths = method_paths();
+    let mut http = crate::http::routes(sessions.clone(), auth.clone(), config.max_message_size);
+    let routes = match config.disable_otlp {
+        true => routes,
+        false => {
+            let otlp = Otlp::new(
+                sessions.clone(),
+                auth.clone(),
+                OtlpLimits {
+                    max_records: config.otlp_max_records.max(1),
+                    max_body: config.max_message_size,
+                },
+            );
+            paths.extend(crate::otlp::METHOD_PATHS.map(str::to_owned));
+            http = http.merge(crate::otlp::routes(otlp.clone()));
+            crate::otlp::services(otlp, routes)
+        }
+    };
+    let observe = Observe::new(sessions.metrics().clone(), paths);
     let grpc = routes
         .into_axum_router()
         .layer(tower::util::MapResponseLayer::new(transport_status))
         .layer(observe)
         .layer(tonic_web::GrpcWebLayer::new());
     let hosts = super::web::AllowedHosts::new(config.listen, &config.allowed_hosts);
-    let http = crate::http::routes(sessions.clone(), auth.clone(), config.max_message_size);
     super::web::routes()
         .merge(http)
         .merge(grpc)

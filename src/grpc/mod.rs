@@ -23,6 +23,7 @@ mod storage;
 pub mod wire;
 
 pub use crate::error::code_name;
+pub use auth::access;
 pub use permission::PermissionApi;
 pub use presentation::PresentationApi;
 pub use services::{Health, Limits, Services, method_paths, services};

@@ -8,7 +8,9 @@ use super::fold::{CallStatus, Change, Children, InputChange};
 use super::markdown_text::{MARKDOWN, escape, escape_line, link};
 use super::text_form::{exit_note, read_lines_text, search_text, unified, web_text};
 use super::transcript::{Form, conversation, nest_markdown};
-use crate::domain::{ContentBlock, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
+use crate::domain::{
+    ContentBlock, GenericCallView, TerminalCallView, TerminalExit, ToolCallView, ToolResultView,
+};
 use crate::present::text::{console_body, fence, plain_block_body};
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
@@ -105,19 +107,23 @@ fn terminal(t: &TerminalCallView, output: &str, exit: Option<&TerminalExit>) -> 
     parts.join("\n\n")
 }
 
+/// A generic call's input: a string as is, anything else as pretty JSON.
+fn raw_input(g: &GenericCallView) -> Option<String> {
+    match &g.raw_input {
+        Some(serde_json::Value::String(s)) => Some(fence("", s)),
+        Some(v) => Some(fence(
+            "json",
+            &serde_json::to_string_pretty(v).unwrap_or_default(),
+        )),
+        None => None,
+    }
+}
+
 fn call_body(call: &ToolCallView, streamed: &str) -> String {
     match call {
         ToolCallView::Generic(g) => {
             let mut parts = texts(&g.content);
-            // A string input renders as is, anything else as pretty JSON.
-            match &g.raw_input {
-                Some(serde_json::Value::String(s)) => parts.push(fence("", s)),
-                Some(v) => parts.push(fence(
-                    "json",
-                    &serde_json::to_string_pretty(v).unwrap_or_default(),
-                )),
-                None => {}
-            }
+            parts.extend(raw_input(g));
             if !streamed.is_empty() {
                 parts.push(fence("console", streamed));
             }
@@ -130,7 +136,15 @@ fn call_body(call: &ToolCallView, streamed: &str) -> String {
 
 fn result_body(result: &ToolResultView, call: Option<&ToolCallView>) -> String {
     match result {
-        ToolResultView::Generic(g) => texts(&g.content).join("\n\n"),
+        // A generic call keeps its input above what it returned: nothing else shows it.
+        ToolResultView::Generic(g) => {
+            let mut parts = Vec::new();
+            if let Some(ToolCallView::Generic(c)) = call {
+                parts.extend(raw_input(c));
+            }
+            parts.extend(texts(&g.content));
+            parts.join("\n\n")
+        }
         ToolResultView::Terminal(t) => {
             let command = match call {
                 Some(ToolCallView::Terminal(c)) => c.clone(),

@@ -1,0 +1,427 @@
+//! Spans → events: each tool span a call (started at its start with its arguments, finished
+//! at its end with its result or error), each model span's messages the conversation, each
+//! outermost agent span a turn.
+//!
+//! Exporters send spans when they end, in batches, so a request holds children before their
+//! parents and whole calls at once. Within a request the events are ordered by their time
+//! (a call's start at its span's start, its finish at its end); nesting is read from the
+//! parent links the request holds (a tool span under another tool span, at any depth, is its
+//! child call). Every id derives from the span's, so an exporter's retry appends nothing, and
+//! a call id never comes from the emitter (Pydantic AI's test model, for one, reuses them).
+
+use std::collections::{HashMap, HashSet};
+
+use super::messages::{Said, assistant_outputs, user_inputs};
+use super::session::session_of;
+use super::span::Span;
+use crate::domain::{
+    CallFinished, CallId, CallStarted, ContentBlock, EventBody, EventId, MessageFinished,
+    MessageId, MessageRole, MessageStarted, SessionId, StopReason, TokenUsage, ToolEvent,
+    TurnFinished, TurnId, TurnStarted,
+};
+
+/// The tool's name, in order: the GenAI conventions', OpenInference's, the AI SDK's legacy
+/// span's, Traceloop's.
+const TOOL_NAME_KEYS: &[&str] = &[
+    "gen_ai.tool.name",
+    "tool.name",
+    "ai.toolCall.name",
+    "traceloop.entity.name",
+];
+/// The call's arguments, in order (Pydantic AI's instrumentation v2 last).
+const ARGUMENT_KEYS: &[&str] = &[
+    "gen_ai.tool.call.arguments",
+    "input.value",
+    "ai.toolCall.args",
+    "traceloop.entity.input",
+    "tool_arguments",
+];
+/// The call's result, in order.
+const RESULT_KEYS: &[&str] = &[
+    "gen_ai.tool.call.result",
+    "output.value",
+    "ai.toolCall.result",
+    "traceloop.entity.output",
+    "tool_response",
+];
+/// The GenAI conventions' span name of a tool call: `execute_tool {tool}`.
+const EXECUTE_TOOL_PREFIX: &str = "execute_tool ";
+
+/// What a request's spans became.
+#[derive(Debug, Default)]
+pub struct Mapped {
+    /// The events, ordered by time, each id once.
+    pub events: Vec<ToolEvent>,
+    /// Tool spans mapped to calls.
+    pub calls: usize,
+    /// Agent and model spans read for the conversation.
+    pub conversation: usize,
+    /// Spans that describe nothing toolview shows (HTTP requests, steps, …).
+    pub ignored: usize,
+    /// Spans refused: a tool span without a tool name, a span without a valid id.
+    pub rejected: usize,
+    /// Why the first refused span was.
+    pub reason: Option<String>,
+}
+
+/// What a span is, by its attributes (first match wins; see `docs/opentelemetry.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Tool,
+    Agent,
+    Model,
+    Other,
+}
+
+fn kind(span: &Span) -> Kind {
+    let a = &span.attributes;
+    let operation = a.first_str(&["gen_ai.operation.name"]);
+    let openinference = a.first_str(&["openinference.span.kind"]);
+    if operation == Some("execute_tool")
+        || openinference == Some("TOOL")
+        || a.is("traceloop.span.kind", "tool")
+        || span.name == "ai.toolCall"
+        || span.name == "running tool"
+        || span.name.starts_with(EXECUTE_TOOL_PREFIX)
+    {
+        Kind::Tool
+    } else if operation == Some("invoke_agent") || openinference == Some("AGENT") {
+        Kind::Agent
+    } else if matches!(
+        operation,
+        Some("chat" | "text_completion" | "generate_content")
+    ) || openinference == Some("LLM")
+    {
+        Kind::Model
+    } else {
+        Kind::Other
+    }
+}
+
+/// For each span, what the request holds above it: the nearest tool span, and whether an
+/// agent span is among its ancestors. One walk per chain (memoized), safe against cycles.
+struct Ancestry {
+    above: Vec<(Option<usize>, bool)>,
+}
+
+impl Ancestry {
+    fn new(spans: &[Span], kinds: &[Kind]) -> Self {
+        let index: HashMap<&str, usize> = spans
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.span_id.as_str(), i))
+            .collect();
+        let parent: Vec<Option<usize>> = spans
+            .iter()
+            .map(|s| match s.parent_span_id.as_str() {
+                "" => None,
+                p => index.get(p).copied(),
+            })
+            .collect();
+        let through = |p: usize, (tool, agent): (Option<usize>, bool)| {
+            let tool = if kinds[p] == Kind::Tool {
+                Some(p)
+            } else {
+                tool
+            };
+            (tool, agent || kinds[p] == Kind::Agent)
+        };
+        let mut memo: Vec<Option<(Option<usize>, bool)>> = vec![None; spans.len()];
+        let mut path = Vec::new();
+        for start in 0..spans.len() {
+            path.clear();
+            let mut at = start;
+            let mut top = (None, false);
+            while memo[at].is_none() {
+                path.push(at);
+                match parent[at] {
+                    // A chain longer than the request is a cycle: cut it here.
+                    Some(p) if path.len() <= spans.len() => match memo[p] {
+                        Some(m) => {
+                            top = through(p, m);
+                            break;
+                        }
+                        None => at = p,
+                    },
+                    _ => break,
+                }
+            }
+            for &node in path.iter().rev() {
+                if memo[node].is_none() {
+                    memo[node] = Some(top);
+                }
+                top = through(node, memo[node].unwrap_or_default());
+            }
+        }
+        Ancestry {
+            above: memo.into_iter().map(Option::unwrap_or_default).collect(),
+        }
+    }
+
+    fn tool(&self, i: usize) -> Option<usize> {
+        self.above[i].0
+    }
+
+    fn outermost(&self, i: usize) -> bool {
+        self.above[i] == (None, false)
+    }
+}
+
+/// An event and when it happened.
+struct Timed {
+    at: u64,
+    event: ToolEvent,
+}
+
+/// The events of a request, as they are made.
+#[derive(Default)]
+struct Out {
+    timed: Vec<Timed>,
+}
+
+impl Out {
+    fn push(&mut self, at: u64, session: &SessionId, id: String, body: EventBody) {
+        // Ids are made of hex digits and fixed words: always valid.
+        if let Ok(event_id) = EventId::new(id) {
+            self.timed.push(Timed {
+                at,
+                event: ToolEvent {
+                    session_id: session.clone(),
+                    event_id,
+                    body,
+                },
+            });
+        }
+    }
+
+    fn message(
+        &mut self,
+        at: u64,
+        session: &SessionId,
+        id: String,
+        said: Said,
+        parent: Option<CallId>,
+    ) {
+        let Ok(message_id) = MessageId::new(id) else {
+            return;
+        };
+        let started = EventBody::MessageStarted(MessageStarted {
+            message_id: message_id.clone(),
+            role: said.role,
+            text: said.text,
+            parent,
+        });
+        self.push(at, session, message_id.to_string(), started);
+        let finished = EventBody::MessageFinished(MessageFinished {
+            message_id: message_id.clone(),
+        });
+        self.push(at, session, format!("{message_id}:end"), finished);
+    }
+
+    /// Ordered by time (a stable sort: a call's start before its finish at the same time),
+    /// each (session, event id) once.
+    fn finish(mut self) -> Vec<ToolEvent> {
+        self.timed.sort_by_key(|t| t.at);
+        let mut seen = HashSet::new();
+        self.timed
+            .into_iter()
+            .filter(|t| seen.insert((t.event.session_id.clone(), t.event.event_id.clone())))
+            .map(|t| t.event)
+            .collect()
+    }
+}
+
+/// The call id of a tool span.
+fn call_id(span: &Span) -> Option<CallId> {
+    CallId::new(format!("otel:{}", span.span_id)).ok()
+}
+
+/// Maps a request's spans to events (see the module doc).
+pub fn map_spans(spans: &[Span]) -> Mapped {
+    let kinds: Vec<Kind> = spans.iter().map(kind).collect();
+    let ancestry = Ancestry::new(spans, &kinds);
+    let mut mapped = Mapped::default();
+    let mut out = Out::default();
+    for (i, span) in spans.iter().enumerate() {
+        if let Err(why) = check_ids(span) {
+            mapped.rejected += 1;
+            mapped.reason.get_or_insert(why);
+            continue;
+        }
+        let session = session_of(&span.attributes, &span.resource, &span.trace_id);
+        let parent = ancestry.tool(i).and_then(|p| call_id(&spans[p]));
+        let end = span.end_ns.max(span.start_ns);
+        match kinds[i] {
+            Kind::Tool => match tool_call(span, parent) {
+                Ok((started, finished)) => {
+                    mapped.calls += 1;
+                    let id = &span.span_id;
+                    out.push(span.start_ns, &session, format!("otel:{id}:call"), started);
+                    out.push(end, &session, format!("otel:{id}:call:end"), finished);
+                }
+                Err(why) => {
+                    mapped.rejected += 1;
+                    mapped.reason.get_or_insert(why);
+                }
+            },
+            Kind::Agent => {
+                mapped.conversation += 1;
+                if ancestry.outermost(i) {
+                    turn(&mut out, span, &session);
+                }
+                users(&mut out, span, &session, &parent);
+            }
+            Kind::Model => {
+                mapped.conversation += 1;
+                users(&mut out, span, &session, &parent);
+                for said in assistant_outputs(&span.attributes) {
+                    let what = if said.role == MessageRole::Reasoning {
+                        "think"
+                    } else {
+                        "out"
+                    };
+                    let id = format!("otel:{}:{what}:{}", span.span_id, said.index);
+                    out.message(end, &session, id, said, parent.clone());
+                }
+            }
+            Kind::Other => mapped.ignored += 1,
+        }
+    }
+    mapped.events = out.finish();
+    mapped
+}
+
+/// A span's ids as OTLP has them: 8 bytes of span id, 16 of trace id, a parent of 8 or none.
+fn check_ids(span: &Span) -> Result<(), String> {
+    let hex = |s: &str, len: usize| s.len() == len && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex(&span.span_id, 16) {
+        return Err(format!("span {:?}: span_id must be 8 bytes", span.name));
+    }
+    if !hex(&span.trace_id, 32) {
+        return Err(format!("span {:?}: trace_id must be 16 bytes", span.name));
+    }
+    if !(span.parent_span_id.is_empty() || hex(&span.parent_span_id, 16)) {
+        return Err(format!(
+            "span {:?}: parent_span_id must be 8 bytes or empty",
+            span.name
+        ));
+    }
+    Ok(())
+}
+
+/// The user's words among a span's inputs, at its start. Every model span repeats the
+/// conversation so far, so a message's id is its position and a checksum of its text: the
+/// same message from the next span (or the next run of the conversation) is the same event.
+fn users(out: &mut Out, span: &Span, session: &SessionId, parent: &Option<CallId>) {
+    for said in user_inputs(&span.attributes) {
+        let id = format!(
+            "otel:user:{}:{:08x}",
+            said.index,
+            crc32fast::hash(said.text.as_bytes())
+        );
+        out.message(span.start_ns, session, id, said, parent.clone());
+    }
+}
+
+/// A turn for an agent invocation that runs under no other agent or tool.
+fn turn(out: &mut Out, span: &Span, session: &SessionId) {
+    let Ok(turn_id) = TurnId::new(format!("otel:{}", span.span_id)) else {
+        return;
+    };
+    let id = &span.span_id;
+    let started = EventBody::TurnStarted(TurnStarted {
+        turn_id: turn_id.clone(),
+    });
+    out.push(span.start_ns, session, format!("otel:{id}:turn"), started);
+    let stop_reason = match span.error {
+        None => StopReason::EndTurn,
+        Some(_) => StopReason::Unspecified,
+    };
+    let finished = EventBody::TurnFinished(TurnFinished {
+        turn_id,
+        stop_reason,
+        usage: usage(&span.attributes),
+    });
+    out.push(
+        span.end_ns.max(span.start_ns),
+        session,
+        format!("otel:{id}:turn:end"),
+        finished,
+    );
+}
+
+/// An agent span's token counts (the GenAI conventions', or Pydantic AI's aggregated ones).
+fn usage(a: &super::Attributes) -> Option<TokenUsage> {
+    let count = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| a.get(k).and_then(serde_json::Value::as_u64))
+    };
+    let input = count(&[
+        "gen_ai.usage.input_tokens",
+        "gen_ai.aggregated_usage.input_tokens",
+    ]);
+    let output = count(&[
+        "gen_ai.usage.output_tokens",
+        "gen_ai.aggregated_usage.output_tokens",
+    ]);
+    if input.is_none() && output.is_none() {
+        return None;
+    }
+    Some(TokenUsage {
+        input_tokens: input.unwrap_or(0),
+        output_tokens: output.unwrap_or(0),
+        cached_input_tokens: count(&["gen_ai.usage.cache_read.input_tokens"]).unwrap_or(0),
+        ..TokenUsage::default()
+    })
+}
+
+/// A tool span's call: its start and its finish.
+fn tool_call(span: &Span, parent: Option<CallId>) -> Result<(EventBody, EventBody), String> {
+    let a = &span.attributes;
+    let name = a
+        .first_str(TOOL_NAME_KEYS)
+        .or_else(|| span.name.strip_prefix(EXECUTE_TOOL_PREFIX))
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| format!("span {:?}: a tool span names no tool", span.name))?;
+    let call_id = call_id(span).ok_or_else(|| format!("span {:?}: no call id", span.name))?;
+    let result = a.first_text(RESULT_KEYS).map(|r| unquote(&r));
+    let is_error = span.error.is_some();
+    let text = match (result, &span.error) {
+        (Some(result), _) => Some(result),
+        (None, Some(error)) if !error.is_empty() => Some(error.clone()),
+        (None, _) => None,
+    };
+    let started = EventBody::CallStarted(CallStarted {
+        call_id: call_id.clone(),
+        tool_name: name.to_owned(),
+        arguments_json: a.first_text(ARGUMENT_KEYS).unwrap_or_default(),
+        view: None,
+        input_streaming: false,
+        parent,
+    });
+    let finished = EventBody::CallFinished(CallFinished {
+        call_id,
+        content: text
+            .map(|text| ContentBlock::Text { text })
+            .into_iter()
+            .collect(),
+        is_error,
+        meta_json: String::new(),
+        view: None,
+    });
+    Ok((started, finished))
+}
+
+/// A result as the tool gave it: emitters that write results as JSON (the AI SDK) quote a
+/// text result; one JSON string is unquoted, anything else kept verbatim.
+fn unquote(result: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(result) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => result.to_owned(),
+    }
+}
+
+#[cfg(test)]
+#[path = "map_tests.rs"]
+mod tests;

@@ -1,0 +1,244 @@
+//! OTLP/HTTP: `POST /v1/traces` and `/v1/logs`, a protobuf (`application/x-protobuf`) or JSON
+//! (`application/json`, OTLP's mapping: hex ids, int64s as text) body, plain or
+//! `Content-Encoding: gzip`. Answered in the request's format: the export response (with its
+//! partial success), or a refusal as a `google.rpc.Status` with the HTTP status of `Error`'s
+//! table (400 a bad body, 401/403 auth, 413 over a limit, 415 another format or encoding).
+
+use std::io::Read as _;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use opentelemetry_proto::tonic::collector::logs::v1::{
+    ExportLogsPartialSuccess, ExportLogsServiceRequest, ExportLogsServiceResponse,
+};
+use opentelemetry_proto::tonic::collector::trace::v1::{
+    ExportTracePartialSuccess, ExportTraceServiceRequest, ExportTraceServiceResponse,
+};
+use prost::Message as _;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{Otlp, Outcome};
+use crate::error::Error;
+
+/// The trace export path (what exporters append to `OTEL_EXPORTER_OTLP_ENDPOINT`).
+pub const TRACES_PATH: &str = "/v1/traces";
+/// The logs export path.
+pub const LOGS_PATH: &str = "/v1/logs";
+
+/// Both paths, bodies within the receiver's limit (compressed and decompressed).
+pub fn routes(otlp: Otlp) -> axum::Router {
+    let max = otlp.limits.max_body;
+    axum::Router::new()
+        .route(TRACES_PATH, axum::routing::post(traces))
+        .route(LOGS_PATH, axum::routing::post(logs))
+        .layer(DefaultBodyLimit::max(max))
+        .with_state(otlp)
+}
+
+/// A body's format, from its `Content-Type`.
+#[derive(Debug, Clone, Copy)]
+enum Format {
+    Protobuf,
+    Json,
+}
+
+impl Format {
+    fn of(headers: &HeaderMap) -> Option<Format> {
+        let value = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+        let essence = value.split(';').next()?.trim();
+        match essence.to_ascii_lowercase().as_str() {
+            "application/x-protobuf" | "application/protobuf" => Some(Format::Protobuf),
+            "application/json" => Some(Format::Json),
+            _ => None,
+        }
+    }
+
+    fn content_type(self) -> &'static str {
+        match self {
+            Format::Protobuf => "application/x-protobuf",
+            Format::Json => "application/json",
+        }
+    }
+
+    fn decode<T: prost::Message + Default + DeserializeOwned>(
+        self,
+        body: &[u8],
+    ) -> Result<T, Error> {
+        match self {
+            Format::Protobuf => {
+                T::decode(body).map_err(|e| Error::invalid(format!("request body: {e}")))
+            }
+            Format::Json => serde_json::from_slice(body)
+                .map_err(|e| Error::invalid(format!("request body: {e}"))),
+        }
+    }
+
+    fn respond<T: prost::Message + Serialize>(self, status: StatusCode, message: &T) -> Response {
+        let body = match self {
+            Format::Protobuf => message.encode_to_vec(),
+            Format::Json => serde_json::to_vec(message).unwrap_or_default(),
+        };
+        (status, [(header::CONTENT_TYPE, self.content_type())], body).into_response()
+    }
+
+    /// A refusal: `google.rpc.Status` in this format.
+    fn refuse(self, e: Error) -> Response {
+        let status =
+            StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let code = e.code() as i32;
+        let message = e.public_message().to_owned();
+        match self {
+            Format::Protobuf => {
+                let body = tonic_types::pb::Status {
+                    code,
+                    message,
+                    details: Vec::new(),
+                }
+                .encode_to_vec();
+                (status, [(header::CONTENT_TYPE, self.content_type())], body).into_response()
+            }
+            Format::Json => {
+                let body = serde_json::json!({"code": code, "message": message}).to_string();
+                (status, [(header::CONTENT_TYPE, self.content_type())], body).into_response()
+            }
+        }
+    }
+}
+
+/// A body's encoding, from its `Content-Encoding`.
+#[derive(Debug, Clone, Copy)]
+enum Encoding {
+    Identity,
+    Gzip,
+}
+
+impl Encoding {
+    fn of(headers: &HeaderMap) -> Option<Encoding> {
+        let Some(value) = headers.get(header::CONTENT_ENCODING) else {
+            return Some(Encoding::Identity);
+        };
+        match value.to_str().ok()?.trim().to_ascii_lowercase().as_str() {
+            "" | "identity" => Some(Encoding::Identity),
+            "gzip" => Some(Encoding::Gzip),
+            _ => None,
+        }
+    }
+
+    /// The body decoded, at most `max` bytes: a gzip bomb stops at the limit, having cost no
+    /// more than it.
+    fn decode(self, body: Bytes, max: usize) -> Result<Bytes, Error> {
+        match self {
+            Encoding::Identity => Ok(body),
+            Encoding::Gzip => {
+                let mut out = Vec::new();
+                let n = flate2::read::GzDecoder::new(&body[..])
+                    .take(max as u64 + 1)
+                    .read_to_end(&mut out)
+                    .map_err(|e| Error::invalid(format!("request body: not gzip ({e})")))?;
+                if n > max {
+                    return Err(Error::TooLarge(format!(
+                        "request body: over the limit of {max} bytes once decompressed \
+                         (--max-message-size)"
+                    )));
+                }
+                Ok(out.into())
+            }
+        }
+    }
+}
+
+/// What the two paths share: the format, the caller, the body.
+async fn export<Req, Resp>(
+    otlp: &Otlp,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+    ingest: impl AsyncFnOnce(&Otlp, &crate::auth::Access, Req) -> Result<Outcome, Error>,
+    respond: impl FnOnce(Outcome) -> Resp,
+) -> Response
+where
+    Req: prost::Message + Default + DeserializeOwned,
+    Resp: prost::Message + Serialize,
+{
+    let (Some(format), Some(encoding)) = (Format::of(headers), Encoding::of(headers)) else {
+        return (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "OTLP/HTTP takes Content-Type application/x-protobuf or application/json, and \
+             Content-Encoding gzip or none",
+        )
+            .into_response();
+    };
+    let max = otlp.limits.max_body;
+    let access = match crate::http::authenticate(&otlp.auth, headers) {
+        Ok(access) => access,
+        Err(e) => return format.refuse(e),
+    };
+    let body = match crate::http::body(body, max) {
+        Ok(body) => body,
+        Err(e) => return format.refuse(e),
+    };
+    let body = match encoding.decode(body, max) {
+        Ok(body) => body,
+        Err(e) => return format.refuse(e),
+    };
+    let request = match format.decode::<Req>(&body) {
+        Ok(request) => request,
+        Err(e) => return format.refuse(e),
+    };
+    match ingest(otlp, &access, request).await {
+        Ok(outcome) => format.respond(StatusCode::OK, &respond(outcome)),
+        Err(e) => format.refuse(e),
+    }
+}
+
+async fn traces(
+    State(otlp): State<Otlp>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    export(
+        &otlp,
+        &headers,
+        body,
+        async |otlp: &Otlp, access: &crate::auth::Access, request: ExportTraceServiceRequest| {
+            otlp.traces(access, request).await
+        },
+        |outcome| ExportTraceServiceResponse {
+            partial_success: super::grpc::partial(outcome, |rejected_spans, error_message| {
+                ExportTracePartialSuccess {
+                    rejected_spans,
+                    error_message,
+                }
+            }),
+        },
+    )
+    .await
+}
+
+async fn logs(
+    State(otlp): State<Otlp>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    export(
+        &otlp,
+        &headers,
+        body,
+        async |otlp: &Otlp, access: &crate::auth::Access, request: ExportLogsServiceRequest| {
+            otlp.logs(access, request).await
+        },
+        |outcome| ExportLogsServiceResponse {
+            partial_success: super::grpc::partial(
+                outcome,
+                |rejected_log_records, error_message| ExportLogsPartialSuccess {
+                    rejected_log_records,
+                    error_message,
+                },
+            ),
+        },
+    )
+    .await
+}
