@@ -80,7 +80,15 @@ impl Format {
     fn respond<T: prost::Message + Serialize>(self, status: StatusCode, message: &T) -> Response {
         let body = match self {
             Format::Protobuf => message.encode_to_vec(),
-            Format::Json => serde_json::to_vec(message).unwrap_or_default(),
+            // OTLP/JSON leaves unset fields out (`{}` for a full success), where serde
+            // writes `null`.
+            Format::Json => {
+                let mut value = serde_json::to_value(message).unwrap_or_default();
+                if let Some(fields) = value.as_object_mut() {
+                    fields.retain(|_, v| !v.is_null());
+                }
+                value.to_string().into_bytes()
+            }
         };
         (status, [(header::CONTENT_TYPE, self.content_type())], body).into_response()
     }

@@ -19,6 +19,8 @@ mod journal;
 mod late_joiners;
 mod list_sessions;
 mod metrics;
+mod otlp;
+mod otlp_emitters;
 mod permission_clients;
 mod permissions;
 mod polyglot;

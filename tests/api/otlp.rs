@@ -1,0 +1,465 @@
+//! OTLP ingestion on a real server process: requests built as exporters build them, sent over
+//! OTLP/HTTP (protobuf, JSON, gzip) and OTLP/gRPC; a retried export adds nothing; the formats
+//! give identical sessions; hostile requests get OTLP's errors and leave the server serving;
+//! auth is the rest of the API's. The real emitters (Pydantic AI, OpenAI Agents with
+//! OpenInference, the AI SDK) are in `otlp_emitters.rs`.
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpStream;
+
+use opentelemetry_proto::tonic::collector::trace::v1::trace_service_client::TraceServiceClient;
+use opentelemetry_proto::tonic::collector::trace::v1::{
+    ExportTraceServiceRequest, ExportTraceServiceResponse,
+};
+use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
+use opentelemetry_proto::tonic::resource::v1::Resource;
+use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
+use prost::Message as _;
+use support::process::ServerProcess;
+use support::sessions::*;
+
+fn kv(key: &str, value: &str) -> KeyValue {
+    KeyValue {
+        key: key.into(),
+        value: Some(AnyValue {
+            value: Some(any_value::Value::StringValue(value.into())),
+        }),
+        ..Default::default()
+    }
+}
+
+/// A span of trace 1 with id `id` under `parent`, `at` (start, end) in seconds.
+pub(crate) fn span(
+    id: u64,
+    parent: u64,
+    name: &str,
+    at: (u64, u64),
+    attrs: &[(&str, &str)],
+) -> Span {
+    Span {
+        trace_id: vec![1; 16],
+        span_id: id.to_be_bytes().to_vec(),
+        parent_span_id: if parent == 0 {
+            vec![]
+        } else {
+            parent.to_be_bytes().to_vec()
+        },
+        name: name.into(),
+        start_time_unix_nano: 1_700_000_000_000_000_000 + at.0 * 1_000_000_000,
+        end_time_unix_nano: 1_700_000_000_000_000_000 + at.1 * 1_000_000_000,
+        attributes: attrs.iter().map(|(k, v)| kv(k, v)).collect(),
+        ..Default::default()
+    }
+}
+
+/// A tool span (`execute_tool`, the GenAI conventions).
+pub(crate) fn tool(
+    id: u64,
+    parent: u64,
+    at: (u64, u64),
+    name: &str,
+    args: &str,
+    result: &str,
+) -> Span {
+    span(
+        id,
+        parent,
+        &format!("execute_tool {name}"),
+        at,
+        &[
+            ("gen_ai.operation.name", "execute_tool"),
+            ("gen_ai.tool.name", name),
+            ("gen_ai.tool.call.arguments", args),
+            ("gen_ai.tool.call.result", result),
+        ],
+    )
+}
+
+/// An export of `spans` from a resource naming the session.
+pub(crate) fn export(session: &str, spans: Vec<Span>) -> ExportTraceServiceRequest {
+    ExportTraceServiceRequest {
+        resource_spans: vec![ResourceSpans {
+            resource: Some(Resource {
+                attributes: vec![
+                    kv("service.name", "test"),
+                    kv("toolview.session.id", session),
+                ],
+                ..Default::default()
+            }),
+            scope_spans: vec![ScopeSpans {
+                spans,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+    }
+}
+
+/// An agent run, children first as exporters send them: a chat span, two tools, the agent.
+fn agent_run(session: &str) -> ExportTraceServiceRequest {
+    let input = r#"[{"role":"user","parts":[{"type":"text","content":"List and read."}]}]"#;
+    let output = r#"[{"role":"assistant","parts":[{"type":"text","content":"Done: two files."}]}]"#;
+    export(
+        session,
+        vec![
+            tool(3, 1, (2, 3), "bash", r#"{"command":"ls"}"#, "a.txt\nb.txt"),
+            tool(4, 1, (2, 3), "read_file", r#"{"path":"a.txt"}"#, "hello"),
+            span(
+                5,
+                1,
+                "chat m",
+                (4, 5),
+                &[
+                    ("gen_ai.operation.name", "chat"),
+                    ("gen_ai.input.messages", input),
+                    ("gen_ai.output.messages", output),
+                ],
+            ),
+            span(
+                1,
+                0,
+                "invoke_agent a",
+                (0, 6),
+                &[
+                    ("gen_ai.operation.name", "invoke_agent"),
+                    ("gen_ai.input.messages", input),
+                ],
+            ),
+        ],
+    )
+}
+
+/// A raw HTTP/1.1 POST of `body`; the status code, the headers and the body.
+pub(crate) fn post(
+    addr: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, String, Vec<u8>) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).unwrap();
+    let split = response.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, head, response[split + 4..].to_vec())
+}
+
+const PROTOBUF: (&str, &str) = ("Content-Type", "application/x-protobuf");
+const JSON: (&str, &str) = ("Content-Type", "application/json");
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// The session as `tail --no-follow` renders it for `target`.
+pub(crate) fn tail(url: &str, session: &str, target: &str) -> String {
+    let out = support::cli::command(&[
+        "tail",
+        "--server",
+        url,
+        "--session",
+        session,
+        "--target",
+        target,
+        "--no-follow",
+    ])
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+async fn head_at(url: &str, session: &str) -> u64 {
+    let mut c = client(url).await;
+    get_session(&mut c, session).await.unwrap().head_offset
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_transport_and_format_gives_the_same_session_and_a_retry_adds_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let addr = server.addr();
+    let proto = agent_run("otlp/proto").encode_to_vec();
+    for _ in 0..2 {
+        let (status, head, body) = post(addr, "/v1/traces", &[PROTOBUF], &proto);
+        assert_eq!(status, 200, "{head}");
+        let answer = ExportTraceServiceResponse::decode(&body[..]).unwrap();
+        assert_eq!(answer.partial_success, None);
+    }
+    let json = serde_json::to_vec(&agent_run("otlp/json")).unwrap();
+    let (status, head, body) = post(addr, "/v1/traces", &[JSON], &json);
+    assert_eq!(status, 200, "{head}");
+    assert!(head.contains("content-type: application/json"), "{head}");
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&body).unwrap(),
+        serde_json::json!({})
+    );
+    let gz = gzip(&agent_run("otlp/gzip").encode_to_vec());
+    let (status, head, _) = post(
+        addr,
+        "/v1/traces",
+        &[PROTOBUF, ("Content-Encoding", "gzip")],
+        &gz,
+    );
+    assert_eq!(status, 200, "{head}");
+    let mut grpc = TraceServiceClient::connect(server.url.clone())
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        grpc.export(agent_run("otlp/grpc")).await.unwrap();
+    }
+
+    // 4 spans: a turn (2), the user's message (2), two calls (4), the answer (2).
+    assert_eq!(
+        head_at(&server.url, "otlp/proto").await,
+        10,
+        "the retry appended nothing"
+    );
+    assert_eq!(
+        head_at(&server.url, "otlp/grpc").await,
+        10,
+        "the retry appended nothing"
+    );
+    let markdown = tail(&server.url, "otlp/proto", "markdown");
+    for shown in [
+        "List and read.",
+        "**Tool Call: bash**",
+        r#""command": "ls""#,
+        "a.txt\nb.txt",
+        "hello",
+        "Done: two files.",
+    ] {
+        assert!(markdown.contains(shown), "{shown:?} in {markdown}");
+    }
+    // Each session has its own epoch; everything else is the same.
+    let without_epochs = |text: String| -> String {
+        let mut parts = text.split(r#""epoch":""#);
+        let mut out = parts.next().unwrap_or_default().to_owned();
+        for part in parts {
+            out.push_str(part.get(16..).unwrap_or_default());
+        }
+        out
+    };
+    for target in ["markdown", "acp", "ai-sdk", "ag-ui"] {
+        let want = without_epochs(tail(&server.url, "otlp/proto", target));
+        for other in ["otlp/json", "otlp/gzip", "otlp/grpc"] {
+            let got = without_epochs(tail(&server.url, other, target).replace(other, "otlp/proto"));
+            assert!(got == want, "{other} as {target} differs");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_requests_get_otlp_errors_and_the_server_serves_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let addr = server.addr();
+    // Bad bodies: a google.rpc.Status in the request's format, naming what broke.
+    let (status, _, body) = post(addr, "/v1/traces", &[PROTOBUF], b"\xff\xff\xff\xff");
+    assert_eq!(status, 400);
+    let refused = tonic_types::pb::Status::decode(&body[..]).unwrap();
+    assert_eq!(refused.code, tonic::Code::InvalidArgument as i32);
+    assert!(
+        refused.message.contains("request body"),
+        "{}",
+        refused.message
+    );
+    let (status, _, body) = post(
+        addr,
+        "/v1/traces",
+        &[JSON],
+        br#"{"resourceSpans": [{"scopeSpans": 7}]}"#,
+    );
+    assert_eq!(status, 400);
+    let refused: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(refused["code"], 3, "{refused}");
+    let (status, _, _) = post(addr, "/v1/traces", &[("Content-Type", "text/plain")], b"x");
+    assert_eq!(status, 415);
+    let (status, _, _) = post(
+        addr,
+        "/v1/traces",
+        &[PROTOBUF, ("Content-Encoding", "br")],
+        b"x",
+    );
+    assert_eq!(status, 415);
+    let (status, _, _) = post(
+        addr,
+        "/v1/traces",
+        &[PROTOBUF, ("Content-Encoding", "gzip")],
+        b"not gzip",
+    );
+    assert_eq!(status, 400);
+
+    // A gzip bomb: 64 MiB of zeros in well under 1 MiB, stopped at the 4 MiB limit.
+    let bomb = gzip(&vec![0u8; 64 << 20]);
+    assert!(bomb.len() < 1 << 20, "{}", bomb.len());
+    let (status, _, body) = post(
+        addr,
+        "/v1/traces",
+        &[PROTOBUF, ("Content-Encoding", "gzip")],
+        &bomb,
+    );
+    assert_eq!(status, 413);
+    assert!(
+        tonic_types::pb::Status::decode(&body[..])
+            .unwrap()
+            .message
+            .contains("decompressed")
+    );
+
+    // 10,000 spans: over --otlp-max-records, refused whole.
+    let many: Vec<Span> = (1..=10_000)
+        .map(|i| tool(i, 0, (0, 1), "bash", "{}", ""))
+        .collect();
+    let (status, _, body) = post(
+        addr,
+        "/v1/traces",
+        &[PROTOBUF],
+        &export("otlp/many", many).encode_to_vec(),
+    );
+    assert_eq!(status, 413);
+    assert!(
+        tonic_types::pb::Status::decode(&body[..])
+            .unwrap()
+            .message
+            .contains("--otlp-max-records")
+    );
+    let mut c = client(&server.url).await;
+    assert!(
+        get_session(&mut c, "otlp/many").await.is_err(),
+        "nothing stored"
+    );
+
+    // A chain of 2,000 nested tool spans, a span naming no tool, bad ids, and a 3 MB
+    // attribute: the chain is mapped, the nameless and the bad ones counted as refused.
+    let mut spans: Vec<Span> = (1..=2000)
+        .map(|i| tool(i, i - 1, (i, 5000 - i), "task", "{}", "ok"))
+        .collect();
+    spans.push(span(
+        3001,
+        0,
+        "execute_tool ",
+        (0, 1),
+        &[("gen_ai.operation.name", "execute_tool")],
+    ));
+    let mut bad = tool(3002, 0, (0, 1), "bash", "{}", "");
+    bad.span_id = vec![1, 2, 3];
+    spans.push(bad);
+    spans.push(tool(3003, 0, (0, 1), "write", &"x".repeat(3 << 20), ""));
+    let (status, head, body) = post(
+        addr,
+        "/v1/traces",
+        &[PROTOBUF],
+        &export("otlp/deep", spans).encode_to_vec(),
+    );
+    assert_eq!(status, 200, "{head}");
+    let partial = ExportTraceServiceResponse::decode(&body[..])
+        .unwrap()
+        .partial_success
+        .unwrap();
+    assert_eq!(partial.rejected_spans, 2, "{partial:?}");
+    assert!(
+        partial.error_message.contains("names no tool"),
+        "{partial:?}"
+    );
+    assert_eq!(head_of(&mut c, "otlp/deep").await, 2 * 2001);
+
+    // Spans toolview does not show: accepted, counted, nothing stored.
+    let other = export(
+        "otlp/other",
+        vec![span(1, 0, "GET /", (0, 1), &[("http.method", "GET")])],
+    );
+    let (status, _, body) = post(addr, "/v1/traces", &[PROTOBUF], &other.encode_to_vec());
+    assert_eq!(status, 200);
+    assert_eq!(
+        ExportTraceServiceResponse::decode(&body[..])
+            .unwrap()
+            .partial_success,
+        None
+    );
+    assert!(get_session(&mut c, "otlp/other").await.is_err());
+
+    // The server serves on.
+    let (status, _, _) = post(
+        addr,
+        "/v1/traces",
+        &[PROTOBUF],
+        &agent_run("otlp/after").encode_to_vec(),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(head_of(&mut c, "otlp/after").await, 10);
+}
+
+async fn head_of(c: &mut Client, session: &str) -> u64 {
+    get_session(c, session).await.unwrap().head_offset
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_is_the_apis_and_the_receiver_can_be_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::auth::secret_server(dir.path(), &[]);
+    let addr = server.addr();
+    let body = agent_run("team-a/run-1").encode_to_vec();
+    let (status, _, _) = post(addr, "/v1/traces", &[PROTOBUF], &body);
+    assert_eq!(status, 401);
+    let reader = format!(
+        "Bearer {}",
+        support::auth::token(&["subscribe"], &["team-a/*"])
+    );
+    let (status, _, _) = post(
+        addr,
+        "/v1/traces",
+        &[PROTOBUF, ("Authorization", &reader)],
+        &body,
+    );
+    assert_eq!(status, 403);
+    let other = format!(
+        "Bearer {}",
+        support::auth::token(&["publish"], &["team-b/*"])
+    );
+    let (status, _, _) = post(
+        addr,
+        "/v1/traces",
+        &[PROTOBUF, ("Authorization", &other)],
+        &body,
+    );
+    assert_eq!(status, 403);
+    let writer = format!(
+        "Bearer {}",
+        support::auth::token(&["publish"], &["team-a/*"])
+    );
+    let (status, head, _) = post(
+        addr,
+        "/v1/traces",
+        &[PROTOBUF, ("Authorization", &writer)],
+        &body,
+    );
+    assert_eq!(status, 200, "{head}");
+    let mut grpc = TraceServiceClient::connect(server.url.clone())
+        .await
+        .unwrap();
+    let refused = grpc.export(agent_run("team-a/run-2")).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::Unauthenticated);
+
+    let off = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(off.path(), &["--store", "memory", "--disable-otlp"]);
+    let (status, _, _) = post(server.addr(), "/v1/traces", &[PROTOBUF], &body);
+    assert_eq!(status, 404);
+}

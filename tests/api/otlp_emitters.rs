@@ -1,0 +1,181 @@
+//! Real emitters, offline, each exporting to a real server with only the OpenTelemetry
+//! environment variables: a Pydantic AI agent (instrumentation on, OTLP/HTTP protobuf), an
+//! OpenAI Agents run traced by OpenInference (OTLP/gRPC), and an AI SDK 7 `generateText` with
+//! telemetry on (OTLP/HTTP protobuf and JSON, and with a token). Each calls two tools; `tail`
+//! shows both cards with the spans' arguments and results, and the conversation's text; the
+//! official ACP and AG-UI clients accept the sessions. Needs `tests/.venv` and `tests/js`
+//! (`scripts/test.sh` installs both).
+
+use std::process::Command;
+
+use serde_json::{Value, json};
+use support::node::NodeClient;
+use support::process::ServerProcess;
+use support::sessions::*;
+use toolview::grpc::pb;
+
+use crate::acp_agent::{check_notifications, client_command};
+use crate::agui::agui_client;
+use crate::otlp::tail;
+
+fn python() -> std::path::PathBuf {
+    let python = support::repo_dir().join("tests/.venv/bin/python");
+    assert!(
+        python.exists(),
+        "tests/.venv is missing: run scripts/test.sh"
+    );
+    python
+}
+
+/// Runs an emitter to its end with the OpenTelemetry environment pointing at `url`.
+fn emit(mut cmd: Command, url: &str, env: &[(&str, &str)]) {
+    cmd.env("OTEL_EXPORTER_OTLP_ENDPOINT", url)
+        .env("OTEL_SERVICE_NAME", "emitter")
+        .env("OPENAI_API_KEY", "offline")
+        .envs(env.iter().copied());
+    let out = cmd.output().expect("the emitter runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The server's sessions, with a bearer token or none.
+async fn sessions(url: &str, bearer: Option<&str>) -> Vec<String> {
+    let mut c = client(url).await;
+    let request = pb::ListSessionsRequest {
+        page_size: 100,
+        page_token: String::new(),
+    };
+    let page = match bearer {
+        Some(t) => c.list_sessions(support::auth::with_token(request, t)).await,
+        None => c.list_sessions(request).await,
+    };
+    let page = page.unwrap().into_inner();
+    page.sessions.into_iter().map(|s| s.session_id).collect()
+}
+
+/// The session's Markdown shows both calls with their arguments and results, and the words.
+fn check_markdown(url: &str, session: &str, answer: &str) -> String {
+    let markdown = tail(url, session, "markdown");
+    for shown in [
+        "List and read.",
+        "**Tool Call: bash**",
+        "**Tool Call: read\\_file**",
+        "\"command\"",
+        "\"path\"",
+        "a.txt\nb.txt",
+        "hello",
+        answer,
+    ] {
+        assert!(
+            markdown.contains(shown),
+            "{shown:?} in {session}:\n{markdown}"
+        );
+    }
+    markdown
+}
+
+/// The official ACP client (over `toolview acp`) and AG-UI `HttpAgent` accept the session.
+async fn official_clients_accept(url: &str, session: &str) {
+    let want = tail(url, session, "acp").lines().count();
+    let client = NodeClient::spawn(client_command(url, session, "load", false, want));
+    let report = tokio::task::spawn_blocking(move || client.finish())
+        .await
+        .unwrap();
+    let got = report["notifications"].as_array().unwrap();
+    assert!(got.len() >= want, "{report}");
+    check_notifications(got);
+    let options = json!({"follow": false});
+    let endpoint = format!("{url}/ag-ui");
+    let session = session.to_owned();
+    let report: Value = tokio::task::spawn_blocking(move || {
+        let args = [
+            "http",
+            endpoint.as_str(),
+            session.as_str(),
+            &options.to_string(),
+        ];
+        NodeClient::spawn(agui_client(&args)).finish()
+    })
+    .await
+    .unwrap();
+    let tools: Vec<&Value> = report["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["toolCalls"].as_array().into_iter().flatten())
+        .collect();
+    assert_eq!(tools.len(), 2, "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pydantic_ai_with_instrumentation_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut cmd = Command::new(python());
+    cmd.arg(support::repo_dir().join("tests/otel/pydantic_ai_emitter.py"));
+    emit(cmd, &server.url, &[]);
+    // Pydantic AI names the conversation: that is the session.
+    let ids = sessions(&server.url, None).await;
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    // TestModel answers with what the tools returned, as JSON.
+    check_markdown(&server.url, &ids[0], "read\\_file");
+    official_clients_accept(&server.url, &ids[0]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai_agents_with_openinference() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut cmd = Command::new(python());
+    cmd.arg(support::repo_dir().join("tests/otel/openai_agents_emitter.py"));
+    emit(cmd, &server.url, &[]);
+    // No conversation id: the session is the service's trace.
+    let ids = sessions(&server.url, None).await;
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    assert!(ids[0].starts_with("emitter/"), "{ids:?}");
+    check_markdown(&server.url, &ids[0], "Done: two files.");
+    official_clients_accept(&server.url, &ids[0]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ai_sdk_with_telemetry_on_over_protobuf_json_and_grpc() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut seen = Vec::new();
+    for protocol in ["http/protobuf", "http/json", "grpc"] {
+        emit(
+            support::node::script("otel_ai_sdk"),
+            &server.url,
+            &[("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)],
+        );
+        let ids = sessions(&server.url, None).await;
+        let new: Vec<String> = ids.into_iter().filter(|s| !seen.contains(s)).collect();
+        assert_eq!(new.len(), 1, "{protocol}: {new:?}");
+        check_markdown(&server.url, &new[0], "Done: two files.");
+        seen.extend(new);
+    }
+    official_clients_accept(&server.url, &seen[0]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ai_sdk_with_a_token_and_a_session_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::auth::secret_server(dir.path(), &[]);
+    // Sessions from traces are `<prefix>/<service>/<trace>`: a deep grant covers them.
+    let token = support::auth::token(&["publish", "read"], &["team-a/**"]);
+    let headers = format!("Authorization=Bearer {token}");
+    emit(
+        support::node::script("otel_ai_sdk"),
+        &server.url,
+        &[
+            ("OTEL_EXPORTER_OTLP_HEADERS", &headers),
+            ("OTEL_RESOURCE_ATTRIBUTES", "toolview.session.prefix=team-a"),
+        ],
+    );
+    let ids = sessions(&server.url, Some(&token)).await;
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    assert!(ids[0].starts_with("team-a/"), "{ids:?}");
+}
