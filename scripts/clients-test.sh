@@ -47,6 +47,7 @@ echo '{ "private": true, "type": "module" }' > "$work/npm/package.json"
 # SDK's native Claude Code binaries (about 400 MB; the test stands in for Claude Code), so the
 # OpenAI Agents SDK's one optional dependency is named outright.
 npm install --prefix "$work/npm" --omit=optional --no-audit --no-fund --loglevel=error "$work/$tarball" \
-  @openai/agents-core@0.20.0 @modelcontextprotocol/client@2.4.0 zod@4.6.7 @anthropic-ai/claude-agent-sdk@0.3.336
+  @openai/agents-core@0.20.0 @modelcontextprotocol/client@2.4.0 zod@4.6.7 @anthropic-ai/claude-agent-sdk@0.3.336 \
+  ai@7.0.185
 cp -r clients/typescript/test "$work/npm/test"
 (cd "$work/npm" && node --test test/*.test.mjs)

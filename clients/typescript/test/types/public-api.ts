@@ -11,6 +11,7 @@ import {
   type Subscription,
   ToolviewError,
 } from "@toolview/client";
+import { type ToolviewTelemetry, toolviewTelemetry } from "@toolview/client/ai-sdk";
 import { connect } from "@toolview/client/node";
 import { connect as connectWeb } from "@toolview/client/web";
 
@@ -55,3 +56,12 @@ export function refusal(e: unknown): string | undefined {
 }
 
 expectType<Equal<ReturnType<typeof fieldViolation>, string | undefined>>(true);
+
+export function liveCards(session: Session): ToolviewTelemetry {
+  // What `registerTelemetry` takes: the callbacks, each of one event.
+  const telemetry = toolviewTelemetry(session);
+  telemetry.onToolExecutionStart({ toolCall: { toolCallId: "c1", toolName: "bash", input: {} } });
+  // @ts-expect-error: it publishes into a session, not a client
+  toolviewTelemetry("s1");
+  return telemetry;
+}
