@@ -1,8 +1,10 @@
-"""What the adapter suites share: a session's cards and conversation as a UI sees them, and
-the check that a card is the one toolview's presenters give."""
+"""What the adapter suites share: a session's cards and conversation as a UI sees them, the
+check that a card is the one toolview's presenters give, and a scripted Chat Completions
+endpoint."""
 
 import itertools
-from typing import Any, Dict, List
+import json
+from typing import Any, Dict, List, Optional
 
 from _server import Server
 
@@ -42,3 +44,59 @@ def conversation(server: Server, session_id: str, events: int) -> List[Any]:
                 usage = update.view.turn.usage
                 shown.append(("turn", usage.input_tokens, usage.output_tokens))
     return shown
+
+
+class FakeChatCompletions:
+    """A local Chat Completions endpoint (what LiteLLM and other providers speak): ``replies``
+    in turn (by default a tool call with some text, then the answer)."""
+
+    def __init__(self, replies: Optional[List[Dict[str, Any]]] = None) -> None:
+        import http.server
+        import threading
+
+        replies = replies or [
+            {
+                "content": "Let me read the file.",
+                "tool_calls": [
+                    {
+                        "id": "call_read_1",
+                        "type": "function",
+                        "function": {"name": "read", "arguments": json.dumps({"file_path": "/work/app.ts"})},
+                    }
+                ],
+            },
+            {"content": "The port is read from PORT."},
+        ]
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers["Content-Length"]))
+                message = {"role": "assistant", **replies.pop(0)}
+                body = json.dumps(
+                    {
+                        "id": "chatcmpl-1",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": "gpt-test",
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": message,
+                                "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.http.server_address[1]}/v1"
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()

@@ -9,7 +9,7 @@ import threading
 from typing import Any, List
 
 import pytest
-from _adapters import assert_presented, conversation, final_cards
+from _adapters import FakeChatCompletions, assert_presented, conversation, final_cards
 from _server import Server
 
 from toolview import Client
@@ -166,62 +166,6 @@ def test_an_openai_agents_run_publishes_the_calls_as_toolview_presents_them(serv
     assert kill.result.generic.content[0].text.text == "RuntimeError: no such job: bash-9"
     with Client(server.address) as client:
         assert client.get_session("openai").title == "Where does the port come from?"
-
-
-class FakeChatCompletions:
-    """A local Chat Completions endpoint (what LiteLLM and other providers speak): a tool call
-    with some text, then the answer."""
-
-    def __init__(self) -> None:
-        import http.server
-        import threading
-
-        replies = [
-            {
-                "content": "Let me read the file.",
-                "tool_calls": [
-                    {
-                        "id": "call_read_1",
-                        "type": "function",
-                        "function": {"name": "read", "arguments": json.dumps({"file_path": "/work/app.ts"})},
-                    }
-                ],
-            },
-            {"content": "The port is read from PORT."},
-        ]
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers["Content-Length"]))
-                message = {"role": "assistant", **replies.pop(0)}
-                body = json.dumps(
-                    {
-                        "id": "chatcmpl-1",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": "gpt-test",
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": message,
-                                "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
-                            }
-                        ],
-                        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-                    }
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.http.server_address[1]}/v1"
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
 
 
 def test_a_chat_completions_model_has_every_message_published(server: Server) -> None:
