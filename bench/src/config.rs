@@ -73,7 +73,7 @@ pub struct BenchConfig {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "publish,fanout,replay,stream,idle,scale,render,jetstream"
+        default_value = "publish,fanout,replay,stream,idle,scale,render,jetstream,otlp"
     )]
     pub scenarios: Vec<Scenario>,
     /// Small counts everywhere: checks that every scenario runs, measures nothing useful.
@@ -134,4 +134,6 @@ pub enum Scenario {
     /// The JetStream store: publish on R1 and R3 beside bare JetStream, and fan-out across
     /// replicas.
     Jetstream,
+    /// OTLP ingestion: tool spans per second over OTLP/HTTP beside `Publish`.
+    Otlp,
 }

@@ -10,6 +10,7 @@ mod listing;
 mod load;
 mod measure;
 mod nats;
+mod otlp;
 mod process;
 mod replay;
 mod run;

@@ -39,6 +39,7 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
             Scenario::Scale => crate::scale::rows(&config, &mut rows).await?,
             Scenario::Render => rows.push(limits.render_row()),
             Scenario::Jetstream => crate::jetstream::rows(&config, &mut rows).await?,
+            Scenario::Otlp => crate::otlp::rows(&config, &mut rows).await?,
         }
     }
 
