@@ -267,7 +267,7 @@ async fn every_transport_and_format_gives_the_same_session_and_a_retry_adds_noth
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hostile_requests_get_otlp_errors_and_the_server_serves_on() {
+async fn bad_bodies_get_a_status_in_their_format() {
     let dir = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
     let addr = server.addr();
@@ -306,7 +306,13 @@ async fn hostile_requests_get_otlp_errors_and_the_server_serves_on() {
         b"not gzip",
     );
     assert_eq!(status, 400);
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_past_a_limit_is_refused_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let addr = server.addr();
     // A gzip bomb: 64 MiB of zeros in well under 1 MiB, stopped at the 4 MiB limit.
     let bomb = gzip(&vec![0u8; 64 << 20]);
     assert!(bomb.len() < 1 << 20, "{}", bomb.len());
@@ -346,7 +352,14 @@ async fn hostile_requests_get_otlp_errors_and_the_server_serves_on() {
         get_session(&mut c, "otlp/many").await.is_err(),
         "nothing stored"
     );
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn odd_spans_are_refused_alone_and_the_server_serves_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let addr = server.addr();
+    let mut c = client(&server.url).await;
     // A chain of 2,000 nested tool spans, a span naming no tool, bad ids, and a 3 MB
     // attribute: the chain is mapped, the nameless and the bad ones counted as refused.
     let mut spans: Vec<Span> = (1..=2000)
