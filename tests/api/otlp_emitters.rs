@@ -1,9 +1,10 @@
 //! Real emitters, offline, each exporting to a real server with only the OpenTelemetry
 //! environment variables: a Pydantic AI agent (instrumentation on, OTLP/HTTP protobuf), an
-//! OpenAI Agents run traced by OpenInference (OTLP/gRPC), and an AI SDK 7 `generateText` with
-//! telemetry on (OTLP/HTTP protobuf and JSON, and with a token). Each calls two tools; `tail`
+//! OpenAI Agents run traced by OpenInference (OTLP/gRPC), an AI SDK 7 `generateText` with
+//! telemetry on (OTLP/HTTP protobuf and JSON, and with a token) — each calling two tools; `tail`
 //! shows both cards with the spans' arguments and results, and the conversation's text; the
-//! official ACP and AG-UI clients accept the sessions. Needs `tests/.venv` and `tests/js`
+//! official ACP and AG-UI clients accept the sessions — and Claude Code itself (its log events,
+//! over each OTLP protocol, against a scripted Messages API): its prompt and its `Bash` call. Needs `tests/.venv` and `tests/js`
 //! (`scripts/test.sh` installs both).
 
 use std::process::Command;
@@ -178,4 +179,77 @@ async fn the_ai_sdk_with_a_token_and_a_session_prefix() {
     let ids = sessions(&server.url, Some(&token)).await;
     assert_eq!(ids.len(), 1, "{ids:?}");
     assert!(ids[0].starts_with("team-a/"), "{ids:?}");
+}
+
+/// Claude Code's own binary (the one the Claude Agent SDK bundles), in `tests/.venv`.
+fn claude_code() -> std::path::PathBuf {
+    let lib = support::repo_dir().join("tests/.venv/lib");
+    let found = std::fs::read_dir(&lib)
+        .expect("tests/.venv is missing: run scripts/test.sh")
+        .filter_map(Result::ok)
+        .map(|d| {
+            d.path()
+                .join("site-packages/claude_agent_sdk/_bundled/claude")
+        })
+        .find(|p| p.exists());
+    found.expect("claude-agent-sdk is not in tests/.venv: run scripts/test.sh")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_log_events_over_every_protocol() {
+    use std::io::BufRead as _;
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    // The model: a scripted Messages API on loopback (a Bash call, then the answer).
+    let mut api = Command::new(python())
+        .arg(support::repo_dir().join("tests/otel/fake_anthropic.py"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufReader::new(api.stdout.take().unwrap())
+        .read_line(&mut port)
+        .unwrap();
+    let api_url = format!("http://127.0.0.1:{}", port.trim());
+    let mut seen = Vec::new();
+    for protocol in ["http/protobuf", "http/json", "grpc"] {
+        let home = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new(claude_code());
+        cmd.args([
+            "-p",
+            &format!("Say hello ({protocol})"),
+            "--allowedTools",
+            "Bash",
+        ])
+        .current_dir(home.path())
+        .env("HOME", home.path())
+        .env("ANTHROPIC_BASE_URL", &api_url)
+        .env("ANTHROPIC_API_KEY", "offline")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        emit(
+            cmd,
+            &server.url,
+            &[
+                ("CLAUDE_CODE_ENABLE_TELEMETRY", "1"),
+                ("OTEL_LOGS_EXPORTER", "otlp"),
+                ("OTEL_METRICS_EXPORTER", "none"),
+                ("OTEL_EXPORTER_OTLP_PROTOCOL", protocol),
+                ("OTEL_LOG_TOOL_DETAILS", "1"),
+                ("OTEL_LOG_USER_PROMPTS", "1"),
+            ],
+        );
+        // Claude Code's session id names the session.
+        let ids = sessions(&server.url, None).await;
+        let new: Vec<String> = ids.into_iter().filter(|s| !seen.contains(s)).collect();
+        assert_eq!(new.len(), 1, "{protocol}: {new:?}");
+        let markdown = tail(&server.url, &new[0], "markdown");
+        let prompt = format!("Say hello ({protocol})");
+        for shown in [prompt.as_str(), "**Tool Call: echo hello**", "$ echo hello"] {
+            assert!(markdown.contains(shown), "{shown:?} in:\n{markdown}");
+        }
+        seen.extend(new);
+    }
+    let _ = api.kill();
+    let _ = api.wait();
 }
