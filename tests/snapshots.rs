@@ -390,6 +390,8 @@ fn every_target_card_and_capability() {
     // A subagent: a parent call, three children (one fails, one has a child of its own that
     // outlives it), a message of the subagent's; the parent finishes before the grandchild.
     all.push(("subagent", jsonl("tests/data/subagent.jsonl"), 0));
+    // A call whose result carries an MCP App (docs/mcp-app.md#pass-through).
+    all.push(("mcp_app", jsonl("tests/data/mcp_app.jsonl"), 0));
     for (name, events, cap) in all {
         for target in targets {
             let mut out = String::new();

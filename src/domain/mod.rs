@@ -7,6 +7,7 @@
 //! todo list, computed by the presenters). Serde derives give exactly the spec's view JSON. Pure
 //! data.
 
+mod app;
 mod call;
 mod common;
 mod cursor;
@@ -16,6 +17,7 @@ pub mod permission;
 mod plan;
 mod result;
 
+pub use app::{MCP_APP_MIME_TYPE, McpApp};
 pub use call::{DiffCallView, GenericCallView, TerminalCallView, ToolCallView};
 pub use common::{
     ContentBlock, FileDiff, FileLocation, ImageContent, ReadLine, ResourceLink, SearchFileMatches,

@@ -490,6 +490,15 @@ fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> acp::S
             fields.title(w.title).content(vec![text_item(text)])
         }
     };
+    // An MCP App the result carries: its reference, for an editor that hosts apps.
+    if let Some(app) = state.finished.as_ref().and_then(|f| f.app.as_ref()) {
+        let m = update_meta.get_or_insert_with(Map::new);
+        let toolview = m.entry("toolview").or_insert_with(|| json!({}));
+        if let Some(toolview) = toolview.as_object_mut() {
+            let app = json!({"resourceUri": app.resource_uri, "serverId": app.server_id});
+            toolview.insert("mcpApp".into(), app);
+        }
+    }
     acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(id, fields).meta(update_meta))
 }
 

@@ -7,7 +7,7 @@ use super::fold::{CallState, Change, Finished, Fold, InFlight, InputChange, Mess
 use super::streamed::floor_boundary;
 use super::{Capabilities, Context, Rendered, Target, render};
 use crate::domain::{
-    ContentBlock, GenericCallView, GenericResultView, ToolCallView, ToolEvent, ToolKind,
+    ContentBlock, GenericCallView, GenericResultView, McpApp, ToolCallView, ToolEvent, ToolKind,
     ToolResultView,
 };
 
@@ -208,6 +208,12 @@ fn stand_in(state: &CallState, note: &str, keep_output: bool) -> CallState {
             }),
             raw_content: vec![ContentBlock::text(note)],
             is_error: f.is_error,
+            // The app's reference stays; what it would render (maybe the bulk) does not.
+            app: f.app.as_ref().map(|a| McpApp {
+                structured_content: None,
+                meta: serde_json::Value::Null,
+                ..a.clone()
+            }),
         }),
         status: state.status,
         order: state.order,

@@ -10,7 +10,7 @@ use super::fold::{
 };
 use super::streamed::Chunk;
 use crate::domain::permission::{PermissionRequested, PermissionResolved};
-use crate::domain::{MessageRole, StopReason, TokenUsage, ToolCallView, ToolResultView};
+use crate::domain::{McpApp, MessageRole, StopReason, TokenUsage, ToolCallView, ToolResultView};
 
 /// A VIEW update body. Its JSON form (for the CLI and tests) is tagged by `"update"`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -138,6 +138,9 @@ pub struct CardSnapshot {
     /// What its children are doing, once it has had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub children: Option<Children>,
+    /// The MCP App its result carries, once finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcp_app: Option<McpApp>,
 }
 
 fn is_zero(n: &u8) -> bool {
@@ -197,6 +200,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
             .unwrap_or_default(),
         depth: state.depth,
         children: state.children.clone(),
+        mcp_app: state.finished.as_ref().and_then(|f| f.app.clone()),
     }))
 }
 
@@ -307,6 +311,7 @@ impl ViewUpdate {
                     + c.result.as_ref().map_or(0, json_len)
                     + c.streamed.len()
                     + c.input.len()
+                    + c.mcp_app.as_ref().map_or(0, json_len)
             }
             ViewUpdate::OutputAppended { call_id, text }
             | ViewUpdate::InputAppended { call_id, text } => call_id.len() + text.len(),

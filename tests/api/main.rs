@@ -18,6 +18,7 @@ mod http_refusals;
 mod journal;
 mod late_joiners;
 mod list_sessions;
+mod mcp_apps;
 mod metrics;
 mod otlp;
 mod otlp_emitters;

@@ -136,3 +136,21 @@ def test_a_subagents_calls_nest_under_the_call_that_runs_it(server: Server) -> N
         progress = cards["t1"].children
         assert (progress.running, progress.done, progress.failed) == (0, 2, 0)
         assert cards["b1"].children.failed == 1
+
+
+def test_an_mcp_tools_result_passed_through_keeps_its_app_on_the_card(server: Server) -> None:
+    # What an MCP client got back, passed through as the result's meta.
+    meta = {
+        "_meta": {"ui": {"resourceUri": "ui://weather/view"}},
+        "structuredContent": {"city": "Paris", "temp": 21},
+        "mcpServer": {"serverId": "weather", "type": "http", "url": "http://127.0.0.1:3001/mcp"},
+    }
+    with Client(server.address) as client:
+        call = client.session("mcp").start_call("get_weather", {"city": "Paris"}, call_id="w1")
+        call.finish("21 °C in Paris", meta=meta)
+        client.flush()
+        started, finished = [u.view.card for u in take(client.subscribe("mcp", "view"), 2)]
+    assert not started.HasField("mcp_app")
+    assert finished.mcp_app.resource_uri == "ui://weather/view"
+    assert finished.mcp_app.server_id == "weather"
+    assert json.loads(finished.mcp_app.structured_content_json) == {"city": "Paris", "temp": 21}

@@ -105,3 +105,23 @@ test("a subagent's calls nest under the call that runs it", async () => {
   assert.equal(cards.b1.children.failed, 1);
   await client.close();
 });
+
+test("an MCP tool's result passed through keeps its app on the card", async () => {
+  const client = connect(server.address);
+  const call = await client.session("mcp").startCall("get_weather", { city: "Paris" }, { callId: "w1" });
+  // What an MCP client got back, passed through as the result's meta.
+  const meta = {
+    _meta: { ui: { resourceUri: "ui://weather/view" } },
+    structuredContent: { city: "Paris", temp: 21 },
+    mcpServer: { serverId: "weather", type: "http", url: "http://127.0.0.1:3001/mcp" },
+  };
+  await call.finish("21 °C in Paris", { meta });
+  await client.flush();
+  const [, finished] = (await take(await client.subscribe("mcp", { target: "view" }), 2)).map(
+    (u) => u.body.value.update.value,
+  );
+  assert.equal(finished.mcpApp.resourceUri, "ui://weather/view");
+  assert.equal(finished.mcpApp.serverId, "weather");
+  assert.deepEqual(JSON.parse(finished.mcpApp.structuredContentJson), { city: "Paris", temp: 21 });
+  await client.close();
+});

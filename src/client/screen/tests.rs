@@ -26,6 +26,7 @@ fn card(id: &str, status: CallStatus, streamed: &str) -> ViewUpdate {
         parent_call_id: String::new(),
         depth: 0,
         children: None,
+        mcp_app: None,
     }))
 }
 

@@ -129,6 +129,15 @@ impl From<ViewUpdate> for pb::ViewUpdate {
                     failed: c.failed,
                     latest: c.latest,
                 }),
+                mcp_app: c.mcp_app.map(|a| pb::McpAppRef {
+                    resource_uri: a.resource_uri,
+                    server_id: a.server_id,
+                    server_hash: a.server_hash,
+                    structured_content_json: a
+                        .structured_content
+                        .map(|v| v.to_string())
+                        .unwrap_or_default(),
+                }),
             }),
             ViewUpdate::Session { cwd } => Update::Session(pb::SessionHeader {
                 cwd: cwd.unwrap_or_default(),
@@ -301,6 +310,7 @@ fn card_from_pb(c: pb::CardSnapshot) -> Result<CardSnapshot, ViewUpdateError> {
         parent_call_id,
         depth,
         children,
+        mcp_app,
     } = c;
     let status = match pb::CallStatus::try_from(status) {
         Ok(pb::CallStatus::Pending) => CallStatus::Pending,
@@ -332,6 +342,14 @@ fn card_from_pb(c: pb::CardSnapshot) -> Result<CardSnapshot, ViewUpdateError> {
             done: c.done,
             failed: c.failed,
             latest: c.latest,
+        }),
+        // A client reads the reference; bad JSON text is no structured content.
+        mcp_app: mcp_app.map(|a| d::McpApp {
+            resource_uri: a.resource_uri,
+            server_id: a.server_id,
+            server_hash: a.server_hash,
+            structured_content: serde_json::from_str(&a.structured_content_json).ok(),
+            meta: serde_json::Value::Null,
         }),
     })
 }

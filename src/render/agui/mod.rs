@@ -26,16 +26,19 @@ use super::Context;
 use super::cap::{cap_blocks, capped_chunk, capped_streamed, capped_text};
 use super::card::{Capabilities, degrade_call, degrade_result, prepared_call, prepared_result};
 use super::fold::{
-    CallState, Change, InputChange, MessageChange, MessageState, PermissionState, Turn,
+    CallState, Change, Finished, InputChange, MessageChange, MessageState, PermissionState, Turn,
 };
 use super::text_form::flatten;
-use crate::domain::{ContentBlock, MessageRole, StopReason};
+use crate::domain::{ContentBlock, McpApp, MessageRole, StopReason};
+use crate::present::call_tool_result;
 
 /// The activity type of toolview's cards in `agent.messages` (content: the VIEW card).
 pub const CARD_ACTIVITY: &str = "toolview.card";
 /// The activity type of permission requests in `agent.messages` (content: the request, its
 /// state and its resolution, as `docs/approvals.md` shows).
 pub const PERMISSION_ACTIVITY: &str = "toolview.permission";
+/// The activity type of an MCP App a call's result carries (`@ag-ui/mcp-apps-middleware`'s).
+pub const MCP_APPS_ACTIVITY: &str = "mcp-apps";
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
     let cap = caps.cap();
@@ -97,6 +100,11 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     };
     if let Change::Started(state) | Change::Snapshot(state) | Change::Finished(state) = change {
         events.push(activity(state, change, ctx, caps));
+        if let Some(f) = &state.finished
+            && let Some(app) = &f.app
+        {
+            events.push(app_activity(state, f, app, caps));
+        }
     }
     // A parent whose children moved: its card again, with their progress.
     if let Some(parent) = ctx.parent {
@@ -112,6 +120,29 @@ fn permission(p: &PermissionState) -> AgUiEvent {
         message_id: format!("toolview:permission:{}", p.request.request_id),
         activity_type: PERMISSION_ACTIVITY.into(),
         content: super::permission::json(p),
+        replace: true,
+    }
+}
+
+/// `ACTIVITY_SNAPSHOT` of the MCP App a call's result carries, in the shape of
+/// `@ag-ui/mcp-apps-middleware`'s activity (CopilotKit's MCP Apps renderer draws it): the MCP
+/// result (its text capped like output), the view's resource, the server, the call's input.
+fn app_activity(state: &CallState, f: &Finished, app: &McpApp, caps: &Capabilities) -> AgUiEvent {
+    let mut content = f.raw_content.clone();
+    cap_blocks(&mut content, caps.cap());
+    let mut activity = serde_json::json!({
+        "result": call_tool_result(app, &content, f.is_error),
+        "resourceUri": app.resource_uri,
+        "serverHash": app.server_hash,
+        "toolInput": state.input_value(),
+    });
+    if !app.server_id.is_empty() {
+        activity["serverId"] = Value::String(app.server_id.clone());
+    }
+    AgUiEvent::ActivitySnapshot {
+        message_id: format!("toolview:mcp-app:{}", state.call_id),
+        activity_type: MCP_APPS_ACTIVITY.into(),
+        content: activity,
         replace: true,
     }
 }

@@ -105,6 +105,10 @@ pub enum UiChunk {
         output: ToolOutput,
         /// Always true.
         dynamic: bool,
+        /// For a result that carries an MCP App: `{clientName?, toolName, app: {resourceUri,
+        /// mimeType}}`, as `@ai-sdk/mcp` describes an MCP tool with an app.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tool_metadata: Option<Value>,
     },
     /// A call's failure.
     #[serde(rename_all = "camelCase")]
@@ -115,6 +119,9 @@ pub enum UiChunk {
         error_text: String,
         /// Always true.
         dynamic: bool,
+        /// As on `tool-output-available`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tool_metadata: Option<Value>,
     },
     /// A call waits for a person's approval (toolview's permission request about it).
     #[serde(rename_all = "camelCase")]
@@ -187,6 +194,10 @@ pub struct ToolOutput {
     pub text: String,
     /// Always false here (a failure is `tool-output-error`).
     pub is_error: bool,
+    /// For a result that carries an MCP App: the rest of MCP's `CallToolResult` (`content`,
+    /// `structuredContent`, `_meta`), which is what the app's view is given.
+    #[serde(flatten, skip_serializing_if = "Option::is_none", default)]
+    pub mcp: Option<serde_json::Map<String, Value>>,
 }
 
 /// `data-toolview-output`'s data.

@@ -16,6 +16,8 @@ mod chunk;
 
 pub use chunk::{NoticeData, OutputData, ResetData, ToolOutput, UiChunk, UserData};
 
+use serde_json::Value;
+
 use super::Context;
 use super::cap::{LiveChunk, cap_blocks, capped_chunk, capped_text, live_chunk};
 use super::card::{Capabilities, prepared_call};
@@ -24,7 +26,8 @@ use super::fold::{
 };
 use super::text_form::flatten;
 use super::view;
-use crate::domain::{MessageRole, ToolCallView};
+use crate::domain::{MCP_APP_MIME_TYPE, McpApp, MessageRole, ToolCallView};
+use crate::present::call_tool_result;
 
 pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<UiChunk> {
     let mut chunks = chunks(change, ctx, caps);
@@ -212,6 +215,8 @@ fn output(state: &CallState, finished: &Finished, caps: &Capabilities) -> UiChun
     let mut content = finished.raw_content.clone();
     cap_blocks(&mut content, caps.cap());
     let text = flatten(&content);
+    let app = finished.app.as_ref();
+    let tool_metadata = app.map(|app| app_metadata(state, app));
     if finished.is_error {
         let error_text = if text.is_empty() {
             "failed".into()
@@ -222,17 +227,37 @@ fn output(state: &CallState, finished: &Finished, caps: &Capabilities) -> UiChun
             tool_call_id,
             error_text,
             dynamic: true,
+            tool_metadata,
         }
     } else {
+        let mcp = app.and_then(|app| match call_tool_result(app, &content, false) {
+            Value::Object(result) => Some(result),
+            _ => None,
+        });
         UiChunk::ToolOutputAvailable {
             tool_call_id,
             output: ToolOutput {
                 text,
                 is_error: false,
+                mcp,
             },
             dynamic: true,
+            tool_metadata,
         }
     }
+}
+
+/// The tool metadata of a call whose result carries an MCP App, in `@ai-sdk/mcp`'s shape: what
+/// an AI SDK UI that hosts MCP Apps reads (`part.toolMetadata.app.resourceUri`).
+fn app_metadata(state: &CallState, app: &McpApp) -> Value {
+    let mut metadata = serde_json::json!({
+        "toolName": state.tool_name,
+        "app": {"resourceUri": app.resource_uri, "mimeType": MCP_APP_MIME_TYPE},
+    });
+    if !app.server_id.is_empty() {
+        metadata["clientName"] = Value::String(app.server_id.clone());
+    }
+    metadata
 }
 
 /// `data-toolview-card`: the call's VIEW card as it is after this change (a snapshot; the

@@ -20,11 +20,12 @@ use super::streamed::{Chunk, Streamed};
 use crate::domain::permission::RequestId;
 use crate::domain::{
     CallFinished, CallId, CallInputComplete, CallInputDelta, CallOutput, CallStarted, ContentBlock,
-    EventBody, MessageId, MessageRole, MessageStarted, Plan, ToolCallView, ToolEvent,
+    EventBody, McpApp, MessageId, MessageRole, MessageStarted, Plan, ToolCallView, ToolEvent,
     ToolResultView, TurnFinished, TurnId,
 };
 use crate::present::{
-    StartedCall, ToolResult, parse_arguments, parse_meta, plan, resolve_call, resolve_result,
+    StartedCall, ToolResult, mcp_app, parse_arguments, parse_meta, plan, resolve_call,
+    resolve_result,
 };
 
 /// A call's lifecycle state.
@@ -50,6 +51,8 @@ pub struct Finished {
     pub raw_content: Vec<ContentBlock>,
     /// Whether the tool failed.
     pub is_error: bool,
+    /// The MCP App the result carries (`present::mcp_app`), for the targets that host apps.
+    pub app: Option<McpApp>,
 }
 
 /// One call's card state.
@@ -531,6 +534,7 @@ impl Live {
             view,
             raw_content: f.content.clone(),
             is_error: f.is_error,
+            app: mcp_app(meta.as_ref()),
         });
         state.status = if f.is_error {
             CallStatus::Failed

@@ -145,7 +145,7 @@ class InputAppended(_message.Message):
     def __init__(self, call_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class CardSnapshot(_message.Message):
-    __slots__ = ("call_id", "tool_name", "status", "call", "result", "streamed", "input", "parent_call_id", "depth", "children")
+    __slots__ = ("call_id", "tool_name", "status", "call", "result", "streamed", "input", "parent_call_id", "depth", "children", "mcp_app")
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -156,6 +156,7 @@ class CardSnapshot(_message.Message):
     PARENT_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     DEPTH_FIELD_NUMBER: _ClassVar[int]
     CHILDREN_FIELD_NUMBER: _ClassVar[int]
+    MCP_APP_FIELD_NUMBER: _ClassVar[int]
     call_id: str
     tool_name: str
     status: CallStatus
@@ -166,7 +167,20 @@ class CardSnapshot(_message.Message):
     parent_call_id: str
     depth: int
     children: ChildProgress
-    def __init__(self, call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., status: _Optional[_Union[CallStatus, str]] = ..., call: _Optional[_Union[_views_pb2.ToolCallView, _Mapping]] = ..., result: _Optional[_Union[_views_pb2.ToolResultView, _Mapping]] = ..., streamed: _Optional[str] = ..., input: _Optional[str] = ..., parent_call_id: _Optional[str] = ..., depth: _Optional[int] = ..., children: _Optional[_Union[ChildProgress, _Mapping]] = ...) -> None: ...
+    mcp_app: McpAppRef
+    def __init__(self, call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., status: _Optional[_Union[CallStatus, str]] = ..., call: _Optional[_Union[_views_pb2.ToolCallView, _Mapping]] = ..., result: _Optional[_Union[_views_pb2.ToolResultView, _Mapping]] = ..., streamed: _Optional[str] = ..., input: _Optional[str] = ..., parent_call_id: _Optional[str] = ..., depth: _Optional[int] = ..., children: _Optional[_Union[ChildProgress, _Mapping]] = ..., mcp_app: _Optional[_Union[McpAppRef, _Mapping]] = ...) -> None: ...
+
+class McpAppRef(_message.Message):
+    __slots__ = ("resource_uri", "server_id", "server_hash", "structured_content_json")
+    RESOURCE_URI_FIELD_NUMBER: _ClassVar[int]
+    SERVER_ID_FIELD_NUMBER: _ClassVar[int]
+    SERVER_HASH_FIELD_NUMBER: _ClassVar[int]
+    STRUCTURED_CONTENT_JSON_FIELD_NUMBER: _ClassVar[int]
+    resource_uri: str
+    server_id: str
+    server_hash: str
+    structured_content_json: str
+    def __init__(self, resource_uri: _Optional[str] = ..., server_id: _Optional[str] = ..., server_hash: _Optional[str] = ..., structured_content_json: _Optional[str] = ...) -> None: ...
 
 class ChildProgress(_message.Message):
     __slots__ = ("running", "done", "failed", "latest")

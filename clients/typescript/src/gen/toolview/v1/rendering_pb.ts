@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file toolview/v1/rendering.proto.
  */
 export const file_toolview_v1_rendering: GenFile = /*@__PURE__*/
-  fileDesc("Cht0b29sdmlldy92MS9yZW5kZXJpbmcucHJvdG8SC3Rvb2x2aWV3LnYxIrMBCgxDYXBhYmlsaXRpZXMSEAoIdGVybWluYWwYASABKAgSDAoEZGlmZhgCIAEoCBIMCgRyZWFkGAMgASgIEg4KBnNlYXJjaBgEIAEoCBILCgN3ZWIYBSABKAgSGAoQbWF4X291dHB1dF9ieXRlcxgGIAEoBBITCgt0b29sX2NvbG9ycxgHIAEoCBIWCg5vdXRwdXRfYXBwZW5kcxgIIAEoCBIRCglyZWFzb25pbmcYCSABKAgiJwoGQ3Vyc29yEg4KBm9mZnNldBgBIAEoBBINCgVlcG9jaBgCIAEoCSLGAgoOUmVuZGVyZWRVcGRhdGUSIwoGY3Vyc29yGAEgASgLMhMudG9vbHZpZXcudjEuQ3Vyc29yEg8KB2NhbGxfaWQYAiABKAkSEgoKbWVzc2FnZV9pZBgIIAEoCRISCgpyZXF1ZXN0X2lkGAogASgJEicKBHZpZXcYAyABKAsyFy50b29sdmlldy52MS5WaWV3VXBkYXRlSAASKAoDYWNwGAQgASgLMhkudG9vbHZpZXcudjEuSnNvbk1lc3NhZ2VzSAASKgoFYWdfdWkYBSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIABISCghtYXJrZG93bhgGIAEoCUgAEg4KBGFuc2kYByABKAlIABIrCgZhaV9zZGsYCSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIAEIGCgRib2R5IhwKDEpzb25NZXNzYWdlcxIMCgRqc29uGAEgAygJIqkDCgpWaWV3VXBkYXRlEikKBGNhcmQYASABKAsyGS50b29sdmlldy52MS5DYXJkU25hcHNob3RIABItCgdzZXNzaW9uGAIgASgLMhoudG9vbHZpZXcudjEuU2Vzc2lvbkhlYWRlckgAEjYKD291dHB1dF9hcHBlbmRlZBgDIAEoCzIbLnRvb2x2aWV3LnYxLk91dHB1dEFwcGVuZGVkSAASLwoHbWVzc2FnZRgEIAEoCzIcLnRvb2x2aWV3LnYxLk1lc3NhZ2VTbmFwc2hvdEgAEjgKEG1lc3NhZ2VfYXBwZW5kZWQYBSABKAsyHC50b29sdmlldy52MS5NZXNzYWdlQXBwZW5kZWRIABInCgR0dXJuGAYgASgLMhcudG9vbHZpZXcudjEuVHVyblVwZGF0ZUgAEjUKCnBlcm1pc3Npb24YByABKAsyHy50b29sdmlldy52MS5QZXJtaXNzaW9uU25hcHNob3RIABI0Cg5pbnB1dF9hcHBlbmRlZBgIIAEoCzIaLnRvb2x2aWV3LnYxLklucHV0QXBwZW5kZWRIAEIICgZ1cGRhdGUiLwoOT3V0cHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIi4KDUlucHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIrkCCgxDYXJkU25hcHNob3QSDwoHY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcudG9vbHZpZXcudjEuQ2FsbFN0YXR1cxInCgRjYWxsGAQgASgLMhkudG9vbHZpZXcudjEuVG9vbENhbGxWaWV3EisKBnJlc3VsdBgFIAEoCzIbLnRvb2x2aWV3LnYxLlRvb2xSZXN1bHRWaWV3EhAKCHN0cmVhbWVkGAYgASgJEg0KBWlucHV0GAcgASgJEhYKDnBhcmVudF9jYWxsX2lkGAggASgJEg0KBWRlcHRoGAkgASgNEjEKCGNoaWxkcmVuGAogASgLMhoudG9vbHZpZXcudjEuQ2hpbGRQcm9ncmVzc0gAiAEBQgsKCV9jaGlsZHJlbiJOCg1DaGlsZFByb2dyZXNzEg8KB3J1bm5pbmcYASABKA0SDAoEZG9uZRgCIAEoDRIOCgZmYWlsZWQYAyABKA0SDgoGbGF0ZXN0GAQgASgJIhwKDVNlc3Npb25IZWFkZXISCwoDY3dkGAEgASgJIq4BCg9NZXNzYWdlU25hcHNob3QSEgoKbWVzc2FnZV9pZBgBIAEoCRImCgRyb2xlGAIgASgOMhgudG9vbHZpZXcudjEuTWVzc2FnZVJvbGUSDAoEdGV4dBgDIAEoCRIqCgZzdGF0dXMYBCABKA4yGi50b29sdmlldy52MS5NZXNzYWdlU3RhdHVzEhYKDnBhcmVudF9jYWxsX2lkGAUgASgJEg0KBWRlcHRoGAYgASgNIjMKD01lc3NhZ2VBcHBlbmRlZBISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkihQEKClR1cm5VcGRhdGUSDwoHdHVybl9pZBgBIAEoCRIQCghmaW5pc2hlZBgCIAEoCBIsCgtzdG9wX3JlYXNvbhgDIAEoDjIXLnRvb2x2aWV3LnYxLlN0b3BSZWFzb24SJgoFdXNhZ2UYBCABKAsyFy50b29sdmlldy52MS5Ub2tlblVzYWdlInwKElBlcm1pc3Npb25TbmFwc2hvdBIxCgdyZXF1ZXN0GAEgASgLMiAudG9vbHZpZXcudjEuUGVybWlzc2lvblJlcXVlc3RlZBIzCgpyZXNvbHV0aW9uGAIgASgLMh8udG9vbHZpZXcudjEuUGVybWlzc2lvblJlc29sdmVkKowBCgZUYXJnZXQSFgoSVEFSR0VUX1VOU1BFQ0lGSUVEEAASDwoLVEFSR0VUX1ZJRVcQARIOCgpUQVJHRVRfQUNQEAISEAoMVEFSR0VUX0FHX1VJEAMSEwoPVEFSR0VUX01BUktET1dOEAQSDwoLVEFSR0VUX0FOU0kQBRIRCg1UQVJHRVRfQUlfU0RLEAYqkgEKCkNhbGxTdGF0dXMSGwoXQ0FMTF9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdDQUxMX1NUQVRVU19JTl9QUk9HUkVTUxABEhkKFUNBTExfU1RBVFVTX0NPTVBMRVRFRBACEhYKEkNBTExfU1RBVFVTX0ZBSUxFRBADEhcKE0NBTExfU1RBVFVTX1BFTkRJTkcQBCpqCg1NZXNzYWdlU3RhdHVzEh4KGk1FU1NBR0VfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHAoYTUVTU0FHRV9TVEFUVVNfU1RSRUFNSU5HEAESGwoXTUVTU0FHRV9TVEFUVVNfQ09NUExFVEUQAmIGcHJvdG8z", [file_toolview_v1_events, file_toolview_v1_views]);
+  fileDesc("Cht0b29sdmlldy92MS9yZW5kZXJpbmcucHJvdG8SC3Rvb2x2aWV3LnYxIrMBCgxDYXBhYmlsaXRpZXMSEAoIdGVybWluYWwYASABKAgSDAoEZGlmZhgCIAEoCBIMCgRyZWFkGAMgASgIEg4KBnNlYXJjaBgEIAEoCBILCgN3ZWIYBSABKAgSGAoQbWF4X291dHB1dF9ieXRlcxgGIAEoBBITCgt0b29sX2NvbG9ycxgHIAEoCBIWCg5vdXRwdXRfYXBwZW5kcxgIIAEoCBIRCglyZWFzb25pbmcYCSABKAgiJwoGQ3Vyc29yEg4KBm9mZnNldBgBIAEoBBINCgVlcG9jaBgCIAEoCSLGAgoOUmVuZGVyZWRVcGRhdGUSIwoGY3Vyc29yGAEgASgLMhMudG9vbHZpZXcudjEuQ3Vyc29yEg8KB2NhbGxfaWQYAiABKAkSEgoKbWVzc2FnZV9pZBgIIAEoCRISCgpyZXF1ZXN0X2lkGAogASgJEicKBHZpZXcYAyABKAsyFy50b29sdmlldy52MS5WaWV3VXBkYXRlSAASKAoDYWNwGAQgASgLMhkudG9vbHZpZXcudjEuSnNvbk1lc3NhZ2VzSAASKgoFYWdfdWkYBSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIABISCghtYXJrZG93bhgGIAEoCUgAEg4KBGFuc2kYByABKAlIABIrCgZhaV9zZGsYCSABKAsyGS50b29sdmlldy52MS5Kc29uTWVzc2FnZXNIAEIGCgRib2R5IhwKDEpzb25NZXNzYWdlcxIMCgRqc29uGAEgAygJIqkDCgpWaWV3VXBkYXRlEikKBGNhcmQYASABKAsyGS50b29sdmlldy52MS5DYXJkU25hcHNob3RIABItCgdzZXNzaW9uGAIgASgLMhoudG9vbHZpZXcudjEuU2Vzc2lvbkhlYWRlckgAEjYKD291dHB1dF9hcHBlbmRlZBgDIAEoCzIbLnRvb2x2aWV3LnYxLk91dHB1dEFwcGVuZGVkSAASLwoHbWVzc2FnZRgEIAEoCzIcLnRvb2x2aWV3LnYxLk1lc3NhZ2VTbmFwc2hvdEgAEjgKEG1lc3NhZ2VfYXBwZW5kZWQYBSABKAsyHC50b29sdmlldy52MS5NZXNzYWdlQXBwZW5kZWRIABInCgR0dXJuGAYgASgLMhcudG9vbHZpZXcudjEuVHVyblVwZGF0ZUgAEjUKCnBlcm1pc3Npb24YByABKAsyHy50b29sdmlldy52MS5QZXJtaXNzaW9uU25hcHNob3RIABI0Cg5pbnB1dF9hcHBlbmRlZBgIIAEoCzIaLnRvb2x2aWV3LnYxLklucHV0QXBwZW5kZWRIAEIICgZ1cGRhdGUiLwoOT3V0cHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIi4KDUlucHV0QXBwZW5kZWQSDwoHY2FsbF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIuICCgxDYXJkU25hcHNob3QSDwoHY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcudG9vbHZpZXcudjEuQ2FsbFN0YXR1cxInCgRjYWxsGAQgASgLMhkudG9vbHZpZXcudjEuVG9vbENhbGxWaWV3EisKBnJlc3VsdBgFIAEoCzIbLnRvb2x2aWV3LnYxLlRvb2xSZXN1bHRWaWV3EhAKCHN0cmVhbWVkGAYgASgJEg0KBWlucHV0GAcgASgJEhYKDnBhcmVudF9jYWxsX2lkGAggASgJEg0KBWRlcHRoGAkgASgNEjEKCGNoaWxkcmVuGAogASgLMhoudG9vbHZpZXcudjEuQ2hpbGRQcm9ncmVzc0gAiAEBEicKB21jcF9hcHAYCyABKAsyFi50b29sdmlldy52MS5NY3BBcHBSZWZCCwoJX2NoaWxkcmVuImoKCU1jcEFwcFJlZhIUCgxyZXNvdXJjZV91cmkYASABKAkSEQoJc2VydmVyX2lkGAIgASgJEhMKC3NlcnZlcl9oYXNoGAMgASgJEh8KF3N0cnVjdHVyZWRfY29udGVudF9qc29uGAQgASgJIk4KDUNoaWxkUHJvZ3Jlc3MSDwoHcnVubmluZxgBIAEoDRIMCgRkb25lGAIgASgNEg4KBmZhaWxlZBgDIAEoDRIOCgZsYXRlc3QYBCABKAkiHAoNU2Vzc2lvbkhlYWRlchILCgNjd2QYASABKAkirgEKD01lc3NhZ2VTbmFwc2hvdBISCgptZXNzYWdlX2lkGAEgASgJEiYKBHJvbGUYAiABKA4yGC50b29sdmlldy52MS5NZXNzYWdlUm9sZRIMCgR0ZXh0GAMgASgJEioKBnN0YXR1cxgEIAEoDjIaLnRvb2x2aWV3LnYxLk1lc3NhZ2VTdGF0dXMSFgoOcGFyZW50X2NhbGxfaWQYBSABKAkSDQoFZGVwdGgYBiABKA0iMwoPTWVzc2FnZUFwcGVuZGVkEhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEdGV4dBgCIAEoCSKFAQoKVHVyblVwZGF0ZRIPCgd0dXJuX2lkGAEgASgJEhAKCGZpbmlzaGVkGAIgASgIEiwKC3N0b3BfcmVhc29uGAMgASgOMhcudG9vbHZpZXcudjEuU3RvcFJlYXNvbhImCgV1c2FnZRgEIAEoCzIXLnRvb2x2aWV3LnYxLlRva2VuVXNhZ2UifAoSUGVybWlzc2lvblNuYXBzaG90EjEKB3JlcXVlc3QYASABKAsyIC50b29sdmlldy52MS5QZXJtaXNzaW9uUmVxdWVzdGVkEjMKCnJlc29sdXRpb24YAiABKAsyHy50b29sdmlldy52MS5QZXJtaXNzaW9uUmVzb2x2ZWQqjAEKBlRhcmdldBIWChJUQVJHRVRfVU5TUEVDSUZJRUQQABIPCgtUQVJHRVRfVklFVxABEg4KClRBUkdFVF9BQ1AQAhIQCgxUQVJHRVRfQUdfVUkQAxITCg9UQVJHRVRfTUFSS0RPV04QBBIPCgtUQVJHRVRfQU5TSRAFEhEKDVRBUkdFVF9BSV9TREsQBiqSAQoKQ2FsbFN0YXR1cxIbChdDQUxMX1NUQVRVU19VTlNQRUNJRklFRBAAEhsKF0NBTExfU1RBVFVTX0lOX1BST0dSRVNTEAESGQoVQ0FMTF9TVEFUVVNfQ09NUExFVEVEEAISFgoSQ0FMTF9TVEFUVVNfRkFJTEVEEAMSFwoTQ0FMTF9TVEFUVVNfUEVORElORxAEKmoKDU1lc3NhZ2VTdGF0dXMSHgoaTUVTU0FHRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIcChhNRVNTQUdFX1NUQVRVU19TVFJFQU1JTkcQARIbChdNRVNTQUdFX1NUQVRVU19DT01QTEVURRACYgZwcm90bzM", [file_toolview_v1_events, file_toolview_v1_views]);
 
 /**
  * What a subscriber can show. Cards it did not declare are degraded (VIEW) or rendered in a
@@ -477,6 +477,14 @@ export type CardSnapshot = Message<"toolview.v1.CardSnapshot"> & {
    * @generated from field: optional toolview.v1.ChildProgress children = 10;
    */
   children?: ChildProgress | undefined;
+
+  /**
+   * The MCP App the call's result carries (MCP Apps: the tool's `ui://` view), for a UI that
+   * hosts apps; unset otherwise (docs/mcp-app.md#pass-through).
+   *
+   * @generated from field: toolview.v1.McpAppRef mcp_app = 11;
+   */
+  mcpApp?: McpAppRef | undefined;
 };
 
 /**
@@ -485,6 +493,49 @@ export type CardSnapshot = Message<"toolview.v1.CardSnapshot"> & {
  */
 export const CardSnapshotSchema: GenMessage<CardSnapshot> = /*@__PURE__*/
   messageDesc(file_toolview_v1_rendering, 7);
+
+/**
+ * An MCP App on a call's result.
+ *
+ * @generated from message toolview.v1.McpAppRef
+ */
+export type McpAppRef = Message<"toolview.v1.McpAppRef"> & {
+  /**
+   * The view's resource, `ui://…`, on the MCP server that ran the tool.
+   *
+   * @generated from field: string resource_uri = 1;
+   */
+  resourceUri: string;
+
+  /**
+   * The MCP server's id as the harness named it (AG-UI's `serverId`); empty when not given.
+   *
+   * @generated from field: string server_id = 2;
+   */
+  serverId: string;
+
+  /**
+   * The MCP server as `@ag-ui/mcp-apps-middleware` names it: the MD5 (hex) of
+   * `{"type","url"}`; empty when the harness gave no server.
+   *
+   * @generated from field: string server_hash = 3;
+   */
+  serverHash: string;
+
+  /**
+   * The result's `structuredContent` (what the view renders), as JSON text; empty when none.
+   *
+   * @generated from field: string structured_content_json = 4;
+   */
+  structuredContentJson: string;
+};
+
+/**
+ * Describes the message toolview.v1.McpAppRef.
+ * Use `create(McpAppRefSchema)` to create a new message.
+ */
+export const McpAppRefSchema: GenMessage<McpAppRef> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_rendering, 8);
 
 /**
  * What a call's children (a subagent's calls) are doing.
@@ -526,7 +577,7 @@ export type ChildProgress = Message<"toolview.v1.ChildProgress"> & {
  * Use `create(ChildProgressSchema)` to create a new message.
  */
 export const ChildProgressSchema: GenMessage<ChildProgress> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 8);
+  messageDesc(file_toolview_v1_rendering, 9);
 
 /**
  * Session-level state.
@@ -547,7 +598,7 @@ export type SessionHeader = Message<"toolview.v1.SessionHeader"> & {
  * Use `create(SessionHeaderSchema)` to create a new message.
  */
 export const SessionHeaderSchema: GenMessage<SessionHeader> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 9);
+  messageDesc(file_toolview_v1_rendering, 10);
 
 /**
  * The full state of one message item.
@@ -603,7 +654,7 @@ export type MessageSnapshot = Message<"toolview.v1.MessageSnapshot"> & {
  * Use `create(MessageSnapshotSchema)` to create a new message.
  */
 export const MessageSnapshotSchema: GenMessage<MessageSnapshot> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 10);
+  messageDesc(file_toolview_v1_rendering, 11);
 
 /**
  * More text of a message whose item was already shown: a UI appends `text` to it.
@@ -631,7 +682,7 @@ export type MessageAppended = Message<"toolview.v1.MessageAppended"> & {
  * Use `create(MessageAppendedSchema)` to create a new message.
  */
 export const MessageAppendedSchema: GenMessage<MessageAppended> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 11);
+  messageDesc(file_toolview_v1_rendering, 12);
 
 /**
  * A turn boundary.
@@ -673,7 +724,7 @@ export type TurnUpdate = Message<"toolview.v1.TurnUpdate"> & {
  * Use `create(TurnUpdateSchema)` to create a new message.
  */
 export const TurnUpdateSchema: GenMessage<TurnUpdate> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 12);
+  messageDesc(file_toolview_v1_rendering, 13);
 
 /**
  * A permission request as a UI shows it (docs/approvals.md).
@@ -702,7 +753,7 @@ export type PermissionSnapshot = Message<"toolview.v1.PermissionSnapshot"> & {
  * Use `create(PermissionSnapshotSchema)` to create a new message.
  */
 export const PermissionSnapshotSchema: GenMessage<PermissionSnapshot> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_rendering, 13);
+  messageDesc(file_toolview_v1_rendering, 14);
 
 /**
  * What a subscriber wants to receive.
