@@ -38,6 +38,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Token(args) => args.run(),
         Command::Health(args) => args.run(),
         Command::Acp(args) => args.run(),
+        Command::Mcp(args) => args.run(),
         Command::Render(args) => args.run(),
         Command::Present(args) => args.run(),
         Command::Approve(args) => args.run(),

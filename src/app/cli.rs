@@ -40,6 +40,9 @@ pub enum Command {
     /// An Agent Client Protocol agent over stdio, for editors (Zed's custom agents): shows a
     /// session's tool calls live in the editor's agent panel.
     Acp(AcpArgs),
+    /// An MCP server over stdio, for chat apps and editors (Claude, ChatGPT, VS Code): lists
+    /// sessions and shows one live as an MCP App, or as Markdown where apps are not shown.
+    Mcp(McpArgs),
     /// Render `ToolEvent` JSON lines from stdin offline, with no server.
     Render(RenderArgs),
     /// Answer a permission request (the `approve` right): prints `{"won", "resolution"}` and
@@ -201,6 +204,14 @@ pub struct AcpArgs {
     /// call per this many milliseconds, the latest winning (0: every one the server sends).
     #[arg(long, env = "TOOLVIEW_ACP_INPUT_THROTTLE_MS", default_value_t = crate::client::DEFAULT_INPUT_THROTTLE_MS)]
     pub input_throttle_ms: u64,
+}
+
+/// The arguments of `toolview mcp`.
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {
+    /// The server to connect to (the MCP server acts with its token, never more).
+    #[command(flatten)]
+    pub server: ServerArg,
 }
 
 /// The arguments of `toolview render`.

@@ -7,8 +7,8 @@ use std::io::IsTerminal as _;
 use serde::Deserialize;
 
 use super::cli::{
-    AcpArgs, ApproveArgs, HealthArgs, PresentArgs, PublishArgs, RenderArgs, TailArgs, TokenArgs,
-    health_url,
+    AcpArgs, ApproveArgs, HealthArgs, McpArgs, PresentArgs, PublishArgs, RenderArgs, TailArgs,
+    TokenArgs, health_url,
 };
 use crate::client::screen::Size;
 use crate::client::{self, Remote, acp, tail};
@@ -142,6 +142,13 @@ impl AcpArgs {
             reasoning: self.reasoning,
             input_throttle: std::time::Duration::from_millis(self.input_throttle_ms),
         }))
+    }
+}
+
+impl McpArgs {
+    /// `toolview mcp`: an MCP server on stdin and stdout.
+    pub fn run(self) -> anyhow::Result<()> {
+        client_runtime()?.block_on(client::mcp::serve_stdio(self.server.remote()))
     }
 }
 

@@ -28,6 +28,7 @@ mod follow;
 mod json;
 mod keys;
 mod lines;
+pub mod mcp;
 mod publish;
 mod remote;
 pub mod screen;

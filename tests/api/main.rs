@@ -19,6 +19,7 @@ mod journal;
 mod late_joiners;
 mod list_sessions;
 mod mcp_apps;
+mod mcp_server;
 mod metrics;
 mod otlp;
 mod otlp_emitters;

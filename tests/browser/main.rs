@@ -9,6 +9,7 @@ use support::server::Server;
 use support::sessions::*;
 
 mod driver;
+mod mcp_app;
 mod shapes;
 
 use driver::{Viewer, artifact};
@@ -418,7 +419,7 @@ async fn the_viewer_sends_its_token_over_tls() {
 
 /// The sample session without the todo call (five cards), with a sixth card, published before
 /// the last one, whose result links to a `javascript:` URL and an https one.
-fn sample_session_for_viewer(s: &str) -> Vec<toolview::grpc::pb::ToolEvent> {
+pub(crate) fn sample_session_for_viewer(s: &str) -> Vec<toolview::grpc::pb::ToolEvent> {
     use toolview::grpc::pb;
     let mut events = sample_session(s);
     events.truncate(13);

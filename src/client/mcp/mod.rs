@@ -1,0 +1,195 @@
+//! `toolview mcp`: toolview as an MCP server on stdio, with an MCP App (MCP Apps, 2026-01-26):
+//! a host that runs apps (Claude, ChatGPT, VS Code, Goose) shows a session's cards live in its
+//! conversation; one that does not gets the session as a Markdown transcript.
+//!
+//! Tools: `list_sessions` (the sessions the token may read, with titles), `watch_session` (its
+//! result: the transcript as text, and the first page of VIEW updates as structured content for
+//! the view, `ui://toolview/session`), and `poll_session`, visible to the app only (`visibility:
+//! ["app"]`): the page after a cursor, waiting at the head (`page.rs`). The server acts with the
+//! token it was started with (`--token`): a view asking for a session the token does not cover
+//! gets the server's refusal. Files: `mod.rs` (the handler), `page.rs`, `tools.rs` (the tools'
+//! and the resource's definitions, the view's document).
+
+mod page;
+mod tools;
+
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt as _};
+use serde_json::{Map, Value, json};
+
+pub use page::{MAX_PAGE_BYTES, MAX_PAGE_UPDATES, MAX_POLL_WAIT};
+pub use tools::{MAX_TRANSCRIPT_BYTES, VIEW_URI};
+
+use self::page::{After, read_page};
+use crate::client::remote::{Client, Remote, connect};
+
+/// The MCP server: a gRPC client of the toolview service, with its token.
+#[derive(Clone)]
+struct Toolview {
+    remote: Remote,
+    client: Client,
+}
+
+/// Serves MCP on stdin and stdout until the host closes them.
+pub async fn serve_stdio(remote: Remote) -> anyhow::Result<()> {
+    let client = connect(&remote).await?;
+    let server = Toolview { remote, client }
+        .serve(rmcp::transport::stdio())
+        .await?;
+    server.waiting().await?;
+    Ok(())
+}
+
+/// A tool's failure: a result the model (or the view) reads, not a protocol error.
+fn failed(text: impl Into<String>) -> CallToolResponse {
+    let text: String = text.into();
+    let value = json!({"content": [{"type": "text", "text": text}], "isError": true});
+    CallToolResponse::Complete(serde_json::from_value(value).expect("a valid result"))
+}
+
+fn refused(status: &tonic::Status) -> CallToolResponse {
+    failed(format!("{:?}: {}", status.code(), status.message()))
+}
+
+/// A result from JSON (rmcp's types are non-exhaustive; MCP's JSON is the contract).
+fn result(value: Value) -> CallToolResponse {
+    match serde_json::from_value::<CallToolResult>(value) {
+        Ok(r) => CallToolResponse::Complete(r),
+        Err(e) => failed(format!("internal: {e}")),
+    }
+}
+
+/// A required string argument, or the text of its refusal.
+fn argument<'a>(args: &'a Map<String, Value>, name: &str) -> Result<&'a str, String> {
+    args.get(name)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| format!("{name}: a non-empty string is required"))
+}
+
+impl Toolview {
+    async fn list_sessions(&self, args: &Map<String, Value>) -> CallToolResponse {
+        let page_size = args
+            .get("pageSize")
+            .and_then(Value::as_u64)
+            .unwrap_or(50)
+            .min(200);
+        let mut client = self.client.clone();
+        let request = crate::grpc::pb::ListSessionsRequest {
+            page_size: page_size as u32,
+            page_token: args
+                .get("pageToken")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .into(),
+        };
+        let page = match client.list_sessions(request).await {
+            Ok(page) => page.into_inner(),
+            Err(status) => return refused(&status),
+        };
+        result(tools::sessions_result(&page))
+    }
+
+    async fn watch_session(&self, args: &Map<String, Value>) -> CallToolResponse {
+        let session = match argument(args, "session") {
+            Ok(s) => s,
+            Err(e) => return failed(e),
+        };
+        let mut client = self.client.clone();
+        let page = match read_page(&mut client, session, None, Duration::ZERO).await {
+            Ok(page) => page,
+            Err(status) => return refused(&status),
+        };
+        let transcript = tools::transcript(&self.remote, session).await;
+        result(json!({
+            "content": [{"type": "text", "text": transcript}],
+            "structuredContent": page.to_json(session),
+        }))
+    }
+
+    async fn poll_session(&self, args: &Map<String, Value>) -> CallToolResponse {
+        let session = match argument(args, "session") {
+            Ok(s) => s,
+            Err(e) => return failed(e),
+        };
+        let after = args.get("after").and_then(|a| {
+            Some(After {
+                epoch: a.get("epoch")?.as_str()?.to_owned(),
+                offset: a.get("offset")?.as_u64()?,
+            })
+        });
+        let wait = Duration::from_millis(args.get("waitMs").and_then(Value::as_u64).unwrap_or(0));
+        let mut client = self.client.clone();
+        match read_page(&mut client, session, after, wait).await {
+            Ok(page) => {
+                let n = page.updates.len();
+                result(json!({
+                    "content": [{"type": "text", "text": format!("{n} updates")}],
+                    "structuredContent": page.to_json(session),
+                }))
+            }
+            Err(status) => refused(&status),
+        }
+    }
+}
+
+impl ServerHandler for Toolview {
+    fn get_info(&self) -> ServerConfig {
+        tools::server_info()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(tools::list())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.clone().unwrap_or_default();
+        Ok(match request.name.as_ref() {
+            tools::LIST_SESSIONS => self.list_sessions(&args).await,
+            tools::WATCH_SESSION => self.watch_session(&args).await,
+            tools::POLL_SESSION => self.poll_session(&args).await,
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("no tool {other:?}"),
+                    None,
+                ));
+            }
+        })
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(tools::resources())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        match tools::read(&request.uri) {
+            Some(r) => Ok(ReadResourceResponse::Complete(r)),
+            None => Err(ErrorData::resource_not_found(
+                format!("no resource {:?} (the view is {VIEW_URI})", request.uri),
+                None,
+            )),
+        }
+    }
+}

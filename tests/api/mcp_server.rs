@@ -1,0 +1,95 @@
+//! `toolview mcp` with the official MCP SDK client (`tests/js/mcp_client.mjs`), as a host with
+//! MCP Apps connects: the tools (the watch tool naming its view, the poll tool visible to the
+//! app only) and the view resource valid per `@modelcontextprotocol/ext-apps`' schemas; the
+//! sessions its token may read; a watch whose text is the Markdown transcript (what a host
+//! without apps shows) and whose structured content is the first page of VIEW updates; a poll
+//! that waits at the head and returns what is published meanwhile; and a session the token does
+//! not cover refused.
+
+use serde_json::{Value, json};
+use support::node::NodeClient;
+use support::sessions::*;
+
+fn node_mcp(url: &str, token: &str) -> NodeClient {
+    let mut cmd = support::node::script("mcp_client");
+    cmd.arg(support::toolview_bin())
+        .args([url, "team-a/run-1", "team-b/run-2"])
+        .env("TOOLVIEW_TOKEN", token);
+    NodeClient::spawn(cmd)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_lists_watches_and_polls_within_its_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::auth::secret_server(dir.path(), &[]);
+    let admin = support::auth::token(&["publish", "read", "subscribe"], &["**"]);
+    let mut c = client(&server.url).await;
+    let publish_as = |events| support::auth::with_token(pb_publish(events), &admin);
+    c.publish(publish_as(sample_session("team-a/run-1")))
+        .await
+        .unwrap();
+    c.publish(publish_as(sample_session("team-b/run-2")))
+        .await
+        .unwrap();
+    let token = support::auth::token(&["read", "subscribe"], &["team-a/*"]);
+    let mut node = node_mcp(&server.url, &token);
+    node.wait_for("polling");
+    // While the poll waits at the head: one more call.
+    let late = vec![bash_call("team-a/run-1", "late-1", "late")];
+    c.publish(publish_as(late)).await.unwrap();
+    let report = tokio::task::spawn_blocking(move || node.finish())
+        .await
+        .unwrap();
+
+    let tools: Vec<&str> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["list_sessions", "watch_session", "poll_session"]);
+    assert_eq!(
+        report["tools"][1]["ui"],
+        json!({"resourceUri": "ui://toolview/session"})
+    );
+    assert_eq!(report["tools"][2]["ui"]["visibility"], json!(["app"]));
+    assert_eq!(report["view"]["mimeType"], "text/html;profile=mcp-app");
+    assert_eq!(
+        report["view"]["ui"]["csp"],
+        json!({"connectDomains": [], "resourceDomains": []})
+    );
+    // Only what the token may read.
+    let listed: Vec<&Value> = report["list"]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["session"])
+        .collect();
+    assert_eq!(listed, [&json!("team-a/run-1")]);
+    // The transcript, as a host without apps shows it, and the first page for the view.
+    let text = report["watch"]["text"].as_str().unwrap();
+    assert!(text.contains("**Tool Call:"), "{text}");
+    let first = &report["watch"]["structured"];
+    assert_eq!(first["session"], "team-a/run-1");
+    assert_eq!(first["more"], false);
+    let head = first["cursor"]["offset"].as_u64().unwrap();
+    assert_eq!(first["updates"].as_array().unwrap().len() as u64, head);
+    // The poll waited, and returned the call published meanwhile.
+    let poll = &report["poll"];
+    assert_eq!(poll["cursor"]["offset"], head + 1, "{poll}");
+    assert_eq!(poll["updates"][0]["callId"], "late");
+    assert_eq!(poll["updates"][0]["view"]["card"]["toolName"], "bash");
+    // A session outside the token.
+    assert_eq!(report["other"]["isError"], true);
+    assert!(
+        report["other"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("PermissionDenied"),
+        "{report}"
+    );
+}
+
+fn pb_publish(events: Vec<toolview::grpc::pb::ToolEvent>) -> toolview::grpc::pb::PublishRequest {
+    toolview::grpc::pb::PublishRequest { events }
+}
