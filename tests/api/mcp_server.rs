@@ -47,12 +47,21 @@ async fn a_host_lists_watches_and_polls_within_its_token() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tools, ["list_sessions", "watch_session", "poll_session"]);
+    assert_eq!(
+        tools,
+        [
+            "list_sessions",
+            "watch_session",
+            "poll_session",
+            "answer_permission"
+        ]
+    );
     assert_eq!(
         report["tools"][1]["ui"],
         json!({"resourceUri": "ui://toolview/session"})
     );
     assert_eq!(report["tools"][2]["ui"]["visibility"], json!(["app"]));
+    assert_eq!(report["tools"][3]["ui"]["visibility"], json!(["app"]));
     assert_eq!(report["view"]["mimeType"], "text/html;profile=mcp-app");
     assert_eq!(
         report["view"]["ui"]["csp"],

@@ -2,7 +2,8 @@
 //! iframe of a page in headless Chromium, through @modelcontextprotocol/ext-apps' host-side
 //! bridge, with the content security policy the resource declares. The view shows the session's
 //! cards from the watch tool's result, a call published afterwards appears through the app-only
-//! poll tool, the policy is never violated, and the screenshot is kept.
+//! poll tool, a person's Allow clicked in the view decides a permission request (through the
+//! app-only answer tool), the policy is never violated, and the screenshot is kept.
 
 use support::node::NodeClient;
 use support::server::Server;
@@ -23,9 +24,13 @@ async fn a_host_shows_the_view_and_a_new_call_arrives_live() {
         .args([server.url.as_str(), "mcp-web", shot.to_str().unwrap()]);
     let mut host = NodeClient::spawn(cmd);
     host.wait_for("shown");
-    publish(&mut c, vec![bash_call("mcp-web", "late-1", "late")])
-        .await
-        .unwrap();
+    // A call, and a permission request about it, while the view is open.
+    let ask = support::permissions::requested("perm-1", "late", "Run yes?");
+    let events = vec![
+        bash_call("mcp-web", "late-1", "late"),
+        support::permissions::asking("mcp-web", ask),
+    ];
+    publish(&mut c, events).await.unwrap();
     host.say("late");
     let report = tokio::task::spawn_blocking(move || host.finish())
         .await
@@ -41,6 +46,10 @@ async fn a_host_shows_the_view_and_a_new_call_arrives_live() {
         "a new call appeared in the MCP App's view after {} ms",
         report["lateMs"]
     );
+    // The Allow clicked in the view decided the request, through the host's tool call.
+    let answered = report["answered"].as_str().unwrap_or_default();
+    assert!(answered.starts_with("Allow — "), "{report}");
+    assert!(answered.contains("via mcp-app"), "{report}");
     assert!(std::fs::metadata(&shot).is_ok(), "the screenshot is saved");
     println!("MCP App screenshot: {}", shot.display());
 }

@@ -5,7 +5,7 @@
 // the watch tool, and loads the view in a sandboxed iframe (`allow-scripts` only) whose content
 // security policy is made from the resource's `_meta.ui.csp` (no origin named: none reachable);
 // the bridge gives the view the tool's input and result and answers its calls of the app-only
-// poll tool.
+// tools (the poll, and a person's answer to a permission prompt, clicked in the view).
 //
 //   node mcp_host.mjs TOOLVIEW_BIN SERVER_URL SESSION SCREENSHOT
 //       "shown" goes to stderr once the view shows the session's cards; then, on a stdin line with a call
@@ -100,8 +100,18 @@ try {
   const started = Date.now();
   await view.waitForSelector(`[data-call="${late}"]`, { timeout: 20000 });
   const lateMs = Date.now() - started;
+  // A pending permission request: a person clicks Allow in the view; the decision comes back
+  // through the next page, as it does for everyone.
+  let answered = null;
+  const pending = await view.$("[data-request][data-state=pending] button.allow");
+  if (pending) {
+    await pending.click();
+    await view.waitForSelector("[data-request][data-state=allowed]", { timeout: 20000 });
+    answered = await view.$eval("[data-request] .outcome", (e) => e.textContent);
+  }
   await page.locator("iframe").screenshot({ path: screenshot });
-  const report = { cards, late, lateMs, violations, policy, pollCalls, title: await view.$eval("#session", (e) => e.textContent) };
+  const title = await view.$eval("#session", (e) => e.textContent);
+  const report = { cards, late, lateMs, violations, policy, pollCalls, title, answered };
   lines.close();
   process.stdout.write(JSON.stringify(report), () => process.exit(0));
 } finally {

@@ -3,13 +3,14 @@
 // result brings the session's first page of VIEW updates; then the view asks the server for the
 // next page with the app-only `poll_session` tool, after its cursor, waiting at the head. A
 // failed poll (the host suspended the view, the server restarted) is asked again after the same
-// cursor, with a growing pause: nothing is lost or shown twice. The view reaches no network of
-// its own: everything comes through the host.
+// cursor, with a growing pause: nothing is lost or shown twice. A permission prompt's buttons
+// answer through the app-only `answer_permission` tool. The view reaches no network of its own:
+// everything comes through the host.
 
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { RenderedUpdateSchema } from "@toolview/client";
 import { App } from "@modelcontextprotocol/ext-apps";
-import { SessionView } from "./cards";
+import { type Answerer, SessionView } from "./cards";
 
 /** What `watch_session` and `poll_session` return as structured content. */
 interface Page {
@@ -38,11 +39,24 @@ function isPage(value: unknown): value is Page {
   return typeof value === "object" && value !== null && typeof (value as Page).session === "string" && Array.isArray((value as Page).updates);
 }
 
+/** A click on a permission prompt's option: answered through the host's call of the app-only
+ *  `answer_permission` tool; the decision arrives with the next page, as it does for everyone. */
+const answerer = (session: string): Answerer => (requestId) => (optionId, note) => {
+  app
+    .callServerTool({ name: "answer_permission", arguments: { session, requestId, optionId } })
+    .then((r) => {
+      const text = (r.content?.[0] as { text?: string })?.text ?? "";
+      if (r.isError) note.textContent = `not answered: ${text}`;
+      else if (text !== "answered") note.textContent = text;
+    })
+    .catch((e) => (note.textContent = `not answered: ${e}`));
+};
+
 /** Draws a page's updates (after clearing, for a reset) and keeps its cursor. */
 function apply(page: Page): void {
   if (!view) {
     header.textContent = `Session ${page.session}`;
-    view = new SessionView(cards, header, page.session);
+    view = new SessionView(cards, header, page.session, answerer(page.session));
   }
   if (page.reset) view.reset();
   for (const update of page.updates) view.apply(fromJson(RenderedUpdateSchema, update));

@@ -5,7 +5,8 @@
 //! Tools: `list_sessions` (the sessions the token may read, with titles), `watch_session` (its
 //! result: the transcript as text, and the first page of VIEW updates as structured content for
 //! the view, `ui://toolview/session`), and `poll_session`, visible to the app only (`visibility:
-//! ["app"]`): the page after a cursor, waiting at the head (`page.rs`). The server acts with the
+//! ["app"]`): the page after a cursor, waiting at the head (`page.rs`), and `answer_permission`,
+//! also the app's only: a person's click on a permission prompt. The server acts with the
 //! token it was started with (`--token`): a view asking for a session the token does not cover
 //! gets the server's refusal. Files: `mod.rs` (the handler), `page.rs`, `tools.rs` (the tools'
 //! and the resource's definitions, the view's document).
@@ -139,6 +140,43 @@ impl Toolview {
     }
 }
 
+impl Toolview {
+    /// A person's answer from the view's prompt: the first answer wins, and everyone (this
+    /// view too, through its next page) sees the decision.
+    async fn answer_permission(&self, args: &Map<String, Value>) -> CallToolResponse {
+        let (session, request, option) = match (
+            argument(args, "session"),
+            argument(args, "requestId"),
+            argument(args, "optionId"),
+        ) {
+            (Ok(s), Ok(r), Ok(o)) => (s, r, o),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return failed(e),
+        };
+        let answer = crate::client::Answer {
+            session,
+            request,
+            option,
+            reason: "",
+            via: "mcp-app",
+        };
+        let mut line = Vec::new();
+        match crate::client::approve(&self.remote, answer, &mut line).await {
+            Ok(won) => {
+                let decided: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
+                let text = if won {
+                    "answered"
+                } else {
+                    "another answer came first"
+                };
+                result(
+                    json!({"content": [{"type": "text", "text": text}], "structuredContent": decided}),
+                )
+            }
+            Err(e) => failed(format!("{e:#}")),
+        }
+    }
+}
+
 impl ServerHandler for Toolview {
     fn get_info(&self) -> ServerConfig {
         tools::server_info()
@@ -162,6 +200,7 @@ impl ServerHandler for Toolview {
             tools::LIST_SESSIONS => self.list_sessions(&args).await,
             tools::WATCH_SESSION => self.watch_session(&args).await,
             tools::POLL_SESSION => self.poll_session(&args).await,
+            tools::ANSWER_PERMISSION => self.answer_permission(&args).await,
             other => {
                 return Err(ErrorData::invalid_params(
                     format!("no tool {other:?}"),

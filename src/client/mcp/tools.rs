@@ -26,6 +26,7 @@ pub const MAX_TRANSCRIPT_BYTES: usize = 64 << 10;
 pub const LIST_SESSIONS: &str = "list_sessions";
 pub const WATCH_SESSION: &str = "watch_session";
 pub const POLL_SESSION: &str = "poll_session";
+pub const ANSWER_PERMISSION: &str = "answer_permission";
 
 /// The view's metadata: it reaches nothing but the host (every update comes through the
 /// bridge), so its content security policy names no origin.
@@ -76,6 +77,18 @@ pub fn list() -> ListToolsResult {
                 "waitMs": {"type": "integer", "minimum": 0, "maximum": super::MAX_POLL_WAIT.as_millis() as u64},
             }, "required": ["session"], "additionalProperties": false},
             "annotations": {"readOnlyHint": true, "openWorldHint": false},
+            "_meta": {"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}},
+        },
+        {
+            "name": ANSWER_PERMISSION,
+            "title": "Answer a permission request",
+            "description": "For the session view: a person's answer to a permission request (the option they clicked). Needs the token's approve right.",
+            "inputSchema": {"type": "object", "properties": {
+                "session": session,
+                "requestId": {"type": "string"},
+                "optionId": {"type": "string"},
+            }, "required": ["session", "requestId", "optionId"], "additionalProperties": false},
+            "annotations": {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
             "_meta": {"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}},
         },
     ]});
