@@ -49,7 +49,7 @@ pub async fn connect(remote: &Remote) -> anyhow::Result<Client> {
 }
 
 /// The remote's token as an interceptor.
-pub(super) fn bearer(remote: &Remote) -> anyhow::Result<Bearer> {
+pub(crate) fn bearer(remote: &Remote) -> anyhow::Result<Bearer> {
     let value = remote
         .token
         .as_deref()
@@ -80,7 +80,7 @@ pub async fn health(remote: &Remote, service: &str, out: &mut impl Write) -> any
 }
 
 /// A channel to the remote, with its TLS settings.
-pub(super) async fn channel(remote: &Remote) -> anyhow::Result<Channel> {
+pub(crate) async fn channel(remote: &Remote) -> anyhow::Result<Channel> {
     let url = &remote.url;
     let read = |p: &PathBuf| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
     let mut endpoint = Endpoint::from_shared(url.clone()).with_context(|| format!("{url:?}"))?;

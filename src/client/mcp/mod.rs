@@ -11,6 +11,7 @@
 //! gets the server's refusal. Files: `mod.rs` (the handler), `page.rs`, `tools.rs` (the tools'
 //! and the resource's definitions, the view's document).
 
+mod backend;
 mod page;
 mod tools;
 
@@ -24,27 +25,39 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt as _};
 use serde_json::{Map, Value, json};
 
+pub use backend::{Backend, RemoteBackend, Updates};
 pub use page::{MAX_PAGE_BYTES, MAX_PAGE_UPDATES, MAX_POLL_WAIT};
-pub use tools::{MAX_TRANSCRIPT_BYTES, VIEW_URI};
+pub use tools::{MAX_TRANSCRIPT_BYTES, MAX_TRANSCRIPT_UPDATES, VIEW_URI};
 
 use self::page::{After, read_page};
-use crate::client::remote::{Client, Remote, connect};
+use crate::client::remote::Remote;
 
-/// The MCP server: a gRPC client of the toolview service, with its token.
+/// The MCP server over a toolview service (`backend`).
 #[derive(Clone)]
-struct Toolview {
-    remote: Remote,
-    client: Client,
+pub struct Toolview<B> {
+    backend: B,
+}
+
+impl<B: Backend> Toolview<B> {
+    /// The server over `backend`.
+    pub fn new(backend: B) -> Self {
+        Toolview { backend }
+    }
 }
 
 /// Serves MCP on stdin and stdout until the host closes them.
 pub async fn serve_stdio(remote: Remote) -> anyhow::Result<()> {
-    let client = connect(&remote).await?;
-    let server = Toolview { remote, client }
+    let backend = RemoteBackend::connect(&remote).await?;
+    let server = Toolview::new(backend)
         .serve(rmcp::transport::stdio())
         .await?;
     server.waiting().await?;
     Ok(())
+}
+
+/// One MCP request's tools, over its backend.
+struct Call<B> {
+    backend: B,
 }
 
 /// A tool's failure: a result the model (or the view) reads, not a protocol error.
@@ -74,14 +87,13 @@ fn argument<'a>(args: &'a Map<String, Value>, name: &str) -> Result<&'a str, Str
         .ok_or_else(|| format!("{name}: a non-empty string is required"))
 }
 
-impl Toolview {
+impl<B: Backend> Call<B> {
     async fn list_sessions(&self, args: &Map<String, Value>) -> CallToolResponse {
         let page_size = args
             .get("pageSize")
             .and_then(Value::as_u64)
             .unwrap_or(50)
             .min(200);
-        let mut client = self.client.clone();
         let request = crate::grpc::pb::ListSessionsRequest {
             page_size: page_size as u32,
             page_token: args
@@ -90,11 +102,10 @@ impl Toolview {
                 .unwrap_or("")
                 .into(),
         };
-        let page = match client.list_sessions(request).await {
-            Ok(page) => page.into_inner(),
-            Err(status) => return refused(&status),
-        };
-        result(tools::sessions_result(&page))
+        match self.backend.list_sessions(request).await {
+            Ok(page) => result(tools::sessions_result(&page)),
+            Err(status) => refused(&status),
+        }
     }
 
     async fn watch_session(&self, args: &Map<String, Value>) -> CallToolResponse {
@@ -102,12 +113,11 @@ impl Toolview {
             Ok(s) => s,
             Err(e) => return failed(e),
         };
-        let mut client = self.client.clone();
-        let page = match read_page(&mut client, session, None, Duration::ZERO).await {
+        let page = match read_page(&self.backend, session, None, Duration::ZERO).await {
             Ok(page) => page,
             Err(status) => return refused(&status),
         };
-        let transcript = tools::transcript(&self.remote, session).await;
+        let transcript = tools::transcript(&self.backend, session).await;
         result(json!({
             "content": [{"type": "text", "text": transcript}],
             "structuredContent": page.to_json(session),
@@ -126,8 +136,7 @@ impl Toolview {
             })
         });
         let wait = Duration::from_millis(args.get("waitMs").and_then(Value::as_u64).unwrap_or(0));
-        let mut client = self.client.clone();
-        match read_page(&mut client, session, after, wait).await {
+        match read_page(&self.backend, session, after, wait).await {
             Ok(page) => {
                 let n = page.updates.len();
                 result(json!({
@@ -140,7 +149,7 @@ impl Toolview {
     }
 }
 
-impl Toolview {
+impl<B: Backend> Call<B> {
     /// A person's answer from the view's prompt: the first answer wins, and everyone (this
     /// view too, through its next page) sees the decision.
     async fn answer_permission(&self, args: &Map<String, Value>) -> CallToolResponse {
@@ -152,32 +161,34 @@ impl Toolview {
             (Ok(s), Ok(r), Ok(o)) => (s, r, o),
             (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return failed(e),
         };
-        let answer = crate::client::Answer {
-            session,
-            request,
-            option,
-            reason: "",
-            via: "mcp-app",
+        let request = crate::grpc::pb::RespondPermissionRequest {
+            session_id: session.into(),
+            request_id: request.into(),
+            option_id: option.into(),
+            reason: String::new(),
+            via: "mcp-app".into(),
         };
-        let mut line = Vec::new();
-        match crate::client::approve(&self.remote, answer, &mut line).await {
-            Ok(won) => {
-                let decided: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
-                let text = if won {
+        match self.backend.respond_permission(request).await {
+            Ok(response) => {
+                let resolution = response
+                    .resolution
+                    .and_then(|r| crate::grpc::convert::resolved_from_pb(r).ok());
+                let text = if response.won {
                     "answered"
                 } else {
                     "another answer came first"
                 };
+                let decided = json!({"won": response.won, "resolution": resolution});
                 result(
                     json!({"content": [{"type": "text", "text": text}], "structuredContent": decided}),
                 )
             }
-            Err(e) => failed(format!("{e:#}")),
+            Err(status) => refused(&status),
         }
     }
 }
 
-impl ServerHandler for Toolview {
+impl<B: Backend> ServerHandler for Toolview<B> {
     fn get_info(&self) -> ServerConfig {
         tools::server_info()
     }
@@ -193,14 +204,17 @@ impl ServerHandler for Toolview {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.clone().unwrap_or_default();
+        let call = Call {
+            backend: self.backend.for_request(&context),
+        };
         Ok(match request.name.as_ref() {
-            tools::LIST_SESSIONS => self.list_sessions(&args).await,
-            tools::WATCH_SESSION => self.watch_session(&args).await,
-            tools::POLL_SESSION => self.poll_session(&args).await,
-            tools::ANSWER_PERMISSION => self.answer_permission(&args).await,
+            tools::LIST_SESSIONS => call.list_sessions(&args).await,
+            tools::WATCH_SESSION => call.watch_session(&args).await,
+            tools::POLL_SESSION => call.poll_session(&args).await,
+            tools::ANSWER_PERMISSION => call.answer_permission(&args).await,
             other => {
                 return Err(ErrorData::invalid_params(
                     format!("no tool {other:?}"),

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use tokio::time::{Instant, timeout_at};
 use tokio_stream::StreamExt as _;
 
+use super::backend::Backend;
 use crate::client::json::to_json;
-use crate::client::remote::Client;
 use crate::grpc::pb::{self, subscribe_request::Start, subscribe_response::Item};
 
 /// Updates one page holds at most.
@@ -62,7 +62,7 @@ impl Page {
 }
 
 /// What a VIEW subscriber that draws every card asks for (the viewer's capabilities).
-fn capabilities() -> pb::Capabilities {
+pub(super) fn capabilities() -> pb::Capabilities {
     pb::Capabilities {
         terminal: true,
         diff: true,
@@ -78,18 +78,18 @@ fn capabilities() -> pb::Capabilities {
 /// Reads the page after `after` (from the beginning without one), waiting up to `wait` at the
 /// head. A session that does not exist yet is an empty page (its view waits for it).
 pub async fn read_page(
-    client: &mut Client,
+    backend: &impl Backend,
     session: &str,
     after: Option<After>,
     wait: Duration,
 ) -> Result<Page, tonic::Status> {
-    let mut head = match client
+    let mut head = match backend
         .get_session(pb::GetSessionRequest {
             session_id: session.into(),
         })
         .await
     {
-        Ok(info) => Some(info.into_inner().head_offset),
+        Ok(info) => Some(info.head_offset),
         Err(status) if status.code() == tonic::Code::NotFound => None,
         Err(status) => return Err(status),
     };
@@ -106,7 +106,7 @@ pub async fn read_page(
         capabilities: Some(capabilities()),
         start: Some(start),
     };
-    let mut stream = client.subscribe(request).await?.into_inner();
+    let mut stream = backend.subscribe(request).await?;
     let mut at_head = match (&after, head) {
         (_, None) => true,
         (Some(a), Some(head)) => a.offset >= head,

@@ -8,11 +8,13 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
-use crate::client::remote::Remote;
-use crate::client::tail::{TailOptions, tail};
+use tokio_stream::StreamExt as _;
+
+use super::backend::Backend;
+use crate::client::screen::{Mode, Screen, Style};
 use crate::domain::MCP_APP_MIME_TYPE;
 use crate::grpc::pb;
-use crate::render::{Capabilities, Target};
+use crate::render::{Capabilities, ViewUpdate};
 
 /// The view: one document, the viewer's cards on the MCP Apps bridge (`web/src/mcp-app.ts`,
 /// built by `npm run build` in `web/` into `web/dist/mcp-app.html`).
@@ -22,6 +24,10 @@ const VIEW_HTML: &str = include_str!("../../../web/dist/mcp-app.html");
 /// The transcript a `watch_session` result carries as text, at most this many bytes (the
 /// start of the session; the view, or `toolview tail`, shows the rest).
 pub const MAX_TRANSCRIPT_BYTES: usize = 64 << 10;
+/// …drawn from at most this many updates (a long session's transcript is cut, not read whole).
+pub const MAX_TRANSCRIPT_UPDATES: usize = 5_000;
+/// …read within this long.
+const TRANSCRIPT_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
 pub const LIST_SESSIONS: &str = "list_sessions";
 pub const WATCH_SESSION: &str = "watch_session";
@@ -162,35 +168,90 @@ impl Write for Bounded {
 }
 
 /// The session so far as Markdown (what `toolview tail --no-follow --target markdown` prints),
-/// at most [`MAX_TRANSCRIPT_BYTES`]; a line says what was left out, or why there is none.
-pub async fn transcript(remote: &Remote, session: &str) -> String {
+/// at most [`MAX_TRANSCRIPT_BYTES`] from its first [`MAX_TRANSCRIPT_UPDATES`] updates; a line
+/// says what was left out, or why there is none.
+pub async fn transcript(backend: &impl Backend, session: &str) -> String {
     let mut out = Bounded {
         kept: Vec::new(),
         max: MAX_TRANSCRIPT_BYTES,
         dropped: 0,
     };
-    let options = TailOptions {
-        session,
-        target: Target::Markdown,
-        caps: Capabilities::all(true),
-        from_beginning: true,
-        follow: false,
-        terminal: None,
-        approve: false,
+    let read = match markdown(backend, session, &mut out).await {
+        Ok(read) => read,
+        Err(status) => return format!("The session could not be read: {}", status.message()),
     };
-    if let Err(e) = tail(remote, options, &mut out).await {
-        return format!("The session could not be read: {e:#}");
-    }
     let mut text = String::from_utf8_lossy(&out.kept).into_owned();
-    if out.dropped > 0 {
+    if out.dropped > 0 || read == Read::Cut {
         // A cut inside a character became U+FFFD above; the note says what is missing.
         text.push_str(&format!(
-            "\n\n… {} more bytes: watch it in an app host, or `toolview tail --session {session}`.\n",
-            out.dropped
+            "\n\n… more of the session: watch it in an app host, or `toolview tail --session {session}`.\n"
         ));
     }
     if text.trim().is_empty() {
         text = format!("Session {session} has no events yet.");
     }
     text
+}
+
+/// Whether a transcript holds the whole session.
+#[derive(Debug, PartialEq, Eq)]
+enum Read {
+    Whole,
+    Cut,
+}
+
+/// The session's VIEW updates up to its head, drawn by the Markdown transcript's `Screen`.
+async fn markdown(
+    backend: &impl Backend,
+    session: &str,
+    out: &mut Bounded,
+) -> Result<Read, tonic::Status> {
+    let head = match backend
+        .get_session(pb::GetSessionRequest {
+            session_id: session.into(),
+        })
+        .await
+    {
+        Ok(info) => info.head_offset,
+        Err(status) if status.code() == tonic::Code::NotFound => return Ok(Read::Whole),
+        Err(status) => return Err(status),
+    };
+    let request = pb::SubscribeRequest {
+        session_id: session.into(),
+        target: pb::Target::View.into(),
+        capabilities: Some(super::page::capabilities()),
+        start: Some(pb::subscribe_request::Start::FromBeginning(
+            pb::StartFromBeginning {},
+        )),
+    };
+    let mut stream = backend.subscribe(request).await?;
+    let caps = Capabilities {
+        output_appends: true,
+        ..Capabilities::all(true)
+    };
+    let mut screen = Screen::new(Style::Markdown, Mode::Transcript, caps);
+    let deadline = tokio::time::Instant::now() + TRANSCRIPT_TIME;
+    let mut read = Read::Cut;
+    for _ in 0..MAX_TRANSCRIPT_UPDATES {
+        let Ok(Some(item)) = tokio::time::timeout_at(deadline, stream.next()).await else {
+            break;
+        };
+        let Some(pb::subscribe_response::Item::Update(u)) = item?.item else {
+            // A heartbeat: nothing more up to the head.
+            read = Read::Whole;
+            break;
+        };
+        let offset = u.cursor.as_ref().map_or(0, |c| c.offset);
+        if let Some(pb::rendered_update::Body::View(v)) = u.body
+            && let Ok(update) = ViewUpdate::try_from(v)
+        {
+            let _ = screen.apply(update, out);
+        }
+        if offset >= head {
+            read = Read::Whole;
+            break;
+        }
+    }
+    let _ = screen.finish(out);
+    Ok(read)
 }
