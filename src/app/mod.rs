@@ -6,12 +6,14 @@
 //! `listen.rs` (the connection layer on hyper-util: accept with backoff, the connection cap,
 //! handshake (TLS included) and HTTP/1 header timeouts, HTTP/2 keepalive and limits, graceful
 //! drain), `tls.rs` (rustls with `ring`, ALPN `h2`/`http/1.1`, optional client certificates, a
-//! configuration swapped on SIGHUP), the CLI commands (`token` mints development tokens)
+//! configuration swapped on SIGHUP), `mcp.rs` (the MCP server at `/mcp`: `client::mcp`'s handler over
+//! the gRPC services in process), the CLI commands (`token` mints development tokens)
 
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod listen;
+pub mod mcp;
 pub mod nats;
 pub mod observe;
 pub mod server;

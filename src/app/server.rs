@@ -204,7 +204,10 @@ fn router(
     auth: &Arc<Authenticator>,
 ) -> axum::Router {
     let mut paths = method_paths();
-    let mut http = crate::http::routes(sessions.clone(), auth.clone(), config.max_message_size);
+    let mut http =
+        crate::http::routes(sessions.clone(), auth.clone(), config.max_message_size).merge(
+            super::mcp::routes(sessions.clone(), auth.clone(), config.max_message_size),
+        );
     let routes = match config.disable_otlp {
         true => routes,
         false => {

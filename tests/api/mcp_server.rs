@@ -10,16 +10,26 @@ use serde_json::{Value, json};
 use support::node::NodeClient;
 use support::sessions::*;
 
-fn node_mcp(url: &str, token: &str) -> NodeClient {
+fn node_mcp(url: &str, token: &str, transport: &str) -> NodeClient {
     let mut cmd = support::node::script("mcp_client");
     cmd.arg(support::toolview_bin())
-        .args([url, "team-a/run-1", "team-b/run-2"])
+        .args([url, "team-a/run-1", "team-b/run-2", transport])
         .env("TOOLVIEW_TOKEN", token);
     NodeClient::spawn(cmd)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_host_lists_watches_and_polls_within_its_token() {
+async fn a_host_lists_watches_and_polls_within_its_token_over_stdio() {
+    host_session("stdio").await;
+}
+
+/// The same over the service's own `/mcp` (MCP's streamable HTTP, the token as the bearer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_lists_watches_and_polls_within_its_token_over_http() {
+    host_session("http").await;
+}
+
+async fn host_session(transport: &str) {
     let dir = tempfile::tempdir().unwrap();
     let server = support::auth::secret_server(dir.path(), &[]);
     let admin = support::auth::token(&["publish", "read", "subscribe"], &["**"]);
@@ -32,7 +42,7 @@ async fn a_host_lists_watches_and_polls_within_its_token() {
         .await
         .unwrap();
     let token = support::auth::token(&["read", "subscribe"], &["team-a/*"]);
-    let mut node = node_mcp(&server.url, &token);
+    let mut node = node_mcp(&server.url, &token, transport);
     node.wait_for("polling");
     // While the poll waits at the head: one more call.
     let late = vec![bash_call("team-a/run-1", "late-1", "late")];
@@ -101,4 +111,18 @@ async fn a_host_lists_watches_and_polls_within_its_token() {
 
 fn pb_publish(events: Vec<toolview::grpc::pb::ToolEvent>) -> toolview::grpc::pb::PublishRequest {
     toolview::grpc::pb::PublishRequest { events }
+}
+
+/// Without a valid bearer, `/mcp` answers `401` before MCP reads the request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_without_a_token_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::auth::secret_server(dir.path(), &[]);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    let (head, _) = crate::agui::http(
+        server.addr(),
+        "POST /mcp HTTP/1.1\r\nAccept: application/json, text/event-stream\r\n",
+        &body,
+    );
+    assert!(head.starts_with("HTTP/1.1 401"), "{head}");
 }

@@ -1,8 +1,10 @@
 // The official MCP SDK client (@modelcontextprotocol/sdk) over `toolview mcp` on stdio, as a
 // host with MCP Apps connects (it announces the UI extension), for tests/api/mcp_server.rs.
 //
-//   node mcp_client.mjs TOOLVIEW_BIN SERVER_URL SESSION OTHER_SESSION
-//       (TOOLVIEW_TOKEN in the environment). Lists the tools and resources, reads the view and
+//   node mcp_client.mjs TOOLVIEW_BIN SERVER_URL SESSION OTHER_SESSION [TRANSPORT]
+//       (TOOLVIEW_TOKEN in the environment). TRANSPORT is `stdio` (`toolview mcp`, the default)
+//       or `http` (the service's own `/mcp`, the token as the bearer). Lists the tools and
+//       resources, reads the view and
 //       checks the tools' and the resource's `_meta.ui` against @modelcontextprotocol/ext-apps'
 //       own schemas; calls list_sessions, watch_session SESSION, then poll_session after its
 //       cursor — "polling" goes to stderr, and the test publishes while the poll waits — and
@@ -11,15 +13,16 @@
 // Prints {tools, resources, view, list, watch, poll, other} as JSON.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpUiResourceMetaSchema, McpUiToolMetaSchema, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps";
 
-const [bin, server, session, other] = process.argv.slice(2);
-const transport = new StdioClientTransport({
-  command: bin,
-  args: ["mcp", "--server", server],
-  env: { ...process.env },
-  stderr: "inherit",
-});
+const [bin, server, session, other, kind = "stdio"] = process.argv.slice(2);
+const transport =
+  kind === "http"
+    ? new StreamableHTTPClientTransport(new URL(`${server}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${process.env.TOOLVIEW_TOKEN}` } },
+      })
+    : new StdioClientTransport({ command: bin, args: ["mcp", "--server", server], env: { ...process.env }, stderr: "inherit" });
 const client = new Client(
   { name: "toolview-test-host", version: "1.0.0" },
   { capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [RESOURCE_MIME_TYPE] } } } },

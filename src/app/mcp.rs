@@ -1,0 +1,148 @@
+//! The MCP server on the API port: `/mcp`, MCP's streamable HTTP, for hosts that reach MCP
+//! servers over the network (ChatGPT's developer mode, remote connectors). The same handler as
+//! `toolview mcp` (`client::mcp`), over the service's own gRPC services called in process with
+//! each request's `Authorization` header: a host can do no more than its bearer may, exactly as
+//! over gRPC, and a request without a valid one is `401` before MCP reads it. Stateless (no MCP
+//! session is kept between requests), so a host costs nothing between its calls; the `Host`
+//! check and the body limit are the API port's.
+
+use std::sync::Arc;
+
+use prost::Message as _;
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_stream::StreamExt as _;
+use tonic::Status;
+use tonic::metadata::{Ascii, MetadataValue};
+
+use crate::auth::Authenticator;
+use crate::client::mcp::{Backend, Toolview, Updates};
+use crate::grpc::pb::{
+    self, permission_service_server::PermissionService, session_service_server::SessionService,
+};
+use crate::grpc::{PermissionApi, SessionApi};
+use crate::session::Sessions;
+
+/// Where the MCP server answers.
+pub const PATH: &str = "/mcp";
+
+/// The service's gRPC services, called in process with one request's bearer.
+#[derive(Clone)]
+struct InProcess {
+    sessions: SessionApi,
+    permissions: PermissionApi,
+    authorization: Option<MetadataValue<Ascii>>,
+}
+
+impl InProcess {
+    fn request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        if let Some(value) = &self.authorization {
+            request
+                .metadata_mut()
+                .insert("authorization", value.clone());
+        }
+        request
+    }
+}
+
+impl Backend for InProcess {
+    fn for_request(&self, context: &RequestContext<RoleServer>) -> Self {
+        let authorization = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.headers.get(http::header::AUTHORIZATION))
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse().ok());
+        InProcess {
+            authorization,
+            ..self.clone()
+        }
+    }
+
+    async fn get_session(
+        &self,
+        request: pb::GetSessionRequest,
+    ) -> Result<pb::GetSessionResponse, Status> {
+        let response = SessionService::get_session(&self.sessions, self.request(request)).await?;
+        Ok(response.into_inner())
+    }
+
+    async fn list_sessions(
+        &self,
+        request: pb::ListSessionsRequest,
+    ) -> Result<pb::ListSessionsResponse, Status> {
+        let response = SessionService::list_sessions(&self.sessions, self.request(request)).await?;
+        Ok(response.into_inner())
+    }
+
+    async fn subscribe(&self, request: pb::SubscribeRequest) -> Result<Updates, Status> {
+        let stream = SessionService::subscribe(&self.sessions, self.request(request))
+            .await?
+            .into_inner();
+        // A lane's update comes as its shared encoding (what the wire sends); read it back.
+        Ok(Box::pin(stream.map(|item| {
+            item.map(|response| match response.item {
+                Some(_) => response,
+                None => pb::SubscribeResponse::decode(response.encode_to_vec().as_slice())
+                    .unwrap_or_default(),
+            })
+        })))
+    }
+
+    async fn respond_permission(
+        &self,
+        request: pb::RespondPermissionRequest,
+    ) -> Result<pb::RespondPermissionResponse, Status> {
+        let response =
+            PermissionService::respond_permission(&self.permissions, self.request(request)).await?;
+        Ok(response.into_inner())
+    }
+}
+
+/// `/mcp`, over `sessions`, checking callers with `auth`.
+pub fn routes(
+    sessions: Arc<Sessions>,
+    auth: Arc<Authenticator>,
+    max_message_size: usize,
+) -> axum::Router {
+    let backend = InProcess {
+        sessions: SessionApi::new(sessions.clone(), auth.clone(), max_message_size),
+        permissions: PermissionApi::new(sessions, auth.clone()),
+        authorization: None,
+    };
+    // The API port checks the `Host` of every request a browser could send (`web::check_host`),
+    // with the operator's --allowed-host names; rmcp's own loopback-only list would refuse them.
+    let config = StreamableHttpServerConfig::default()
+        .with_json_response(true)
+        .with_legacy_session_mode(false)
+        .disable_allowed_hosts();
+    let service = StreamableHttpService::new(
+        move || Ok(Toolview::new(backend.clone())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    // rmcp reads the body itself: the limit is the service's (413 past it).
+    let limited = tower::ServiceBuilder::new()
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(
+            max_message_size,
+        ))
+        .service(service);
+    axum::Router::new()
+        .route_service(PATH, limited)
+        .layer(axum::middleware::from_fn_with_state(auth, authenticated))
+}
+
+/// A request without a valid bearer (when the server asks for one) is refused before MCP reads
+/// it: `401`, as every other HTTP endpoint answers.
+async fn authenticated(
+    axum::extract::State(auth): axum::extract::State<Arc<Authenticator>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    match crate::http::authenticate(&auth, request.headers()) {
+        Ok(_) => next.run(request).await,
+        Err(e) => crate::http::refusal(e),
+    }
+}
