@@ -5,7 +5,8 @@
 // the watch tool, and loads the view in a sandboxed iframe (`allow-scripts` only) whose content
 // security policy is made from the resource's `_meta.ui.csp` (no origin named: none reachable);
 // the bridge gives the view the tool's input and result and answers its calls of the app-only
-// tools (the poll, and a person's answer to a permission prompt, clicked in the view).
+// tools (the poll, and a person's answer to a permission prompt, clicked in the view). Once, it
+// fails a poll, as a host that suspended the view does: the view asks again after its cursor.
 //
 //   node mcp_host.mjs TOOLVIEW_BIN SERVER_URL SESSION SCREENSHOT
 //       "shown" goes to stderr once the view shows the session's cards; then, on a stdin line with a call
@@ -71,6 +72,10 @@ const policy = [
 const html = resource.text.replace("<head>", `<head><meta http-equiv="Content-Security-Policy" content="${policy}">`);
 
 let pollCalls = 0;
+// The host "suspends" the view once: the first poll after the view showed its cards fails, as a
+// call does when a host puts a view to sleep; the view must ask again after the same cursor.
+let suspendOnce = false;
+let suspended = 0;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu"],
@@ -82,7 +87,14 @@ try {
     if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
   });
   await page.exposeFunction("hostCallTool", async (params) => {
-    if (params.name === "poll_session") pollCalls += 1;
+    if (params.name === "poll_session") {
+      pollCalls += 1;
+      if (suspendOnce) {
+        suspendOnce = false;
+        suspended += 1;
+        throw new Error("the host suspended the view");
+      }
+    }
     return client.callTool(params);
   });
   await page.setContent("<!doctype html><html><head><title>host</title></head><body></body></html>");
@@ -93,6 +105,7 @@ try {
   const view = page.frames().find((f) => f !== page.mainFrame());
   await view.waitForSelector("[data-call]", { timeout: 20000 });
   const cards = await view.$$eval("[data-call]", (els) => els.length);
+  suspendOnce = true;
   process.stderr.write("shown\n");
 
   const lines = readline.createInterface({ input: process.stdin });
@@ -100,6 +113,8 @@ try {
   const started = Date.now();
   await view.waitForSelector(`[data-call="${late}"]`, { timeout: 20000 });
   const lateMs = Date.now() - started;
+  // Shown once, though a poll failed on the way.
+  const lateShown = await view.$$eval(`section.card[data-call="${late}"]`, (els) => els.length);
   // A pending permission request: a person clicks Allow in the view; the decision comes back
   // through the next page, as it does for everyone.
   let answered = null;
@@ -111,7 +126,7 @@ try {
   }
   await page.locator("iframe").screenshot({ path: screenshot });
   const title = await view.$eval("#session", (e) => e.textContent);
-  const report = { cards, late, lateMs, violations, policy, pollCalls, title, answered };
+  const report = { cards, late, lateMs, lateShown, suspended, violations, policy, pollCalls, title, answered };
   lines.close();
   process.stdout.write(JSON.stringify(report), () => process.exit(0));
 } finally {
