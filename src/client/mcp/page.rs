@@ -75,15 +75,14 @@ pub(super) fn capabilities() -> pb::Capabilities {
     }
 }
 
-/// Reads the page after `after` (from the beginning without one), waiting up to `wait` at the
-/// head. A session that does not exist yet is an empty page (its view waits for it).
-pub async fn read_page(
+/// The session's head (`None` before its first event), and a VIEW subscription after `after`
+/// (from the beginning without one).
+async fn open(
     backend: &impl Backend,
     session: &str,
-    after: Option<After>,
-    wait: Duration,
-) -> Result<Page, tonic::Status> {
-    let mut head = match backend
+    after: Option<&After>,
+) -> Result<(Option<u64>, super::Updates), tonic::Status> {
+    let head = match backend
         .get_session(pb::GetSessionRequest {
             session_id: session.into(),
         })
@@ -93,7 +92,7 @@ pub async fn read_page(
         Err(status) if status.code() == tonic::Code::NotFound => None,
         Err(status) => return Err(status),
     };
-    let start = match &after {
+    let start = match after {
         Some(a) => Start::After(pb::Cursor {
             epoch: a.epoch.clone(),
             offset: a.offset,
@@ -106,7 +105,18 @@ pub async fn read_page(
         capabilities: Some(capabilities()),
         start: Some(start),
     };
-    let mut stream = backend.subscribe(request).await?;
+    Ok((head, backend.subscribe(request).await?))
+}
+
+/// Reads the page after `after` (from the beginning without one), waiting up to `wait` at the
+/// head. A session that does not exist yet is an empty page (its view waits for it).
+pub async fn read_page(
+    backend: &impl Backend,
+    session: &str,
+    after: Option<After>,
+    wait: Duration,
+) -> Result<Page, tonic::Status> {
+    let (mut head, mut stream) = open(backend, session, after.as_ref()).await?;
     let mut at_head = match (&after, head) {
         (_, None) => true,
         (Some(a), Some(head)) => a.offset >= head,
