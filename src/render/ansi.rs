@@ -72,6 +72,9 @@ pub fn card(snap: &Snapshot<'_>, caps: &Capabilities) -> String {
         }
         lines.push(format!("{DIM}{}{RESET}", visible(&line)));
     }
+    if let Some(app) = snap.app {
+        lines.push(format!("{DIM}app: {}{RESET}", visible(&app.resource_uri)));
+    }
 
     let title = result
         .as_ref()

@@ -8,7 +8,7 @@ use super::fold::{CallState, CallStatus, Children};
 use super::paths::{call_title_path, relativize_title, result_title_path, terminal_cwd};
 use super::text_form::{exit_is_clean, terminal_console, unified};
 use crate::domain::{
-    ContentBlock, DiffCallView, GenericCallView, GenericResultView, TerminalResultView,
+    ContentBlock, DiffCallView, GenericCallView, GenericResultView, McpApp, TerminalResultView,
     ToolCallView, ToolKind, ToolResultView,
 };
 
@@ -155,6 +155,8 @@ pub struct Snapshot<'a> {
     pub depth: u8,
     /// What its children are doing, once it has had one.
     pub children: Option<&'a Children>,
+    /// The MCP App its result carries (shown as a line naming it: only an app host can show it).
+    pub app: Option<&'a McpApp>,
     /// Whether `streamed` is known to need no escaping for a terminal (so it is not scanned).
     pub plain: bool,
 }
@@ -190,6 +192,7 @@ impl<'a> Snapshot<'a> {
                 .map_or(Cow::Borrowed(""), |i| capped_input(&i.text, cap)),
             depth: state.depth,
             children: state.children.as_ref(),
+            app: state.finished.as_ref().and_then(|f| f.app.as_ref()),
             plain: state.streamed.is_plain(),
         }
     }
@@ -207,6 +210,7 @@ impl<'a> Snapshot<'a> {
             input: Cow::Borrowed(&card.input),
             depth: card.depth,
             children: card.children.as_ref(),
+            app: card.mcp_app.as_ref(),
             plain: !super::visible::needs_escaping(&card.streamed),
         }
     }

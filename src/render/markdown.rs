@@ -56,6 +56,9 @@ pub fn card(snap: &Snapshot<'_>) -> String {
     if let Some(children) = snap.children {
         out.push_str(&format!("\nSubagent: {}", children_line(children)));
     }
+    if let Some(app) = snap.app {
+        out.push_str(&format!("\nApp: {}", escape_line(&app.resource_uri)));
+    }
     if !body.is_empty() {
         out.push_str("\n\n");
         out.push_str(&body);

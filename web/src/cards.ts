@@ -255,7 +255,9 @@ export function render(card: CardSnapshot): HTMLElement {
       exitPill(card.result),
       el("span", { class: `pill status ${cls}` }, label)),
     ...callBody(call, card),
-    ...resultBody(card.result));
+    ...resultBody(card.result),
+    // An MCP App the result carries: named, as text (only an app host can show it).
+    card.mcpApp && el("div", { class: "muted app", "data-app": card.mcpApp.resourceUri }, `app: ${card.mcpApp.resourceUri}`));
 }
 
 /** The sessions the token may see, a page at a time, each a link to its cards. */
