@@ -201,13 +201,15 @@ async fn claude_code_log_events_over_every_protocol() {
     let dir = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
     // The model: a scripted Messages API on loopback (a Bash call, then the answer).
-    let mut api = Command::new(python())
-        .arg(support::repo_dir().join("tests/otel/fake_anthropic.py"))
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut api = Killed(
+        Command::new(python())
+            .arg(support::repo_dir().join("tests/otel/fake_anthropic.py"))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut port = String::new();
-    std::io::BufReader::new(api.stdout.take().unwrap())
+    std::io::BufReader::new(api.0.stdout.take().unwrap())
         .read_line(&mut port)
         .unwrap();
     let api_url = format!("http://127.0.0.1:{}", port.trim());
@@ -250,6 +252,14 @@ async fn claude_code_log_events_over_every_protocol() {
         }
         seen.extend(new);
     }
-    let _ = api.kill();
-    let _ = api.wait();
+}
+
+/// A child process killed when dropped (a failing test leaves none behind).
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
