@@ -45,6 +45,7 @@ pub async fn rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<(
         publish_rows(config, &a, &urls, copies, rows).await?;
         if copies == 1 {
             rows.push(crate::listing::row(config, &a).await?);
+            crate::feed::rows(config, &flags, rows).await?;
         }
         if copies == 3 {
             let b = Server::toolview_with(&config.toolview, "jetstream", &flags)?;

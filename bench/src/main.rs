@@ -4,6 +4,7 @@
 //! and runs it.
 
 mod config;
+mod feed;
 mod jetstream;
 mod limits;
 mod listing;
