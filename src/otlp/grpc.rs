@@ -5,18 +5,18 @@ use opentelemetry_proto::tonic::collector::logs::v1::logs_service_server::{
     LogsService, LogsServiceServer,
 };
 use opentelemetry_proto::tonic::collector::logs::v1::{
-    ExportLogsPartialSuccess, ExportLogsServiceRequest, ExportLogsServiceResponse,
+    ExportLogsServiceRequest, ExportLogsServiceResponse,
 };
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
 };
 use opentelemetry_proto::tonic::collector::trace::v1::{
-    ExportTracePartialSuccess, ExportTraceServiceRequest, ExportTraceServiceResponse,
+    ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
 use tonic::codec::CompressionEncoding;
 use tonic::{Request, Response, Status};
 
-use super::{Otlp, Outcome};
+use super::Otlp;
 
 /// The method paths of both services (for the RPC metrics' labels).
 pub const METHOD_PATHS: [&str; 2] = [
@@ -37,12 +37,6 @@ pub fn services(otlp: Otlp, routes: tonic::service::Routes) -> tonic::service::R
     routes.add_service(traces).add_service(logs)
 }
 
-/// OTLP's partial success: set only when something was refused.
-pub(super) fn partial<T>(outcome: Outcome, make: impl FnOnce(i64, String) -> T) -> Option<T> {
-    (outcome.rejected > 0 || !outcome.message.is_empty())
-        .then(|| make(outcome.rejected, outcome.message))
-}
-
 #[tonic::async_trait]
 impl TraceService for Otlp {
     async fn export(
@@ -51,14 +45,7 @@ impl TraceService for Otlp {
     ) -> Result<Response<ExportTraceServiceResponse>, Status> {
         let access = crate::grpc::access(&self.auth, request.metadata())?;
         let outcome = self.traces(&access, request.into_inner()).await?;
-        Ok(Response::new(ExportTraceServiceResponse {
-            partial_success: partial(outcome, |rejected_spans, error_message| {
-                ExportTracePartialSuccess {
-                    rejected_spans,
-                    error_message,
-                }
-            }),
-        }))
+        Ok(Response::new(outcome.into()))
     }
 }
 
@@ -70,13 +57,6 @@ impl LogsService for Otlp {
     ) -> Result<Response<ExportLogsServiceResponse>, Status> {
         let access = crate::grpc::access(&self.auth, request.metadata())?;
         let outcome = self.logs(&access, request.into_inner()).await?;
-        Ok(Response::new(ExportLogsServiceResponse {
-            partial_success: partial(outcome, |rejected_log_records, error_message| {
-                ExportLogsPartialSuccess {
-                    rejected_log_records,
-                    error_message,
-                }
-            }),
-        }))
+        Ok(Response::new(outcome.into()))
     }
 }

@@ -12,10 +12,10 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use opentelemetry_proto::tonic::collector::logs::v1::{
-    ExportLogsPartialSuccess, ExportLogsServiceRequest, ExportLogsServiceResponse,
+    ExportLogsServiceRequest, ExportLogsServiceResponse,
 };
 use opentelemetry_proto::tonic::collector::trace::v1::{
-    ExportTracePartialSuccess, ExportTraceServiceRequest, ExportTraceServiceResponse,
+    ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
 use prost::Message as _;
 use serde::Serialize;
@@ -165,11 +165,10 @@ async fn export<Req, Resp>(
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
     ingest: impl AsyncFnOnce(&Otlp, &crate::auth::Access, Req) -> Result<Outcome, Error>,
-    respond: impl FnOnce(Outcome) -> Resp,
 ) -> Response
 where
     Req: prost::Message + Default + DeserializeOwned,
-    Resp: prost::Message + Serialize,
+    Resp: prost::Message + Serialize + From<Outcome>,
 {
     let (Some(format), Some(encoding)) = (Format::of(headers), Encoding::of(headers)) else {
         return (
@@ -197,7 +196,7 @@ where
         Err(e) => return format.refuse(e),
     };
     match ingest(otlp, &access, request).await {
-        Ok(outcome) => format.respond(StatusCode::OK, &respond(outcome)),
+        Ok(outcome) => format.respond(StatusCode::OK, &Resp::from(outcome)),
         Err(e) => format.refuse(e),
     }
 }
@@ -207,20 +206,12 @@ async fn traces(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    export(
+    export::<_, ExportTraceServiceResponse>(
         &otlp,
         &headers,
         body,
         async |otlp: &Otlp, access: &crate::auth::Access, request: ExportTraceServiceRequest| {
             otlp.traces(access, request).await
-        },
-        |outcome| ExportTraceServiceResponse {
-            partial_success: super::grpc::partial(outcome, |rejected_spans, error_message| {
-                ExportTracePartialSuccess {
-                    rejected_spans,
-                    error_message,
-                }
-            }),
         },
     )
     .await
@@ -231,21 +222,12 @@ async fn logs(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    export(
+    export::<_, ExportLogsServiceResponse>(
         &otlp,
         &headers,
         body,
         async |otlp: &Otlp, access: &crate::auth::Access, request: ExportLogsServiceRequest| {
             otlp.logs(access, request).await
-        },
-        |outcome| ExportLogsServiceResponse {
-            partial_success: super::grpc::partial(
-                outcome,
-                |rejected_log_records, error_message| ExportLogsPartialSuccess {
-                    rejected_log_records,
-                    error_message,
-                },
-            ),
         },
     )
     .await

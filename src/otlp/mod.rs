@@ -17,8 +17,12 @@ mod http;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::collector::logs::v1::{
+    ExportLogsPartialSuccess, ExportLogsServiceRequest, ExportLogsServiceResponse,
+};
+use opentelemetry_proto::tonic::collector::trace::v1::{
+    ExportTracePartialSuccess, ExportTraceServiceRequest, ExportTraceServiceResponse,
+};
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
@@ -57,6 +61,40 @@ pub struct Outcome {
     pub rejected: i64,
     /// Why, for the exporter's log; empty when nothing was refused.
     pub message: String,
+}
+
+/// OTLP's partial success: set only when something was refused.
+fn partial<T>(outcome: Outcome, make: impl FnOnce(i64, String) -> T) -> Option<T> {
+    (outcome.rejected > 0 || !outcome.message.is_empty())
+        .then(|| make(outcome.rejected, outcome.message))
+}
+
+/// A trace export's answer, over either transport.
+impl From<Outcome> for ExportTraceServiceResponse {
+    fn from(outcome: Outcome) -> Self {
+        ExportTraceServiceResponse {
+            partial_success: partial(outcome, |rejected_spans, error_message| {
+                ExportTracePartialSuccess {
+                    rejected_spans,
+                    error_message,
+                }
+            }),
+        }
+    }
+}
+
+/// A logs export's answer, over either transport.
+impl From<Outcome> for ExportLogsServiceResponse {
+    fn from(outcome: Outcome) -> Self {
+        ExportLogsServiceResponse {
+            partial_success: partial(outcome, |rejected_log_records, error_message| {
+                ExportLogsPartialSuccess {
+                    rejected_log_records,
+                    error_message,
+                }
+            }),
+        }
+    }
 }
 
 impl Otlp {

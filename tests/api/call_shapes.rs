@@ -183,21 +183,7 @@ async fn agui_replay(url: &str, session: &str) -> Value {
 
 /// The server's ACP rendering of a session, a notification per line (`tail --no-follow`).
 fn acp_rendering(url: &str, session: &str) -> Vec<String> {
-    let out = support::cli::command(&[
-        "tail",
-        "--server",
-        url,
-        "--session",
-        session,
-        "--target",
-        "acp",
-        "--no-follow",
-    ])
-    .output()
-    .unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
+    support::cli::tail(url, session, "acp")
         .lines()
         .map(str::to_owned)
         .collect()

@@ -12,7 +12,7 @@ use support::sessions::*;
 use toolview::grpc::pb;
 
 use crate::agui::agui_client;
-use crate::otlp::tail;
+use support::cli::tail;
 
 const URL: &str = "http://127.0.0.1:3001/mcp";
 

@@ -15,6 +15,7 @@ use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
 use prost::Message as _;
+use support::cli::tail;
 use support::process::ServerProcess;
 use support::sessions::*;
 
@@ -162,28 +163,6 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     encoder.write_all(bytes).unwrap();
     encoder.finish().unwrap()
-}
-
-/// The session as `tail --no-follow` renders it for `target`.
-pub(crate) fn tail(url: &str, session: &str, target: &str) -> String {
-    let out = support::cli::command(&[
-        "tail",
-        "--server",
-        url,
-        "--session",
-        session,
-        "--target",
-        target,
-        "--no-follow",
-    ])
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 async fn head_at(url: &str, session: &str) -> u64 {

@@ -17,7 +17,7 @@ use toolview::grpc::pb;
 
 use crate::acp_agent::{check_notifications, client_command};
 use crate::agui::agui_client;
-use crate::otlp::tail;
+use support::cli::tail;
 
 fn python() -> std::path::PathBuf {
     let python = support::repo_dir().join("tests/.venv/bin/python");

@@ -109,36 +109,55 @@ fn status_to_pb(s: CallStatus) -> i32 {
     }) as i32
 }
 
+impl From<CardSnapshot> for pb::CardSnapshot {
+    fn from(c: CardSnapshot) -> Self {
+        let CardSnapshot {
+            call_id,
+            tool_name,
+            status,
+            call,
+            result,
+            streamed,
+            input,
+            parent_call_id,
+            depth,
+            children,
+            mcp_app,
+        } = c;
+        pb::CardSnapshot {
+            call_id,
+            tool_name,
+            status: status_to_pb(status),
+            call: call.map(Into::into),
+            result: result.map(Into::into),
+            streamed,
+            input,
+            parent_call_id,
+            depth: depth.into(),
+            children: children.map(|c| pb::ChildProgress {
+                running: c.running,
+                done: c.done,
+                failed: c.failed,
+                latest: c.latest,
+            }),
+            mcp_app: mcp_app.map(|a| pb::McpAppRef {
+                resource_uri: a.resource_uri,
+                server_id: a.server_id,
+                server_hash: a.server_hash,
+                structured_content_json: a
+                    .structured_content
+                    .map(|v| v.to_string())
+                    .unwrap_or_default(),
+            }),
+        }
+    }
+}
+
 impl From<ViewUpdate> for pb::ViewUpdate {
     fn from(v: ViewUpdate) -> Self {
         use pb::view_update::Update;
         let update = match v {
-            ViewUpdate::Card(c) => Update::Card(pb::CardSnapshot {
-                call_id: c.call_id,
-                tool_name: c.tool_name,
-                status: status_to_pb(c.status),
-                call: c.call.map(Into::into),
-                result: c.result.map(Into::into),
-                streamed: c.streamed,
-                input: c.input,
-                parent_call_id: c.parent_call_id,
-                depth: c.depth.into(),
-                children: c.children.map(|c| pb::ChildProgress {
-                    running: c.running,
-                    done: c.done,
-                    failed: c.failed,
-                    latest: c.latest,
-                }),
-                mcp_app: c.mcp_app.map(|a| pb::McpAppRef {
-                    resource_uri: a.resource_uri,
-                    server_id: a.server_id,
-                    server_hash: a.server_hash,
-                    structured_content_json: a
-                        .structured_content
-                        .map(|v| v.to_string())
-                        .unwrap_or_default(),
-                }),
-            }),
+            ViewUpdate::Card(c) => Update::Card((*c).into()),
             ViewUpdate::Session { cwd } => Update::Session(pb::SessionHeader {
                 cwd: cwd.unwrap_or_default(),
             }),

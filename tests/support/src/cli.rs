@@ -58,3 +58,25 @@ pub fn publish_jsonl(url: &str, session: &str, jsonl: &str) {
     let ran = run_with_stdin(&["publish", "--server", url, "--session", session], jsonl);
     assert!(ran.ok, "toolview publish: {}", ran.stderr);
 }
+
+/// The session as `toolview tail --no-follow` renders it for `target` (the process must succeed).
+pub fn tail(url: &str, session: &str, target: &str) -> String {
+    let out = command(&[
+        "tail",
+        "--server",
+        url,
+        "--session",
+        session,
+        "--target",
+        target,
+        "--no-follow",
+    ])
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
