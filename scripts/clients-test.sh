@@ -51,3 +51,16 @@ npm install --prefix "$work/npm" --omit=optional --no-audit --no-fund --loglevel
   ai@7.0.185
 cp -r clients/typescript/test "$work/npm/test"
 (cd "$work/npm" && node --test test/*.test.mjs)
+
+echo "== clients/react: biome (lint, format), the type-level test, the bundle sizes"
+npm ci --prefix clients/react --no-audit --no-fund --loglevel=error
+(cd clients/react && npm run --silent build && npm run --silent lint && npm run --silent typecheck && npm run --silent size)
+
+echo "== clients/react: npm pack (with @toolview/client's), npm install into a clean directory with React, node --test"
+react_tarball=$(cd clients/react && npm pack --silent --pack-destination "$work")
+mkdir -p "$work/react"
+echo '{ "private": true, "type": "module" }' > "$work/react/package.json"
+npm install --prefix "$work/react" --no-audit --no-fund --loglevel=error "$work/$tarball" "$work/$react_tarball" \
+  react@19.2.1 react-dom@19.2.1
+cp -r clients/react/test "$work/react/test"
+(cd "$work/react" && TOOLVIEW_REPO="$OLDPWD" node --test test/*.test.mjs)

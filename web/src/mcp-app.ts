@@ -10,7 +10,7 @@
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { RenderedUpdateSchema } from "@toolview/client";
 import { App } from "@modelcontextprotocol/ext-apps";
-import { type Answerer, SessionView } from "./cards";
+import { type Answerer, SessionView } from "./session-view";
 
 /** What `watch_session` and `poll_session` return as structured content. */
 interface Page {

@@ -7,7 +7,7 @@ import { Code } from "@connectrpc/connect";
 // The client package: its generated messages, its resuming subscription and its bearer auth.
 import { isReset, ToolviewError, type Client } from "@toolview/client";
 import { connect } from "@toolview/client/web";
-import { el, SessionView } from "./cards";
+import { el, SessionView } from "./session-view";
 
 /** The sessions the token may see, a page at a time, each a link to its cards. */
 async function sessionList(client: Client, header: HTMLElement, cards: HTMLElement, state: HTMLElement) {

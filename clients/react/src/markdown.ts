@@ -1,6 +1,6 @@
-// An assistant's Markdown as DOM, sanitized by construction: the text is parsed to mdast
-// (CommonMark + GFM) and only a closed set of nodes becomes elements, built with createElement
-// and text nodes — never innerHTML. Raw HTML is text, an image is a link, a link keeps only an
+// An assistant's Markdown as elements (`node.ts`), sanitized by construction: the text is parsed
+// to mdast (CommonMark + GFM) and only a closed set of nodes becomes elements, with text as text
+// children — never HTML. Raw HTML is text, an image is a link, a link keeps only an
 // http:, https: or mailto: target and shows it as its own text. The same rule as the server's
 // Markdown and ANSI targets (docs/conversation.md#message-text).
 
@@ -8,6 +8,7 @@ import type { Nodes, PhrasingContent, RootContent } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
+import { type Child, h as el } from "./node.js";
 
 /** Past this nesting the text is shown as plain text (the builder recurses). */
 const MAX_NESTING = 32;
@@ -23,11 +24,8 @@ function language(lang: string | null | undefined): string {
   return (lang ?? "").replace(/[^A-Za-z0-9+\-._#]/g, "").slice(0, 32);
 }
 
-function h(tag: string, attrs: Record<string, string>, children: (Node | string)[]): HTMLElement {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  e.append(...children);
-  return e;
+function h(tag: string, attrs: Record<string, string>, children: Child[]): Child {
+  return el(tag, attrs, ...children);
 }
 
 /** The text of a node, without markup. */
@@ -39,7 +37,7 @@ function plain(node: Nodes): string {
 }
 
 /** A followed link: its target as its text, after its label when that says something else. */
-function link(url: string, label: (Node | string)[], labelText: string): (Node | string)[] {
+function link(url: string, label: Child[], labelText: string): Child[] {
   if (!safeUrl(url)) return labelText === url ? [...label] : [...label, ` (${url})`];
   const a = h("a", { href: url, rel: "noopener noreferrer nofollow", target: "_blank" }, [url]);
   return labelText === url ? [a] : [...label, " (", a, ")"];
@@ -48,11 +46,11 @@ function link(url: string, label: (Node | string)[], labelText: string): (Node |
 class Builder {
   constructor(private readonly definitions: Map<string, string>) {}
 
-  blocks(nodes: RootContent[], depth: number): (Node | string)[] {
+  blocks(nodes: RootContent[], depth: number): Child[] {
     return nodes.flatMap((n) => this.block(n, depth + 1));
   }
 
-  block(n: RootContent, depth: number): (Node | string)[] {
+  block(n: RootContent, depth: number): Child[] {
     if (depth > MAX_NESTING) throw new RangeError("nesting");
     switch (n.type) {
       case "paragraph":
@@ -66,19 +64,43 @@ class Builder {
       case "blockquote":
         return [h("blockquote", {}, this.blocks(n.children, depth))];
       case "list": {
-        const attrs: Record<string, string> = n.ordered && n.start != null && n.start !== 1 ? { start: String(n.start) } : {};
-        return [h(n.ordered ? "ol" : "ul", attrs, n.children.map((item) => {
-          const mark = item.checked == null ? [] : [item.checked ? "[x] " : "[ ] "];
-          // A tight item's paragraphs are its text, not paragraphs of their own.
-          const body = n.spread ? this.blocks(item.children, depth)
-            : item.children.flatMap((c) => c.type === "paragraph" ? this.spans(c.children, depth) : this.block(c, depth + 1));
-          return h("li", {}, [...mark, ...body]);
-        }))];
+        const attrs: Record<string, string> =
+          n.ordered && n.start != null && n.start !== 1 ? { start: String(n.start) } : {};
+        return [
+          h(
+            n.ordered ? "ol" : "ul",
+            attrs,
+            n.children.map((item) => {
+              const mark = item.checked == null ? [] : [item.checked ? "[x] " : "[ ] "];
+              // A tight item's paragraphs are its text, not paragraphs of their own.
+              const body = n.spread
+                ? this.blocks(item.children, depth)
+                : item.children.flatMap((c) =>
+                    c.type === "paragraph" ? this.spans(c.children, depth) : this.block(c, depth + 1),
+                  );
+              return h("li", {}, [...mark, ...body]);
+            }),
+          ),
+        ];
       }
       case "table": {
         const [head, ...rows] = n.children;
-        const row = (r: typeof head, cell: string) => h("tr", {}, r.children.map((c) => h(cell, {}, this.spans(c.children, depth))));
-        return [h("table", {}, [h("thead", {}, head ? [row(head, "th")] : []), h("tbody", {}, rows.map((r) => row(r, "td")))])];
+        const row = (r: typeof head, cell: string) =>
+          h(
+            "tr",
+            {},
+            r.children.map((c) => h(cell, {}, this.spans(c.children, depth))),
+          );
+        return [
+          h("table", {}, [
+            h("thead", {}, head ? [row(head, "th")] : []),
+            h(
+              "tbody",
+              {},
+              rows.map((r) => row(r, "td")),
+            ),
+          ]),
+        ];
       }
       case "thematicBreak":
         return [h("hr", {}, [])];
@@ -94,11 +116,11 @@ class Builder {
     }
   }
 
-  spans(nodes: PhrasingContent[], depth: number): (Node | string)[] {
+  spans(nodes: PhrasingContent[], depth: number): Child[] {
     return nodes.flatMap((n) => this.span(n, depth + 1));
   }
 
-  span(n: PhrasingContent, depth: number): (Node | string)[] {
+  span(n: PhrasingContent, depth: number): Child[] {
     if (depth > MAX_NESTING) throw new RangeError("nesting");
     switch (n.type) {
       case "text":
@@ -143,7 +165,7 @@ function definitions(node: Nodes, out: Map<string, string>, depth = 0): Map<stri
 }
 
 /** `text` as sanitized Markdown elements; plain text past the nesting limit. */
-export function markdown(text: string): (Node | string)[] {
+export function markdown(text: string): Child[] {
   const tree = fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
   try {
     return new Builder(definitions(tree, new Map())).blocks(tree.children, 0);
@@ -167,6 +189,6 @@ function codeBody(text: string, info: string): string | undefined {
   if (!fence || text.length < head.length + 1 + fence.length) return undefined;
   if (!text.startsWith(head) || !text.endsWith(`\n${fence}`)) return undefined;
   const body = text.slice(head.length, text.length - fence.length - 1);
-  const longest = Math.max(0, ...body.split("\n").map((l) => /^ {0,3}(`*)/.exec(l)![1].length));
+  const longest = Math.max(0, ...body.split("\n").map((l) => (/^ {0,3}(`*)/.exec(l)?.[1] ?? "").length));
   return Math.max(longest + 1, 3) === fence.length ? body : undefined;
 }

@@ -1,0 +1,28 @@
+// `@toolview/react`: toolview's cards as React components, with a CopilotKit activity renderer
+// config, an AI SDK part renderer, and a hook that follows a session over gRPC-Web with resume.
+// The same drawing without React is `@toolview/react/dom`; the styles are
+// `@toolview/react/styles.css` (CSS variables a host app themes).
+
+export { ToolviewPart, ToolviewParts, toolPartCard, type UIMessageLike, type UIPart } from "./ai-sdk.js";
+export * from "./convert.js";
+export { type ActivityRenderer, CARD_ACTIVITY, PERMISSION_ACTIVITY, toolviewActivityRenderers } from "./copilotkit.js";
+export {
+  type FollowOptions,
+  type FollowState,
+  permissionAnswerer,
+  type Token,
+  type ToolviewSessionState,
+  useToolviewSession,
+} from "./hook.js";
+export {
+  type Answer,
+  subagentSummary,
+  ToolviewCard,
+  ToolviewItems,
+  ToolviewMessage,
+  ToolviewPermission,
+  ToolviewTurn,
+  toReact,
+} from "./react.js";
+export { type SessionItem, SessionModel } from "./session.js";
+export type * from "./view.js";
