@@ -244,6 +244,9 @@ pub struct Metrics {
     pub store_append_seconds: Histogram,
     /// Failed store appends, by kind.
     pub store_append_errors: Family<FailureLabels, Counter>,
+    /// Appends a shared store's feed reported (this replica's and others', of the sessions it
+    /// holds): what a replica reads of the cluster's writes.
+    pub store_changes: Counter,
     /// Open subscriptions, by target.
     pub subscribers: Family<TargetLabels, Gauge>,
     /// Subscriptions started, by start point.
@@ -301,6 +304,7 @@ impl Metrics {
             // 50 µs to about 3 s: a memory append to a slow disk's fsync or a NATS round trip.
             store_append_seconds: Histogram::new(exponential_buckets(0.00005, 2.0, 17)),
             store_append_errors: Family::default(),
+            store_changes: Counter::default(),
             subscribers: Family::default(),
             subscribe_starts: Family::default(),
             resets: Family::default(),
@@ -358,6 +362,11 @@ impl Metrics {
             "store_append_errors",
             "Failed store appends",
             self.store_append_errors.clone(),
+        );
+        r.register(
+            "store_changes",
+            "Appends a shared store reported, for the sessions this replica holds",
+            self.store_changes.clone(),
         );
     }
 

@@ -7,6 +7,8 @@
 
 #[path = "jetstream/faults.rs"]
 mod faults;
+#[path = "jetstream/interest.rs"]
+mod interest;
 #[path = "jetstream/permissions.rs"]
 mod permissions;
 
@@ -343,8 +345,9 @@ async fn subscribers_do_not_make_consumers() {
     for s in &mut streams {
         assert_eq!(offsets(&updates_until(s, 1).await), [1]);
     }
-    assert_eq!(nats.consumer_count(STREAM), Some(1));
-    // Subscribers keep getting live updates through that one consumer.
+    // The feed is a core NATS subscription per session held (the stream republishes).
+    assert_eq!(nats.consumer_count(STREAM), Some(0));
+    // Subscribers keep getting live updates through it.
     publish_acked(&mut c, output("s0", "e2", "c1", "more\n")).await;
     let distinct: HashSet<u64> = (0..SUBSCRIBERS)
         .step_by(SESSIONS)
@@ -356,7 +359,7 @@ async fn subscribers_do_not_make_consumers() {
             [2]
         );
     }
-    assert_eq!(nats.consumer_count(STREAM), Some(1));
+    assert_eq!(nats.consumer_count(STREAM), Some(0));
 }
 
 async fn health(url: &str) -> Option<ServingStatus> {
@@ -585,6 +588,8 @@ async fn appends_a_replica_has_read_are_still_reported() {
     let writer = Sessions::new(store(&nats).await, SessionsConfig::default());
     let reader = store(&nats).await;
     let mut changes = reader.changes().expect("a JetStream store reports changes");
+    // The reader holds the session (as the session layer says of every session it loads).
+    reader.interest(&SessionId::new("f").unwrap(), true);
     let mut events = vec![domain(bash_call("f", "e1", "c1"))];
     for i in 2..=5 {
         events.push(domain(output("f", &format!("e{i}"), "c1", "x\n")));

@@ -136,4 +136,6 @@ pub enum Scenario {
     Jetstream,
     /// OTLP ingestion: tool spans per second over OTLP/HTTP beside `Publish`.
     Otlp,
+    /// The JetStream rows of replicas' feeds and listings alone (R1; part of `jetstream`).
+    Feed,
 }

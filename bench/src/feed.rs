@@ -1,8 +1,10 @@
-//! What a replica pays for the others' appends (issue 45's "measure first"): replica A appends
-//! into a session no one else reads; every other replica's feed (one ordered consumer over every
-//! session's subject) still reads each append. Rows at 1, 2 and 3 replicas on one JetStream
-//! (R1): the CPU per appended event of A and of each idle replica (their idle CPU over the same
-//! time subtracted), and the cluster's total, which grows by one idle replica's cost per replica.
+//! What a replica pays for the others' appends: replica A appends into a session no other
+//! replica holds. Each replica's feed follows only the sessions it holds (the stream republishes
+//! each message's headers to its session's subject; a replica subscribes to those it holds), so
+//! the idle replicas read none of it. Rows at 1, 2 and 3 replicas on one JetStream (R1): the CPU
+//! per appended event of A and of each idle replica (their idle CPU over the same time
+//! subtracted), the appends each idle replica's feed read per appended event (its
+//! `toolview_store_changes_total`), and the cluster's total.
 
 use std::time::{Duration, Instant};
 
@@ -23,8 +25,13 @@ pub async fn rows(config: &BenchConfig, flags: &[&str], rows: &mut Vec<Row>) -> 
     let events = if config.quick { 2_000 } else { EVENTS };
     for replicas in 1..=3usize {
         let a = Server::toolview_with(&config.toolview, "jetstream", flags)?;
+        let metrics: Vec<&str> = flags
+            .iter()
+            .copied()
+            .chain(["--metrics-listen", "127.0.0.1:0"])
+            .collect();
         let idle: Vec<Server> = (1..replicas)
-            .map(|_| Server::toolview_with(&config.toolview, "jetstream", flags))
+            .map(|_| Server::toolview_with(&config.toolview, "jetstream", &metrics))
             .collect::<anyhow::Result<_>>()?;
         // The idle replicas' own CPU (heartbeats, pings) over a quiet second, to subtract.
         let quiet = Duration::from_secs(1);
@@ -40,6 +47,10 @@ pub async fn rows(config: &BenchConfig, flags: &[&str], rows: &mut Vec<Row>) -> 
         ));
         let a_before = a.cpu_time();
         let before: Vec<Duration> = idle.iter().map(Server::cpu_time).collect();
+        let read_before: Vec<f64> = idle
+            .iter()
+            .map(|s| s.metric("toolview_store_changes_total"))
+            .collect::<anyhow::Result<_>>()?;
         let started = Instant::now();
         let session = format!("feed-{replicas}-{}", std::process::id());
         load::fill(&a.url, &session, events, config.payload, BATCH).await?;
@@ -56,6 +67,16 @@ pub async fn rows(config: &BenchConfig, flags: &[&str], rows: &mut Vec<Row>) -> 
                 used.max(0.0) * 1e6 / events as f64
             })
             .collect();
+        let reads: Vec<f64> = idle
+            .iter()
+            .zip(&read_before)
+            .map(|(s, b)| Ok((s.metric("toolview_store_changes_total")? - b) / events as f64))
+            .collect::<anyhow::Result<_>>()?;
+        let mean_reads = if reads.is_empty() {
+            0.0
+        } else {
+            reads.iter().sum::<f64>() / reads.len() as f64
+        };
         let total: f64 = a_us + idle_us.iter().sum::<f64>();
         let mean_idle = if idle_us.is_empty() {
             0.0
@@ -73,8 +94,8 @@ pub async fn rows(config: &BenchConfig, flags: &[&str], rows: &mut Vec<Row>) -> 
             format!("A {a_us:.1} µs")
         } else {
             format!(
-                "A {a_us:.1} µs; each idle replica {mean_idle:.1} µs and reads every append \
-                 (1 read per replica per event)"
+                "A {a_us:.1} µs; each idle replica {mean_idle:.1} µs and reads {mean_reads:.2} \
+                 appends per appended event"
             )
         };
         rows.push(row);

@@ -55,6 +55,16 @@ pub async fn rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<(
     Ok(())
 }
 
+/// The feed and listing rows alone, on one JetStream server.
+pub async fn feed_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let cluster = NatsCluster::start(&config.nats_server, 1)?;
+    let urls = cluster.urls();
+    let flags = ["--nats-url", &urls, "--nats-replicas", "1"];
+    let a = Server::toolview_with(&config.toolview, "jetstream", &flags)?;
+    rows.push(crate::listing::row(config, &a).await?);
+    crate::feed::rows(config, &flags, rows).await
+}
+
 async fn publish_rows(
     config: &BenchConfig,
     toolview: &Server,

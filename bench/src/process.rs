@@ -12,6 +12,8 @@ pub struct Server {
     child: Child,
     /// Where clients connect: `http://…` for toolview, `nats://…` for NATS.
     pub url: String,
+    /// toolview's admin listener (`host:port`), when started with `--metrics-listen`.
+    pub metrics: Option<String>,
     data_dir: Option<PathBuf>,
 }
 
@@ -61,13 +63,20 @@ impl Server {
             .spawn()
             .with_context(|| format!("starting {} serve", exe.display()))?;
         let stdout = child.stdout.take().expect("piped");
-        let addr = first_line_after(stdout, "toolview listening on ");
+        let lines = lines_until(stdout, "toolview listening on ");
         let mut server = Server {
             child,
             url: String::new(),
+            metrics: None,
             data_dir: Some(dir),
         };
-        server.url = format!("http://{}", addr.context("toolview serve did not start")?);
+        let (addr, before) = lines.context("toolview serve did not start")?;
+        server.url = format!("http://{addr}");
+        server.metrics = before.iter().find_map(|l| {
+            l.trim()
+                .strip_prefix("toolview metrics on ")
+                .map(str::to_owned)
+        });
         Ok(server)
     }
 
@@ -97,6 +106,7 @@ impl Server {
         let mut server = Server {
             child,
             url: String::new(),
+            metrics: None,
             data_dir: None,
         };
         server.url = format!("nats://{}", addr.context("nats-server did not start")?);
@@ -163,18 +173,49 @@ pub fn fresh_dir(what: &str) -> PathBuf {
 /// Reads lines until one contains `marker` and returns what follows it; the rest of the
 /// output is drained on a thread so the child never blocks on a full pipe.
 fn first_line_after(output: impl Read + Send + 'static, marker: &str) -> anyhow::Result<String> {
+    lines_until(output, marker).map(|(found, _)| found)
+}
+
+/// What follows `marker` on the first line that has it, and the lines before it.
+fn lines_until(
+    output: impl Read + Send + 'static,
+    marker: &str,
+) -> anyhow::Result<(String, Vec<String>)> {
     let mut reader = BufReader::new(output);
-    let mut line = String::new();
+    let mut before = Vec::new();
     loop {
-        line.clear();
+        let mut line = String::new();
         if reader.read_line(&mut line)? == 0 {
             bail!("the process exited before printing {marker:?}");
         }
         if let Some(i) = line.find(marker) {
             let found = line[i + marker.len()..].trim().to_owned();
             std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-            return Ok(found);
+            return Ok((found, before));
         }
+        before.push(line);
+    }
+}
+
+impl Server {
+    /// The value of a counter or gauge on toolview's admin listener (0 when absent).
+    pub fn metric(&self, series: &str) -> anyhow::Result<f64> {
+        use std::io::Write as _;
+        let addr = self
+            .metrics
+            .as_deref()
+            .context("started without --metrics-listen")?;
+        let mut stream = std::net::TcpStream::connect(addr)?;
+        write!(
+            stream,
+            "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        )?;
+        let mut response = String::new();
+        stream.read_to_string(&mut response)?;
+        Ok(response
+            .lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+            .map_or(Ok(0.0), |v| v.trim().parse())?)
     }
 }
 

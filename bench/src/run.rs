@@ -40,6 +40,7 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
             Scenario::Render => rows.push(limits.render_row()),
             Scenario::Jetstream => crate::jetstream::rows(&config, &mut rows).await?,
             Scenario::Otlp => crate::otlp::rows(&config, &mut rows).await?,
+            Scenario::Feed => crate::jetstream::feed_rows(&config, &mut rows).await?,
         }
     }
 

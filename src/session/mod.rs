@@ -243,12 +243,16 @@ impl Sessions {
     }
 
     /// The loaded session `id`, created on first use. Whoever holds it keeps it from eviction.
+    /// The store hears of every session loaded and dropped (a shared store then reports the
+    /// appends of the sessions held, and only those), under the map's lock, so it hears them in
+    /// the order they happen.
     fn entry(&self, id: &SessionId) -> Arc<Entry> {
         let mut entries = self.entries.lock();
         let entry = entries
             .entry(id.clone())
             .or_insert_with(|| {
                 self.added.fetch_add(1, Ordering::Relaxed);
+                self.store.interest(id, true);
                 Arc::new(Entry::new(id.clone()))
             })
             .clone();
@@ -260,7 +264,9 @@ impl Sessions {
         // A pass costs O(loaded sessions): run one only after a tenth of the limit was added.
         if entries.len() > max && self.added.load(Ordering::Relaxed) as usize > max / 10 {
             self.added.store(0, Ordering::Relaxed);
-            evict(&mut entries, max - max / 10);
+            for gone in evict(&mut entries, max - max / 10) {
+                self.store.interest(&gone, false);
+            }
         }
         entry
     }
@@ -275,6 +281,7 @@ impl Sessions {
         let mut entries = self.entries.lock();
         if entries.get(id).is_some_and(|e| Arc::strong_count(e) == 1) {
             entries.remove(id);
+            self.store.interest(id, false);
         }
     }
 
@@ -392,6 +399,7 @@ impl Sessions {
                 },
                 _ = shutdown.wait_for(|stop| *stop) => return,
             };
+            self.config.metrics.store_changes.inc();
             self.apply_change(change).await;
         }
     }
@@ -503,8 +511,8 @@ impl Sessions {
 }
 
 /// Evicts idle sessions (held by nobody but the map), least recently used first, until at
-/// most `keep` remain or none is idle.
-fn evict(entries: &mut HashMap<SessionId, Arc<Entry>>, keep: usize) {
+/// most `keep` remain or none is idle; returns those evicted.
+fn evict(entries: &mut HashMap<SessionId, Arc<Entry>>, keep: usize) -> Vec<SessionId> {
     let excess = entries.len().saturating_sub(keep);
     let mut idle: Vec<(u64, SessionId)> = entries
         .iter()
@@ -514,9 +522,11 @@ fn evict(entries: &mut HashMap<SessionId, Arc<Entry>>, keep: usize) {
     if idle.len() > excess && excess > 0 {
         idle.select_nth_unstable(excess - 1);
     }
-    for (_, id) in idle.into_iter().take(excess) {
-        entries.remove(&id);
+    let gone: Vec<SessionId> = idle.into_iter().take(excess).map(|(_, id)| id).collect();
+    for id in &gone {
+        entries.remove(id);
     }
+    gone
 }
 
 impl From<SessionError> for crate::error::Error {

@@ -267,6 +267,11 @@ pub trait Store: Send + Sync + 'static {
     fn changes(&self) -> Option<tokio::sync::mpsc::Receiver<Change>> {
         None
     }
+
+    /// Says whether this process holds `session` in memory (`held`) or no longer does: a store
+    /// with other writers reports through [`Store::changes`] the appends of the sessions held,
+    /// and need not report others'. Never blocks (it is called under the session map's lock).
+    fn interest(&self, _session: &SessionId, _held: bool) {}
 }
 
 /// Milliseconds since the Unix epoch.

@@ -1,121 +1,215 @@
-//! The replica's feed: one ordered consumer over every session's subject, whatever the number of
-//! subscribers, reporting appends to the session layer. It carries headers only
-//! (the server sends no payloads, this replica decodes none): a session's index catches up from
-//! the stream when the session is next read. The ordered consumer itself repairs gaps in the
-//! stream sequence (it is recreated from the last sequence it delivered).
+//! The replica's feed: the appends of the sessions this replica holds, whoever made them, reported
+//! to the session layer. The stream republishes each stored message's headers to a core NATS
+//! subject of its session (`<prefix>-live.<session>`, the stream's RePublish), and the replica
+//! subscribes to the subjects of the sessions it has in memory — the session layer says which
+//! ([`Store::interest`](crate::store::Store::interest)) — so NATS routes it those appends and no
+//! other: a replica's feed costs O(its own sessions' events), not O(the cluster's).
+//!
+//! Core NATS delivers at most once, so nothing here trusts it alone:
+//! - **Joining**: a session's subscription is made (and the server has it: a flush) before its
+//!   last stored message is read and reported; an append lands before that read (and is in it)
+//!   or after the subscription (and is delivered). A report is only "the head is now here", so one
+//!   seen twice changes nothing.
+//! - **Losing messages** (a reconnect, a slow consumer): every subscribed session's last message
+//!   is read again and reported.
 
+use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_nats::jetstream::consumer::DeliverPolicy;
-use async_nats::jetstream::consumer::pull::OrderedConfig;
 use futures_util::FutureExt as _;
+use futures_util::stream::{AbortHandle, Abortable, SelectAll};
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt as _;
 
 use super::load::{EPOCH, OFFSET};
 use super::{Inner, subject};
-use crate::domain::Epoch;
+use crate::domain::{Epoch, SessionId};
 use crate::store::{Change, StoreError};
 
-/// After the consumer fails (the servers are away), wait this long before making it again.
-const RESTART_WAIT: Duration = Duration::from_secs(1);
+/// Last-message reads one catch-up has in flight (each is a round trip to the stream leader).
+const CATCH_UP_READS: usize = 32;
+/// After a failed subscribe (the servers are away), wait this long before trying again.
+const RETRY_WAIT: Duration = Duration::from_secs(1);
 
-/// Starts following the stream from its next message; the task ends when the session layer
-/// drops its end of `changes`, or when the store closes (it is aborted then).
-pub(super) async fn follow(
-    inner: Arc<Inner>,
-    changes: mpsc::Sender<Change>,
-) -> Result<tokio::task::JoinHandle<()>, StoreError> {
-    let info = inner
-        .stream
-        .get_info()
-        .await
-        .map_err(|e| StoreError::Storage(format!("NATS: stream info: {e}")))?;
-    let start = info.state.last_sequence + 1;
-    Ok(tokio::spawn(async move {
-        match AssertUnwindSafe(run(inner, changes, start))
-            .catch_unwind()
-            .await
-        {
-            Ok(()) => {}
-            Err(panic) => {
-                // Logged by from_panic; replicas stop learning of others' appends, so say so.
-                let _ = StoreError::from_panic(panic, "the JetStream feed");
-                tracing::error!(
-                    "the JetStream feed stopped: live updates from other replicas stop"
-                );
-            }
-        }
-    }))
+/// What the session layer holds, as it said: each session's latest wish, drained by the feed.
+#[derive(Default)]
+pub(super) struct Interest {
+    wishes: parking_lot::Mutex<HashMap<SessionId, bool>>,
+    changed: tokio::sync::Notify,
+    /// Set when republished messages may have been lost (a reconnect, a slow consumer).
+    lost: tokio::sync::Notify,
 }
 
-async fn run(inner: Arc<Inner>, changes: mpsc::Sender<Change>, mut next: u64) {
-    let filter = subject::all(&inner.options.subject_prefix);
+impl Interest {
+    /// Records that the session layer holds `session` (or no longer does).
+    pub(super) fn set(&self, session: &SessionId, wanted: bool) {
+        self.wishes.lock().insert(session.clone(), wanted);
+        self.changed.notify_one();
+    }
+
+    /// Says that republished messages may have been lost: every session is read again.
+    pub(super) fn lost(&self) {
+        self.lost.notify_one();
+    }
+
+    fn take(&self) -> HashMap<SessionId, bool> {
+        std::mem::take(&mut *self.wishes.lock())
+    }
+}
+
+/// Starts the feed; the task ends when the session layer drops its end of `changes`, or when the
+/// store closes (it is aborted then).
+pub(super) fn follow(
+    inner: Arc<Inner>,
+    changes: mpsc::Sender<Change>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        if let Err(panic) = AssertUnwindSafe(run(inner, changes)).catch_unwind().await {
+            // Logged by from_panic; replicas stop learning of others' appends, so say so.
+            let _ = StoreError::from_panic(panic, "the JetStream feed");
+            tracing::error!("the JetStream feed stopped: live updates from other replicas stop");
+        }
+    })
+}
+
+type Live = Abortable<async_nats::Subscriber>;
+
+/// The subscriptions of the sessions held, and the messages of all of them.
+struct Feed {
+    inner: Arc<Inner>,
+    changes: mpsc::Sender<Change>,
+    held: HashMap<SessionId, AbortHandle>,
+    /// Polls only the subscriptions that have a message (a `FuturesUnordered` inside).
+    messages: SelectAll<Live>,
+}
+
+async fn run(inner: Arc<Inner>, changes: mpsc::Sender<Change>) {
+    let mut feed = Feed {
+        inner: inner.clone(),
+        changes,
+        held: HashMap::new(),
+        messages: SelectAll::new(),
+    };
     loop {
-        let config = OrderedConfig {
-            filter_subject: filter.clone(),
-            headers_only: true,
-            deliver_policy: DeliverPolicy::ByStartSequence {
-                start_sequence: next,
-            },
-            ..OrderedConfig::default()
-        };
-        let messages = match inner.stream.create_consumer(config).await {
-            Ok(consumer) => consumer.messages().await,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot follow the stream; trying again");
-                tokio::time::sleep(RESTART_WAIT).await;
-                continue;
-            }
-        };
-        let mut messages = match messages {
-            Ok(m) => m,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot follow the stream; trying again");
-                tokio::time::sleep(RESTART_WAIT).await;
-                continue;
-            }
-        };
-        while let Some(message) = messages.next().await {
-            let message = match message {
-                Ok(m) => m,
-                Err(e) => {
-                    tracing::warn!(error = %e, "the stream feed failed; following again");
-                    break;
+        tokio::select! {
+            () = inner.interest.changed.notified() => {
+                let joined = feed.apply(inner.interest.take()).await;
+                if !feed.catch_up(joined).await {
+                    return;
                 }
-            };
-            let Ok(seq) = message.info().map(|i| i.stream_sequence) else {
-                continue;
-            };
-            next = seq + 1;
-            if let Some(change) = inner.observe(seq, &message.message)
-                && changes.send(change).await.is_err()
-            {
-                return;
+            }
+            () = inner.interest.lost.notified() => {
+                let all: Vec<SessionId> = feed.held.keys().cloned().collect();
+                if !feed.catch_up(all).await {
+                    return;
+                }
+            }
+            Some(message) = feed.messages.next(), if !feed.messages.is_empty() => {
+                if let Some(change) = inner.observe(&message)
+                    && feed.changes.send(change).await.is_err()
+                {
+                    return;
+                }
             }
         }
-        if changes.is_closed() {
+        if feed.changes.is_closed() {
             return;
         }
-        tokio::time::sleep(RESTART_WAIT).await;
+    }
+}
+
+impl Feed {
+    /// Subscribes to the sessions newly held and drops the others; returns the sessions joined
+    /// (their subscriptions in place at the server).
+    async fn apply(&mut self, wishes: HashMap<SessionId, bool>) -> Vec<SessionId> {
+        let mut joined = Vec::new();
+        for (session, wanted) in wishes {
+            match (wanted, self.held.contains_key(&session)) {
+                (true, false) => {
+                    let subject = subject::live(&self.inner.options.subject_prefix, &session);
+                    let subscriber = loop {
+                        match self.inner.client.subscribe(subject.clone()).await {
+                            Ok(s) => break s,
+                            Err(e) => {
+                                tracing::warn!(error = %e, %subject, "cannot subscribe; trying again");
+                                tokio::time::sleep(RETRY_WAIT).await;
+                            }
+                        }
+                    };
+                    let (handle, registration) = AbortHandle::new_pair();
+                    self.messages.push(Abortable::new(subscriber, registration));
+                    self.held.insert(session.clone(), handle);
+                    joined.push(session);
+                }
+                (false, true) => {
+                    // The subscription ends at its next poll, and unsubscribes when dropped.
+                    if let Some(handle) = self.held.remove(&session) {
+                        handle.abort();
+                    }
+                }
+                (true, true) | (false, false) => {}
+            }
+        }
+        if !joined.is_empty() {
+            // The subscriptions reach the server before the reads below.
+            if let Err(e) = self.inner.client.flush().await {
+                tracing::warn!(error = %e, "flushing new subscriptions");
+            }
+        }
+        joined
+    }
+
+    /// Reports the last stored message of each session (read from the stream leader); false
+    /// when the session layer is gone.
+    async fn catch_up(&self, sessions: Vec<SessionId>) -> bool {
+        let prefix = &self.inner.options.subject_prefix;
+        let reads = futures_util::StreamExt::buffer_unordered(
+            futures_util::stream::iter(sessions.into_iter().map(|session| async move {
+                let last = self.inner.last(&subject::subject(prefix, &session)).await;
+                (session, last)
+            })),
+            CATCH_UP_READS,
+        );
+        tokio::pin!(reads);
+        while let Some((session, last)) = reads.next().await {
+            let stored = match last {
+                Ok(Some(stored)) => stored,
+                // No log yet: its first append will be delivered.
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::warn!(%session, error = %e, "cannot read a session's last message");
+                    continue;
+                }
+            };
+            let change = Change {
+                session,
+                epoch: stored.epoch,
+                head: stored.offset,
+                first: None,
+            };
+            if self.changes.send(change).await.is_err() {
+                return false;
+            }
+        }
+        true
     }
 }
 
 impl Inner {
-    /// Takes note of a stored message: what changed. Every message is reported, this replica's
-    /// own too: the session layer moves a head only forward, and a session's index may have
-    /// read the message already (a read catches up to the stream's end) without its head
-    /// knowing — skipping those left subscribers waiting for a head that had moved.
-    fn observe(&self, seq: u64, message: &async_nats::Message) -> Option<Change> {
-        let session = subject::session(&self.options.subject_prefix, &message.subject)?;
+    /// What a republished message says changed. Every message is reported, this replica's own
+    /// too: the session layer moves a head only forward, and a session's index may have read the
+    /// message already (a read catches up to the stream's end) without its head knowing —
+    /// skipping those left subscribers waiting for a head that had moved.
+    fn observe(&self, message: &async_nats::Message) -> Option<Change> {
+        let session = subject::live_session(&self.options.subject_prefix, &message.subject)?;
         let header = |name: &str| message.headers.as_ref()?.get(name).map(|v| v.as_str());
         let (Some(offset), Some(epoch)) = (
             header(OFFSET).and_then(|o| o.parse::<u64>().ok()),
             header(EPOCH).and_then(|e| Epoch::new(e).ok()),
         ) else {
-            tracing::warn!(subject = %message.subject, seq, "a message in the stream without toolview's headers");
+            tracing::warn!(subject = %message.subject, "a message in the stream without toolview's headers");
             return None;
         };
         Some(Change {

@@ -12,8 +12,9 @@
 //!   sequence, since a cluster refuses a second checked append to a subject in flight.
 //! - A refused compare-and-set is [`StoreError::Conflict`]: the session layer reloads and
 //!   re-validates (ids now stored become duplicate acks) and retries.
-//! - Each replica follows the stream with one ordered consumer and reports appends it did not
-//!   make through [`Store::changes`].
+//! - The stream republishes every message's headers to its session's live subject; each replica
+//!   subscribes to those of the sessions it holds (`feed.rs`) and reports their appends, its
+//!   own and other replicas', through [`Store::changes`].
 
 mod append;
 mod feed;
@@ -82,6 +83,8 @@ struct Inner {
     batches: Semaphore,
     /// Whether an append would be taken now: connected, and the stream's leader answering.
     writable: watch::Sender<bool>,
+    /// The sessions the session layer holds, which the feed follows.
+    interest: Arc<feed::Interest>,
 }
 
 impl JetStreamStore {
@@ -91,7 +94,8 @@ impl JetStreamStore {
         codec: Arc<dyn RecordCodec>,
     ) -> Result<Self, StoreError> {
         let connected = watch::Sender::new(false);
-        let client = connect_patiently(&options, &connected).await?;
+        let interest = Arc::new(feed::Interest::default());
+        let client = connect_patiently(&options, &connected, &interest).await?;
         let info = client.server_info();
         if !options::version_supported(&info.version) {
             return Err(StoreError::Storage(format!(
@@ -135,9 +139,10 @@ impl JetStreamStore {
             batches: Semaphore::new(MAX_BATCHES_IN_FLIGHT),
             // The stream was just opened, so its leader answered.
             writable: watch::Sender::new(true),
+            interest,
         });
         let (tx, rx) = mpsc::channel(CHANGES_BUFFER);
-        let feed = feed::follow(inner.clone(), tx).await?;
+        let feed = feed::follow(inner.clone(), tx);
         let ready = ready::follow(inner.clone(), connected.subscribe());
         Ok(JetStreamStore {
             inner,
@@ -154,6 +159,7 @@ impl JetStreamStore {
 async fn connect_patiently(
     options: &JetStreamOptions,
     connected: &watch::Sender<bool>,
+    interest: &Arc<feed::Interest>,
 ) -> Result<async_nats::Client, StoreError> {
     let storage = |what: &str, e: &dyn std::fmt::Display| {
         StoreError::Storage(format!("NATS ({}): {what}: {e}", options.urls.join(",")))
@@ -161,6 +167,7 @@ async fn connect_patiently(
     let deadline = tokio::time::Instant::now() + STARTUP_PATIENCE;
     loop {
         let events = connected.clone();
+        let interest = interest.clone();
         let mut connect = async_nats::ConnectOptions::new()
             .name("toolview")
             .connection_timeout(REQUEST_TIMEOUT)
@@ -168,11 +175,18 @@ async fn connect_patiently(
             .max_reconnects(None)
             .event_callback(move |event| {
                 let events = events.clone();
+                let interest = interest.clone();
                 async move {
                     match event {
                         async_nats::Event::Connected => {
                             tracing::info!("connected to NATS");
                             events.send_replace(true);
+                            // Appends republished while away were lost: read them again.
+                            interest.lost();
+                        }
+                        async_nats::Event::SlowConsumer(_) => {
+                            tracing::warn!("NATS dropped messages for a slow subscription");
+                            interest.lost();
                         }
                         async_nats::Event::Disconnected | async_nats::Event::Closed => {
                             tracing::warn!("lost the connection to NATS; reconnecting");
@@ -288,6 +302,20 @@ async fn open_stream(
                     problems.join("; ")
                 ))));
             }
+            if info.config.republish.is_none() {
+                // A stream made before replicas followed their own sessions: it learns to
+                // republish (an edit NATS allows on a live stream).
+                tracing::info!(stream = %name, "adding the stream's RePublish for the replicas' feeds");
+                let config = jetstream::stream::Config {
+                    republish: Some(options.republish()),
+                    ..info.config.clone()
+                };
+                js.update_stream(config).await.map_err(|e| {
+                    Unready(StoreError::Storage(format!(
+                        "stream {name}: adding RePublish: {e}"
+                    )))
+                })?;
+            }
             if info.config.num_replicas != options.replicas {
                 tracing::warn!(
                     stream = %name,
@@ -392,5 +420,9 @@ impl Store for JetStreamStore {
 
     fn changes(&self) -> Option<mpsc::Receiver<Change>> {
         self.changes.lock().take()
+    }
+
+    fn interest(&self, session: &SessionId, held: bool) {
+        self.inner.interest.set(session, held);
     }
 }

@@ -71,7 +71,18 @@ impl JetStreamOptions {
             max_consumers: STREAM_MAX_CONSUMERS,
             allow_direct: true,
             allow_atomic_publish: true,
+            republish: Some(self.republish()),
             ..stream::Config::default()
+        }
+    }
+
+    /// Each stored message's headers, republished to its session's live subject: what a
+    /// replica's feed subscribes to for the sessions it holds (`feed.rs`).
+    pub fn republish(&self) -> stream::Republish {
+        stream::Republish {
+            source: subject::all(&self.subject_prefix),
+            destination: subject::live_all(&self.subject_prefix),
+            headers_only: true,
         }
     }
 
@@ -123,6 +134,18 @@ impl JetStreamOptions {
         }
         if !existing.allow_atomic_publish {
             problems.push("allow_atomic is off (a multi-event publish must be atomic)".into());
+        }
+        // No RePublish yet is fine: the store adds its own (`open_stream`).
+        if let Some(r) = &existing.republish
+            && *r != self.republish()
+        {
+            problems.push(format!(
+                "it republishes {} to {} (the store needs {} republished, headers only, to {})",
+                r.source,
+                r.destination,
+                subject::all(&self.subject_prefix),
+                subject::live_all(&self.subject_prefix)
+            ));
         }
         if existing.mirror.is_some() || existing.sealed {
             problems.push("it is a mirror or sealed, so it cannot take appends".into());

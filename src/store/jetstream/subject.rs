@@ -34,6 +34,26 @@ pub fn all(prefix: &str) -> String {
     format!("{prefix}.>")
 }
 
+/// Where the stream republishes a session's messages (their headers): `<prefix>-live.<id>`, a
+/// core NATS subject outside the stream's own.
+pub fn live(prefix: &str, session: &SessionId) -> String {
+    subject(&live_prefix(prefix), session)
+}
+
+/// The session a republished message's subject belongs to.
+pub fn live_session(prefix: &str, subject: &str) -> Option<SessionId> {
+    session(&live_prefix(prefix), subject)
+}
+
+/// The filter of every republished subject (the RePublish destination).
+pub fn live_all(prefix: &str) -> String {
+    all(&live_prefix(prefix))
+}
+
+fn live_prefix(prefix: &str) -> String {
+    format!("{prefix}-live")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +70,10 @@ mod tests {
             assert_eq!(session("toolview.s", &s), Some(session_id));
         }
         assert_eq!(session("toolview.s", "other.x"), None);
+        let x = SessionId::new("a.b").unwrap();
+        assert_eq!(live("toolview.s", &x), "toolview.s-live.a=2Eb");
+        assert_eq!(live_session("toolview.s", &live("toolview.s", &x)), Some(x));
+        // The republished subjects are not the stream's own.
+        assert_eq!(session("toolview.s", "toolview.s-live.a"), None);
     }
 }
