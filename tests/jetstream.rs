@@ -5,6 +5,8 @@
 //! on).
 #![cfg(feature = "jetstream")]
 
+#[path = "jetstream/directory.rs"]
+mod directory;
 #[path = "jetstream/faults.rs"]
 mod faults;
 #[path = "jetstream/interest.rs"]
@@ -590,6 +592,7 @@ async fn appends_a_replica_has_read_are_still_reported() {
     let mut changes = reader.changes().expect("a JetStream store reports changes");
     // The reader holds the session (as the session layer says of every session it loads).
     reader.interest(&SessionId::new("f").unwrap(), true);
+    reader.following(&SessionId::new("f").unwrap()).await;
     let mut events = vec![domain(bash_call("f", "e1", "c1"))];
     for i in 2..=5 {
         events.push(domain(output("f", &format!("e{i}"), "c1", "x\n")));

@@ -44,7 +44,7 @@ pub async fn rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<(
         };
         publish_rows(config, &a, &urls, copies, rows).await?;
         if copies == 1 {
-            rows.push(crate::listing::row(config, &a).await?);
+            crate::listing::rows(config, &a, rows).await?;
             crate::feed::rows(config, &flags, rows).await?;
         }
         if copies == 3 {
@@ -61,7 +61,7 @@ pub async fn feed_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Res
     let urls = cluster.urls();
     let flags = ["--nats-url", &urls, "--nats-replicas", "1"];
     let a = Server::toolview_with(&config.toolview, "jetstream", &flags)?;
-    rows.push(crate::listing::row(config, &a).await?);
+    crate::listing::rows(config, &a, rows).await?;
     crate::feed::rows(config, &flags, rows).await
 }
 

@@ -308,6 +308,9 @@ impl Sessions {
         if state.loaded {
             return Ok(());
         }
+        // A shared store reports this session's appends from here on: none falls between the
+        // read below and the reports.
+        self.store.following(&entry.id).await;
         // The generation first: a write failing meanwhile makes this state stale, never the
         // other way round.
         let loaded_at = self.store.generation();

@@ -238,8 +238,8 @@ pub trait Store: Send + Sync + 'static {
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError>;
 
     /// A page of the session list: at most `limit` sessions with a log, in id order, after
-    /// `after` (from the first when `None`). The embedded and memory stores' cost is the
-    /// page's; JetStream's reads the stream's subjects too.
+    /// `after` (from the first when `None`). Every store's cost is the page's (JetStream's
+    /// through its session directory).
     async fn list(
         &self,
         after: Option<SessionId>,
@@ -272,6 +272,12 @@ pub trait Store: Send + Sync + 'static {
     /// with other writers reports through [`Store::changes`] the appends of the sessions held,
     /// and need not report others'. Never blocks (it is called under the session map's lock).
     fn interest(&self, _session: &SessionId, _held: bool) {}
+
+    /// Returns once the appends to `session` made from now on will be reported through
+    /// [`Store::changes`] (after [`Store::interest`] said it is held): the session layer waits
+    /// for it before it reads a session's state, so no append falls between that read and the
+    /// reports. At once for a store only this process writes.
+    async fn following(&self, _session: &SessionId) {}
 }
 
 /// Milliseconds since the Unix epoch.

@@ -109,15 +109,25 @@ fn conflict(session: &SessionId, why: &str) -> StoreError {
     StoreError::Conflict(format!("session {session}: {why}"))
 }
 
-/// Writes one append after its predecessors; the tails the sessions' logs now end at. In four
-/// steps: the stream sequence each session's log must end at, the messages, the publish, the
-/// record of what was stored.
+/// Writes one append after its predecessors; the tails the sessions' logs now end at. In five
+/// steps: the stream sequence each session's log must end at, the session directory naming the
+/// logs it makes, the messages, the publish, the record of what was stored.
 async fn write(
     inner: &Inner,
     batch: &[SessionAppend],
     prevs: Vec<Option<Link>>,
 ) -> Result<Vec<Tail>, StoreError> {
     let expected = expected_seqs(inner, batch, prevs).await?;
+    // Before the log exists, so the directory names every session with a log (an append that
+    // then fails leaves a name without one, which a listing skips and takes out).
+    let new_logs: Vec<&SessionId> = batch
+        .iter()
+        .filter(|a| a.records.first().is_some_and(|r| r.offset == 1))
+        .map(|a| &a.session)
+        .collect();
+    if !new_logs.is_empty() {
+        inner.directory.admit(inner, &new_logs).await?;
+    }
     // Names this append: the dedup id of a single message, and a header by which a retry that
     // meets the compare-and-set can tell its own earlier attempt from another writer's append.
     let append_id = unique_hex();

@@ -6,10 +6,11 @@
 //! other: a replica's feed costs O(its own sessions' events), not O(the cluster's).
 //!
 //! Core NATS delivers at most once, so nothing here trusts it alone:
-//! - **Joining**: a session's subscription is made (and the server has it: a flush) before its
-//!   last stored message is read and reported; an append lands before that read (and is in it)
-//!   or after the subscription (and is delivered). A report is only "the head is now here", so one
-//!   seen twice changes nothing.
+//! - **Joining**: the session layer reads a session's state only once its subscription is in
+//!   place at the server (made, then a flush; [`Store::following`](crate::store::Store::following)
+//!   waits for it), so an append lands before that read (and is in it) or after the subscription
+//!   (and is delivered). A report is only "the head is now here", so one seen twice changes
+//!   nothing.
 //! - **Losing messages** (a reconnect, a slow consumer): every subscribed session's last message
 //!   is read again and reported.
 
@@ -33,20 +34,43 @@ const CATCH_UP_READS: usize = 32;
 /// After a failed subscribe (the servers are away), wait this long before trying again.
 const RETRY_WAIT: Duration = Duration::from_secs(1);
 
+/// How long a session's first read waits for its subscription at most: a feed that cannot
+/// subscribe now (NATS away) reads every held session again once it can.
+const FOLLOWING_PATIENCE: Duration = Duration::from_secs(2);
+
 /// What the session layer holds, as it said: each session's latest wish, drained by the feed.
 #[derive(Default)]
 pub(super) struct Interest {
-    wishes: parking_lot::Mutex<HashMap<SessionId, bool>>,
+    wishes: parking_lot::Mutex<Wishes>,
     changed: tokio::sync::Notify,
+    /// The last wish whose subscription is in place at the server (see `Wishes::seq`).
+    done: tokio::sync::watch::Sender<u64>,
     /// Set when republished messages may have been lost (a reconnect, a slow consumer).
     lost: tokio::sync::Notify,
+}
+
+#[derive(Default)]
+struct Wishes {
+    latest: HashMap<SessionId, bool>,
+    /// Counts wishes: the feed takes them all with this count, and says it is done with them.
+    seq: u64,
 }
 
 impl Interest {
     /// Records that the session layer holds `session` (or no longer does).
     pub(super) fn set(&self, session: &SessionId, wanted: bool) {
-        self.wishes.lock().insert(session.clone(), wanted);
+        let mut wishes = self.wishes.lock();
+        wishes.latest.insert(session.clone(), wanted);
+        wishes.seq += 1;
+        drop(wishes);
         self.changed.notify_one();
+    }
+
+    /// Returns once every wish made so far is in place (bounded by [`FOLLOWING_PATIENCE`]).
+    pub(super) async fn settled(&self) {
+        let upto = self.wishes.lock().seq;
+        let mut done = self.done.subscribe();
+        let _ = tokio::time::timeout(FOLLOWING_PATIENCE, done.wait_for(|d| *d >= upto)).await;
     }
 
     /// Says that republished messages may have been lost: every session is read again.
@@ -54,8 +78,9 @@ impl Interest {
         self.lost.notify_one();
     }
 
-    fn take(&self) -> HashMap<SessionId, bool> {
-        std::mem::take(&mut *self.wishes.lock())
+    fn take(&self) -> (HashMap<SessionId, bool>, u64) {
+        let mut wishes = self.wishes.lock();
+        (std::mem::take(&mut wishes.latest), wishes.seq)
     }
 }
 
@@ -95,10 +120,9 @@ async fn run(inner: Arc<Inner>, changes: mpsc::Sender<Change>) {
     loop {
         tokio::select! {
             () = inner.interest.changed.notified() => {
-                let joined = feed.apply(inner.interest.take()).await;
-                if !feed.catch_up(joined).await {
-                    return;
-                }
+                let (wishes, seq) = inner.interest.take();
+                feed.apply(wishes).await;
+                inner.interest.done.send_replace(seq);
             }
             () = inner.interest.lost.notified() => {
                 let all: Vec<SessionId> = feed.held.keys().cloned().collect();
@@ -121,10 +145,11 @@ async fn run(inner: Arc<Inner>, changes: mpsc::Sender<Change>) {
 }
 
 impl Feed {
-    /// Subscribes to the sessions newly held and drops the others; returns the sessions joined
-    /// (their subscriptions in place at the server).
-    async fn apply(&mut self, wishes: HashMap<SessionId, bool>) -> Vec<SessionId> {
-        let mut joined = Vec::new();
+    /// Subscribes to the sessions newly held and drops the others; the new subscriptions are in
+    /// place at the server when it returns (unless NATS is away: then a reconnect reads every
+    /// held session again).
+    async fn apply(&mut self, wishes: HashMap<SessionId, bool>) {
+        let mut joined = false;
         for (session, wanted) in wishes {
             match (wanted, self.held.contains_key(&session)) {
                 (true, false) => {
@@ -140,8 +165,8 @@ impl Feed {
                     };
                     let (handle, registration) = AbortHandle::new_pair();
                     self.messages.push(Abortable::new(subscriber, registration));
-                    self.held.insert(session.clone(), handle);
-                    joined.push(session);
+                    self.held.insert(session, handle);
+                    joined = true;
                 }
                 (false, true) => {
                     // The subscription ends at its next poll, and unsubscribes when dropped.
@@ -152,13 +177,9 @@ impl Feed {
                 (true, true) | (false, false) => {}
             }
         }
-        if !joined.is_empty() {
-            // The subscriptions reach the server before the reads below.
-            if let Err(e) = self.inner.client.flush().await {
-                tracing::warn!(error = %e, "flushing new subscriptions");
-            }
+        if joined && let Err(e) = self.inner.client.flush().await {
+            tracing::warn!(error = %e, "flushing new subscriptions");
         }
-        joined
     }
 
     /// Reports the last stored message of each session (read from the stream leader); false

@@ -391,58 +391,65 @@ impl Inner {
 const LIST_READS_IN_FLIGHT: usize = 32;
 
 impl Inner {
-    /// A page of the session list: the first `limit` sessions after `after` in id order, read
-    /// from the stream itself (its subjects, then each listed session's last message), so every
-    /// replica lists the same sessions whoever published them. Costs one pass over the stream's
-    /// subjects (the server sends them in pages) plus one read per listed session; memory is
-    /// O(limit): the page is kept in a bounded heap while the subjects go by.
+    /// A page of the session list: the first `limit` sessions after `after` in id order, from
+    /// the session directory (`directory.rs`), then each listed session's last message (its
+    /// metadata, read from the stream, so every replica lists the same). O(page): a session the
+    /// directory names whose log is gone (aged out, purged) is not listed, and leaves the
+    /// directory.
     pub(super) async fn list(
         &self,
         after: Option<SessionId>,
         limit: usize,
     ) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
-        let prefix = &self.options.subject_prefix;
-        let mut subjects = self
-            .stream
-            .info_with_subjects(subject::all(prefix))
-            .await
-            .map_err(|e| StoreError::Storage(format!("NATS: the stream's subjects: {e}")))?;
-        // The `limit` smallest ids after `after` (a max-heap: its top is the largest kept).
-        let mut page: std::collections::BinaryHeap<(SessionId, usize)> =
-            std::collections::BinaryHeap::with_capacity(limit + 1);
-        while let Some(item) = subjects.next().await {
-            let (subject, count) =
-                item.map_err(|e| StoreError::Storage(format!("NATS: the stream's subjects: {e}")))?;
-            let Some(id) = subject::session(prefix, &subject) else {
-                continue;
+        let mut listed = Vec::with_capacity(limit);
+        let mut after = after;
+        while listed.len() < limit {
+            let ids = self
+                .directory
+                .page(self, after.as_ref(), limit - listed.len())
+                .await?;
+            let Some(last_id) = ids.last().cloned() else {
+                break;
             };
-            if after.as_ref().is_some_and(|a| &id <= a) || count == 0 {
-                continue;
+            let exhausted = ids.len() < limit - listed.len();
+            for (id, meta) in self.metas(ids).await? {
+                match meta {
+                    Some(meta) => listed.push((id, meta)),
+                    None => self.directory.remove(self, &id).await?,
+                }
             }
-            page.push((id, count));
-            if page.len() > limit {
-                page.pop();
+            if exhausted {
+                break;
             }
+            after = Some(last_id);
         }
-        // The page's last messages, read a few at a time (each is a round trip to the leader).
+        Ok(listed)
+    }
+
+    /// The sessions' metadata from their last and first kept messages, read a few sessions at a
+    /// time (each read is a round trip to the leader), in order; `None` for a session without a
+    /// log.
+    async fn metas(
+        &self,
+        ids: Vec<SessionId>,
+    ) -> Result<Vec<(SessionId, Option<SessionMeta>)>, StoreError> {
+        let prefix = &self.options.subject_prefix;
         let reads = futures_util::StreamExt::buffered(
-            futures_util::stream::iter(page.into_sorted_vec().into_iter().map(
-                |(id, count)| async move {
-                    let last = self.last(&subject::subject(prefix, &id)).await?;
-                    Ok::<_, StoreError>((id, count, last))
-                },
-            )),
+            futures_util::stream::iter(ids.into_iter().map(|id| async move {
+                // Its last message (the metadata) and its first kept one (where it starts).
+                let subject = subject::subject(prefix, &id);
+                let (last, first) =
+                    tokio::try_join!(self.last(&subject), self.next_from_leader(&subject, 1))?;
+                Ok::<_, StoreError>((id, last.zip(first)))
+            })),
             LIST_READS_IN_FLIGHT,
         );
         tokio::pin!(reads);
-        let mut listed = Vec::new();
+        let mut out = Vec::new();
         while let Some(read) = reads.next().await {
-            // Purged since the subjects were read: not listed.
-            let (id, count, Some(last)) = read? else {
-                continue;
-            };
-            let meta = SessionMeta {
-                first_offset: last.offset.saturating_sub(count as u64) + 1,
+            let (id, last) = read?;
+            let meta = last.map(|(last, first)| SessionMeta {
+                first_offset: first.offset,
                 head_offset: last.offset,
                 created_ms: last.created_ms,
                 updated_ms: last.updated_ms,
@@ -450,9 +457,32 @@ impl Inner {
                 epoch: last.epoch,
                 title: last.title,
                 cwd: last.cwd,
-            };
-            listed.push((id, meta));
+            });
+            out.push((id, meta));
         }
-        Ok(listed)
+        Ok(out)
+    }
+
+    /// Every session with a log, in id order, from the stream's subjects (the server sends them
+    /// in pages): O(sessions), for rebuilding the directory.
+    pub(super) async fn all_sessions(&self) -> Result<Vec<String>, StoreError> {
+        let prefix = &self.options.subject_prefix;
+        let mut subjects = self
+            .stream
+            .info_with_subjects(subject::all(prefix))
+            .await
+            .map_err(|e| StoreError::Storage(format!("NATS: the stream's subjects: {e}")))?;
+        let mut ids = Vec::new();
+        while let Some(item) = subjects.next().await {
+            let (subject, count) =
+                item.map_err(|e| StoreError::Storage(format!("NATS: the stream's subjects: {e}")))?;
+            if count > 0
+                && let Some(id) = subject::session(prefix, &subject)
+            {
+                ids.push(id.as_str().to_owned());
+            }
+        }
+        ids.sort_unstable();
+        Ok(ids)
     }
 }

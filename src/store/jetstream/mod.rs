@@ -17,6 +17,7 @@
 //!   own and other replicas', through [`Store::changes`].
 
 mod append;
+mod directory;
 mod feed;
 mod index;
 mod load;
@@ -85,6 +86,8 @@ struct Inner {
     writable: watch::Sender<bool>,
     /// The sessions the session layer holds, which the feed follows.
     interest: Arc<feed::Interest>,
+    /// Every session with a log, in id order (listings).
+    directory: directory::Directory,
 }
 
 impl JetStreamStore {
@@ -127,6 +130,7 @@ impl JetStreamStore {
             .get_stream(&options.stream)
             .await
             .map_err(|e| StoreError::Storage(format!("stream {}: {e}", options.stream)))?;
+        let directory = directory::Directory::open(&js, &options.stream, options.replicas).await?;
         let inner = Arc::new(Inner {
             client,
             js,
@@ -140,6 +144,7 @@ impl JetStreamStore {
             // The stream was just opened, so its leader answered.
             writable: watch::Sender::new(true),
             interest,
+            directory,
         });
         let (tx, rx) = mpsc::channel(CHANGES_BUFFER);
         let feed = feed::follow(inner.clone(), tx);
@@ -395,6 +400,7 @@ impl Store for JetStreamStore {
                 .await
                 .map_err(|e| StoreError::Storage(format!("purge {session}: {e}")))?;
             self.inner.forget(&session);
+            self.inner.directory.remove(&self.inner, &session).await?;
         }
         Ok(())
     }
@@ -424,5 +430,9 @@ impl Store for JetStreamStore {
 
     fn interest(&self, session: &SessionId, held: bool) {
         self.inner.interest.set(session, held);
+    }
+
+    async fn following(&self, _session: &SessionId) {
+        self.inner.interest.settled().await;
     }
 }
