@@ -455,6 +455,24 @@ pub(crate) fn sample_session_for_viewer(s: &str) -> Vec<toolview::grpc::pb::Tool
     events
 }
 
+/// Commands `c<from>`…`c<to - 1>` of `session`, each started and finished (`done <i>`): what the
+/// restart tests publish before and after the server goes away.
+pub(crate) fn finished_calls(
+    session: &str,
+    from: usize,
+    to: usize,
+) -> Vec<toolview::grpc::pb::ToolEvent> {
+    (from..to)
+        .flat_map(|i| {
+            let call = format!("c{i}");
+            vec![
+                bash_call(session, &format!("s{i}"), &call),
+                finish(session, &format!("f{i}"), &call, &format!("done {i}"), ""),
+            ]
+        })
+        .collect()
+}
+
 /// A CORS preflight from a configured origin is allowed; from another origin it is not.
 #[tokio::test]
 async fn grpc_web_cors_for_configured_origins() {

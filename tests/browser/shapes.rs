@@ -53,17 +53,7 @@ async fn the_viewer_resumes_after_a_server_restart() {
     let mut server = ServerProcess::spawn(dir.path(), &[]);
     let (url, addr) = (server.url.clone(), server.addr().to_owned());
     let mut c = client(&url).await;
-    let calls = |from: usize, to: usize| {
-        (from..to)
-            .flat_map(|i| {
-                let call = format!("c{i}");
-                vec![
-                    bash_call("r", &format!("s{i}"), &call),
-                    finish("r", &format!("f{i}"), &call, &format!("done {i}"), ""),
-                ]
-            })
-            .collect::<Vec<_>>()
-    };
+    let calls = |from, to| crate::finished_calls("r", from, to);
     publish(&mut c, calls(0, 3)).await.unwrap();
     let viewer = Viewer::open(&url, "r", &shot, "c5", None, "").await;
     server.stop();

@@ -207,17 +207,7 @@ async fn copilotkit_and_use_chat_draw_the_viewers_cards() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_hook_resumes_after_a_server_restart() {
     use support::process::ServerProcess;
-    let calls = |from: usize, to: usize| {
-        (from..to)
-            .flat_map(|i| {
-                let call = format!("c{i}");
-                vec![
-                    bash_call("h", &format!("s{i}"), &call),
-                    finish("h", &format!("f{i}"), &call, &format!("done {i}"), ""),
-                ]
-            })
-            .collect::<Vec<_>>()
-    };
+    let calls = |from, to| crate::finished_calls("h", from, to);
     let pages = Pages::start(&["--follow".into(), "h".into(), "3".into(), "6".into()]).await;
     let dir = tempfile::tempdir().unwrap();
     let origin = pages.origin.clone();

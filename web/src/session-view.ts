@@ -4,10 +4,11 @@
 // `@toolview/react/dom`'s — the same elements the React components render — from the VIEW JSON
 // the protobuf updates convert to.
 
-import type { CardSnapshot, MessageSnapshot, RenderedUpdate } from "@toolview/client";
-import { CallStatus, MessageRole } from "@toolview/client";
+import type { RenderedUpdate } from "@toolview/client";
 import {
+  type CardView,
   cardFromProto,
+  type MessageView,
   messageFromProto,
   permissionFromProto,
   renderCard,
@@ -15,6 +16,7 @@ import {
   renderMessageText,
   renderPermission,
   renderTurn,
+  subagentSummary,
   turnFromProto,
 } from "@toolview/react/dom";
 
@@ -26,15 +28,15 @@ export function el(tag: string, attrs: Record<string, string> = {}, ...children:
   return e;
 }
 
-const render = (card: CardSnapshot) => renderCard(cardFromProto(card));
-
 /** How a permission prompt's option is answered: `(requestId) => (optionId, note) => …`. */
 export type Answerer = (requestId: string) => (optionId: string, note: HTMLElement) => void;
 
 /** One session's items in `cards`, as its VIEW updates come. */
 export class SessionView {
-  private readonly byCall = new Map<string, { card: CardSnapshot; el: HTMLElement }>();
-  private readonly byMessage = new Map<string, { message: MessageSnapshot; el: HTMLElement }>();
+  private readonly byCall = new Map<string, { card: CardView; el: HTMLElement }>();
+  private readonly byMessage = new Map<string, { message: MessageView; el: HTMLElement }>();
+  /** Each parent's children's call ids, in order (its group's summary counts their cards). */
+  private readonly children = new Map<string, string[]>();
   private readonly byPermission = new Map<string, HTMLElement>();
   // A subagent's calls and messages: a collapsible group inside the card of the call they run
   // under, kept across that card's re-renders; its summary counts the children's states.
@@ -53,6 +55,7 @@ export class SessionView {
     this.byCall.clear();
     this.byMessage.clear();
     this.byPermission.clear();
+    this.children.clear();
     this.groups.clear();
     this.cards.replaceChildren();
   }
@@ -70,17 +73,10 @@ export class SessionView {
   }
 
   private summarize(parentId: string): void {
-    const details = this.groups.get(parentId);
-    if (!details) return;
-    const counts = { running: 0, done: 0, failed: 0 };
-    for (const c of this.byCall.values()) {
-      if (c.card.parentCallId !== parentId) continue;
-      if (c.card.status === CallStatus.COMPLETED) counts.done += 1;
-      else if (c.card.status === CallStatus.FAILED) counts.failed += 1;
-      else counts.running += 1;
-    }
-    const words = Object.entries(counts).filter(([, n]) => n > 0).map(([what, n]) => `${n} ${what}`);
-    details.querySelector("summary")!.textContent = `subagent: ${words.join(", ") || "no calls yet"}`;
+    const summary = this.groups.get(parentId)?.querySelector("summary");
+    if (!summary) return;
+    const ids = this.children.get(parentId) ?? [];
+    summary.textContent = subagentSummary(ids.flatMap((id) => this.byCall.get(id)?.card ?? []));
   }
 
   /** A new item goes in its parent's group when the parent is shown, else at the end. */
@@ -96,28 +92,37 @@ export class SessionView {
     if (view.case === "session") {
       this.header.textContent = `Session ${this.session}${view.value.cwd ? ` — ${view.value.cwd}` : ""}`;
     } else if (view.case === "card") {
-      const next = render(view.value);
-      const prev = this.byCall.get(view.value.callId);
-      const children = this.groups.get(view.value.callId);
-      if (children) next.append(children);
+      const card = cardFromProto(view.value);
+      const next = renderCard(card);
+      const prev = this.byCall.get(card.callId);
+      const group = this.groups.get(card.callId);
+      if (group) next.append(group);
       if (prev) prev.el.replaceWith(next);
-      else this.place(view.value.parentCallId, next);
-      this.byCall.set(view.value.callId, { card: view.value, el: next });
-      if (view.value.parentCallId) this.summarize(view.value.parentCallId);
+      else this.place(card.parentCallId ?? "", next);
+      this.byCall.set(card.callId, { card, el: next });
+      if (card.parentCallId) {
+        if (!prev) {
+          const ids = this.children.get(card.parentCallId) ?? [];
+          ids.push(card.callId);
+          this.children.set(card.parentCallId, ids);
+        }
+        this.summarize(card.parentCallId);
+      }
     } else if (view.case === "message") {
-      const next = renderMessage(messageFromProto(view.value));
-      const prev = this.byMessage.get(view.value.messageId);
+      const message = messageFromProto(view.value);
+      const next = renderMessage(message);
+      const prev = this.byMessage.get(message.messageId);
       if (prev) prev.el.replaceWith(next);
-      else this.place(view.value.parentCallId, next);
-      this.byMessage.set(view.value.messageId, { message: view.value, el: next });
+      else this.place(message.parentCallId ?? "", next);
+      this.byMessage.set(message.messageId, { message, el: next });
     } else if (view.case === "messageAppended") {
       const shown = this.byMessage.get(view.value.messageId);
       if (!shown) return;
       shown.message.text += view.value.text;
       // Markdown is read whole again (a later delta may close a fence); a user's text appends.
       const text = shown.el.querySelector(".text")!;
-      if (shown.message.role === MessageRole.USER) text.append(view.value.text);
-      else text.replaceWith(renderMessageText(messageFromProto(shown.message).role, shown.message.text));
+      if (shown.message.role === "user") text.append(view.value.text);
+      else text.replaceWith(renderMessageText(shown.message.role, shown.message.text));
     } else if (view.case === "permission") {
       const id = view.value.request?.requestId ?? "";
       const next = renderPermission(permissionFromProto(view.value), this.answer?.(id));
@@ -131,7 +136,7 @@ export class SessionView {
       const shown = this.byCall.get(view.value.callId);
       if (!shown) return;
       const input = view.case === "inputAppended";
-      if (input) shown.card.input += view.value.text;
+      if (input) shown.card.input = (shown.card.input ?? "") + view.value.text;
       else shown.card.streamed += view.value.text;
       // The text goes in as a text node: tool output is never markup.
       const pre = shown.el.querySelector(input ? "pre.input" : "pre.output");
@@ -139,7 +144,7 @@ export class SessionView {
         pre.append(view.value.text);
       } else {
         // The first piece of a card that showed none: render it once with its block.
-        const next = render(shown.card);
+        const next = renderCard(shown.card);
         shown.el.replaceWith(next);
         shown.el = next;
       }

@@ -339,3 +339,17 @@ export function turnTree(t: TurnView): VNode {
     words,
   );
 }
+
+/** `subagent: 2 running, 1 done` — what a call's children are doing, counted from their cards. */
+export function subagentSummary(children: Iterable<CardView>): string {
+  const counts = { running: 0, done: 0, failed: 0 };
+  for (const card of children) {
+    if (card.status === "completed") counts.done += 1;
+    else if (card.status === "failed") counts.failed += 1;
+    else counts.running += 1;
+  }
+  const words = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([what, n]) => `${n} ${what}`);
+  return `subagent: ${words.join(", ") || "no calls yet"}`;
+}

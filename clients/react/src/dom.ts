@@ -8,7 +8,7 @@ import { cardTree, messageText, messageTree, permissionTree, turnTree } from "./
 import type { Child, VNode } from "./node.js";
 import type { CardView, MessageView, PermissionView, RoleName, TurnView } from "./view.js";
 
-export { cardTree, messageTree, permissionTree, turnTree } from "./cards.js";
+export { cardTree, messageTree, permissionTree, subagentSummary, turnTree } from "./cards.js";
 export * from "./convert.js";
 export type { Child, VNode } from "./node.js";
 export type * from "./view.js";

@@ -28,7 +28,8 @@ export type Token = NonNullable<Parameters<typeof connect>[1]>["token"];
 
 /** Options of `useToolviewSession`. */
 export interface FollowOptions {
-  /** A bearer token (or a function that returns a fresh one) when the server checks tokens. */
+  /** A bearer token (or a function that returns a fresh one) when the server checks tokens. A
+   *  new token subscribes again: keep a function's identity across renders (`useCallback`). */
   token?: Token;
 }
 

@@ -4,6 +4,7 @@
 // `@toolview/react/styles.css` (CSS variables a host app themes).
 
 export { ToolviewPart, ToolviewParts, toolPartCard, type UIMessageLike, type UIPart } from "./ai-sdk.js";
+export { subagentSummary } from "./cards.js";
 export * from "./convert.js";
 export { type ActivityRenderer, CARD_ACTIVITY, PERMISSION_ACTIVITY, toolviewActivityRenderers } from "./copilotkit.js";
 export {
@@ -16,7 +17,6 @@ export {
 } from "./hook.js";
 export {
   type Answer,
-  subagentSummary,
   ToolviewCard,
   ToolviewItems,
   ToolviewMessage,

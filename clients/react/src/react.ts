@@ -3,7 +3,7 @@
 // child); there is no dangerouslySetInnerHTML anywhere in the package.
 
 import { createElement, type FunctionComponent, memo, type ReactElement, type ReactNode, useState } from "react";
-import { cardTree, messageTree, newer, permissionTree, turnTree } from "./cards.js";
+import { cardTree, messageTree, newer, permissionTree, subagentSummary, turnTree } from "./cards.js";
 import type { Child, VNode } from "./node.js";
 import type { SessionItem } from "./session.js";
 import type { CardView, MessageView, PermissionView, TurnView } from "./view.js";
@@ -75,7 +75,11 @@ export const ToolviewItems: FunctionComponent<{
             ? createElement(
                 "details",
                 { className: "children", open: true },
-                createElement("summary", null, subagentSummary(under)),
+                createElement(
+                  "summary",
+                  null,
+                  subagentSummary(under.flatMap((i) => (i.kind === "card" ? [i.card] : []))),
+                ),
                 createElement(ToolviewItems, { items: under, childrenOf, onAnswer }),
               )
             : undefined;
@@ -92,18 +96,3 @@ export const ToolviewItems: FunctionComponent<{
       }
     }),
   );
-
-/** `subagent: 2 running, 1 done` — the children's states, as the viewer counts them. */
-export function subagentSummary(items: readonly SessionItem[]): string {
-  const counts = { running: 0, done: 0, failed: 0 };
-  for (const i of items) {
-    if (i.kind !== "card") continue;
-    if (i.card.status === "completed") counts.done += 1;
-    else if (i.card.status === "failed") counts.failed += 1;
-    else counts.running += 1;
-  }
-  const words = Object.entries(counts)
-    .filter(([, n]) => n > 0)
-    .map(([what, n]) => `${n} ${what}`);
-  return `subagent: ${words.join(", ") || "no calls yet"}`;
-}

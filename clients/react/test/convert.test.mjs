@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { fromJson } from "@bufbuild/protobuf";
-import { RenderedUpdateSchema } from "@toolview/client";
+import { create, fromJson } from "@bufbuild/protobuf";
+import { RenderedUpdateSchema, ResetSchema } from "@toolview/client";
 import { cardFromProto, SessionModel } from "@toolview/react";
 
 const bin = process.env.TOOLVIEW_BIN;
@@ -68,7 +68,7 @@ test("cards from protobuf equal the server's VIEW JSON, for every recorded sessi
   assert.ok(compared > 30, `only ${compared} cards`);
 });
 
-test("SessionModel folds a session's updates into items: replaced in place, nested, appended", {
+test("SessionModel folds a session's updates into items: each call once, nested, appends in place, reset", {
   skip: !bin || !repo,
 }, () => {
   const model = new SessionModel();
@@ -86,4 +86,17 @@ test("SessionModel folds a session's updates into items: replaced in place, nest
     .filter((i) => i.kind === "card")
     .map((i) => i.card.callId);
   assert.equal(new Set(ids).size, ids.length);
+  // An append grows its card's output: a new item object in the same place; the others keep
+  // theirs (so a memoized component skips them).
+  const before = [...model.items];
+  const at = before.findIndex((i) => i.kind === "card");
+  const { callId, streamed } = before[at].card;
+  const append = fromJson(RenderedUpdateSchema, { view: { outputAppended: { callId, text: "more\n" } } });
+  assert.ok(model.apply(append));
+  assert.equal(model.items[at].card.streamed, `${streamed}more\n`);
+  assert.notEqual(model.items[at], before[at]);
+  assert.ok(before.every((item, i) => i === at || model.items[i] === item));
+  // A reset forgets everything shown.
+  assert.ok(model.apply(create(ResetSchema, {})));
+  assert.equal(model.items.length, 0);
 });
