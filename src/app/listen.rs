@@ -116,26 +116,23 @@ pub async fn serve(
         // Without TCP_NODELAY, a small write after another (a stream's first update after its
         // headers) waits for the peer's delayed ACK: tens of milliseconds.
         let _ = stream.set_nodelay(true);
-        let builder = builder.clone();
-        let watcher = graceful.watcher();
-        let service = service.clone();
-        let handshake = limits.handshake_timeout;
-        let stop = stop.clone();
-        let tls = tls.clone();
         let open = counted.as_ref().map(|c| {
             c.open.inc();
             Open(c.open.clone())
         });
-        tokio::spawn(async move {
-            let admitted = Admitted {
-                peer,
-                _open: open,
-                _slot: permit,
-                watcher,
-                stop,
-            };
-            connection(stream, admitted, handshake, tls, &builder, service).await;
-        });
+        let admitted = Admitted {
+            peer,
+            _open: open,
+            _slot: permit,
+            watcher: graceful.watcher(),
+            stop: stop.clone(),
+        };
+        let served = Served {
+            builder: builder.clone(),
+            service: service.clone(),
+        };
+        let handshake = limits.handshake_timeout;
+        tokio::spawn(connection(stream, admitted, handshake, tls.clone(), served));
     }
     drop(listener);
     let _ = stopping.send(());
@@ -191,66 +188,79 @@ struct Admitted {
     stop: tokio::sync::watch::Receiver<()>,
 }
 
+/// What serves a connection's requests.
+struct Served {
+    builder: Arc<auto::Builder<TokioExecutor>>,
+    service: axum::Router,
+}
+
 /// One connection: served once it speaks (and completes the TLS handshake within the same
 /// timeout), until it ends.
-async fn connection(
+///
+/// This and `serve_io` are functions returning `async move` blocks, not `async fn`s: an
+/// `async fn` keeps each argument twice in its future (as passed, and as bound), and the
+/// spawned future of every open connection is as large as its largest state.
+fn connection(
     stream: TcpStream,
-    admitted: Admitted,
+    mut admitted: Admitted,
     handshake: Duration,
     tls: Option<Arc<Tls>>,
-    builder: &auto::Builder<TokioExecutor>,
-    service: axum::Router,
-) {
-    let Admitted {
-        peer,
-        _open,
-        _slot,
-        watcher,
-        mut stop,
-    } = admitted;
-    // hyper waits for the first bytes to tell HTTP/1 from HTTP/2, with no timeout of its own;
-    // and a connection that has not spoken has nothing to drain at shutdown.
-    let mut first = [0u8; 1];
-    tokio::select! {
-        spoke = tokio::time::timeout(handshake, stream.peek(&mut first)) => match spoke {
-            Ok(Ok(n)) if n > 0 => {}
-            Ok(_) => return,
+    served: Served,
+) -> impl Future<Output = ()> + Send + 'static {
+    async move {
+        // hyper waits for the first bytes to tell HTTP/1 from HTTP/2, with no timeout of its
+        // own; and a connection that has not spoken has nothing to drain at shutdown.
+        let mut first = [0u8; 1];
+        tokio::select! {
+            spoke = tokio::time::timeout(handshake, stream.peek(&mut first)) => match spoke {
+                Ok(Ok(n)) if n > 0 => {}
+                Ok(_) => return,
+                Err(_) => {
+                    tracing::debug!(peer = %admitted.peer, "closing a connection that sent nothing");
+                    return;
+                }
+            },
+            _ = admitted.stop.changed() => return,
+        }
+        let Some(tls) = tls else {
+            return serve_io(stream, admitted, served).await;
+        };
+        // The handshake and the serving of a TLS stream are boxed: laid out inline, their
+        // state (rustls's) would make every connection's task larger, plain ones included —
+        // about 3.5 KB of each idle connection's memory (docs/performance.md).
+        let accept = Box::pin(tls.acceptor().accept(stream));
+        let accepted = tokio::select! {
+            accepted = tokio::time::timeout(handshake, accept) => accepted,
+            _ = admitted.stop.changed() => return,
+        };
+        let peer = admitted.peer;
+        match accepted {
+            Ok(Ok(stream)) => Box::pin(serve_io(stream, admitted, served)).await,
+            Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
             Err(_) => {
-                tracing::debug!(%peer, "closing a connection that sent nothing");
-                return;
+                tracing::debug!(%peer, "closing a connection whose TLS handshake timed out");
             }
-        },
-        _ = stop.changed() => return,
-    }
-    let Some(tls) = tls else {
-        return serve_io(stream, peer, watcher, builder, service).await;
-    };
-    // The handshake and the serving of a TLS stream are boxed: laid out inline, their state
-    // (rustls's) would make every connection's task larger, plain ones included — about
-    // 3.5 KB of each idle connection's memory (docs/performance.md).
-    let accept = Box::pin(tls.acceptor().accept(stream));
-    let accepted = tokio::select! {
-        accepted = tokio::time::timeout(handshake, accept) => accepted,
-        _ = stop.changed() => return,
-    };
-    match accepted {
-        Ok(Ok(stream)) => Box::pin(serve_io(stream, peer, watcher, builder, service)).await,
-        Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
-        Err(_) => tracing::debug!(%peer, "closing a connection whose TLS handshake timed out"),
+        }
     }
 }
 
 /// Serves HTTP on a connection until it ends.
-async fn serve_io(
+fn serve_io(
     io: impl AsyncRead + AsyncWrite + Unpin + Send + 'static,
-    peer: SocketAddr,
-    watcher: hyper_util::server::graceful::Watcher,
-    builder: &auto::Builder<TokioExecutor>,
-    service: axum::Router,
-) {
-    let conn =
-        builder.serve_connection_with_upgrades(TokioIo::new(io), TowerToHyperService::new(service));
-    if let Err(e) = watcher.watch(conn.into_owned()).await {
-        tracing::debug!(%peer, error = %e, "connection ended with an error");
+    admitted: Admitted,
+    served: Served,
+) -> impl Future<Output = ()> + Send {
+    async move {
+        let conn = served.builder.serve_connection_with_upgrades(
+            TokioIo::new(io),
+            TowerToHyperService::new(served.service),
+        );
+        let peer = admitted.peer;
+        if let Err(e) = admitted.watcher.watch(conn.into_owned()).await {
+            tracing::debug!(%peer, error = %e, "connection ended with an error");
+        }
+        // The slot and the gauge are released with the connection.
+        drop(admitted._open);
+        drop(admitted._slot);
     }
 }

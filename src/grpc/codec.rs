@@ -13,17 +13,17 @@ use tonic::Status;
 use tonic::codec::{BufferSettings, DecodeBuf, Decoder};
 use tonic_prost::ProstEncoder;
 
-/// The buffer each call's encoder and decoder start with (tonic's default is 8 KiB). A
-/// subscription keeps its encoder's buffer for its whole life, so with 10,000 idle subscribers
-/// the default alone held 80 MB; most messages here are well under a kilobyte, and a larger one
-/// grows the buffer as needed.
-const BUFFER_BYTES: usize = 1024;
+/// The buffer each call's encoder starts with (tonic's default is 8 KiB). A subscription keeps
+/// its encoder's buffer for its whole life, so with 10,000 idle subscribers the default alone
+/// held 80 MB, and 1 KiB still 10 MB. An idle stream's heartbeats are a few dozen bytes; a
+/// larger message grows the buffer as needed (a replay's batches to the yield threshold, once),
+/// and the buffer is reused once what it handed on has been written.
+const ENCODE_BUFFER_BYTES: usize = 256;
+/// The buffer each call's decoder starts with: a request's buffer lives only while it is read,
+/// and grows to a longer message's length at once (its length prefix says it).
+const DECODE_BUFFER_BYTES: usize = 1024;
 /// Encoded bytes after which a stream's encoder hands them on (tonic's default).
 const YIELD_BYTES: usize = 32 * 1024;
-
-fn buffer_settings() -> BufferSettings {
-    BufferSettings::new(BUFFER_BYTES, YIELD_BYTES)
-}
 
 /// prost encoding; decode errors as `INVALID_ARGUMENT`.
 #[derive(Debug, Clone)]
@@ -46,7 +46,7 @@ where
     type Decoder = MessageDecoder<U>;
 
     fn encoder(&mut self) -> Self::Encoder {
-        ProstEncoder::new(buffer_settings())
+        ProstEncoder::new(BufferSettings::new(ENCODE_BUFFER_BYTES, YIELD_BYTES))
     }
 
     fn decoder(&mut self) -> Self::Decoder {
@@ -69,6 +69,6 @@ impl<U: Message + Default> Decoder for MessageDecoder<U> {
     }
 
     fn buffer_settings(&self) -> BufferSettings {
-        buffer_settings()
+        BufferSettings::new(DECODE_BUFFER_BYTES, YIELD_BYTES)
     }
 }

@@ -5,13 +5,13 @@
 
 use std::collections::VecDeque;
 use std::future::Future as _;
-use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, Weak};
 use std::task::{Context as TaskContext, Poll};
 
-use futures_util::FutureExt as _;
-use tokio::sync::{mpsc, oneshot};
+use futures_channel::mpsc;
+use futures_util::StreamExt as _;
+use tokio::sync::oneshot;
 use tokio::time::Instant;
 use tokio_stream::Stream;
 
@@ -19,11 +19,8 @@ use super::lane::{Bounds, Delivered, Lane, LaneMetrics};
 use super::task::Task;
 use super::{Entry, SessionError, Sessions};
 use crate::domain::{Cursor, Epoch, SessionId};
-use crate::metrics::{
-    EndLabels, EndReason, ResetLabels, ResetReason, StartKind, StartLabels, TargetLabels,
-};
+use crate::metrics::{ResetLabels, ResetReason, StartKind, StartLabels, TargetLabels};
 use crate::render::{Capabilities, Target};
-use crate::store::StoreError;
 
 /// Batches (each up to `task::BATCH` items) buffered per subscriber; beyond this the subscriber
 /// waits (and falls back to the log). Handing over batches, not items, costs one wake-up of
@@ -80,7 +77,7 @@ impl Stream for Subscription {
             if let Some(item) = self.ready.pop_front() {
                 return Poll::Ready(Some(Ok(item)));
             }
-            match self.items.poll_recv(cx) {
+            match self.items.poll_next_unpin(cx) {
                 Poll::Ready(Some(batch)) => self.ready = batch.into(),
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(None) => break,
@@ -115,9 +112,11 @@ impl Sessions {
         } else {
             caps
         };
-        let (tx, items) = mpsc::channel(BUFFER);
+        // The channel holds its buffer plus one batch per sender (futures' `mpsc`: a few
+        // hundred bytes while empty, where tokio's preallocates 32 slots).
+        let (tx, items) = mpsc::channel(BUFFER - 1);
         let (end_tx, end) = oneshot::channel();
-        let metrics = self.metrics().clone();
+        let metrics = self.metrics();
         let start_kind = match start {
             Start::FromBeginning => StartKind::from_beginning,
             Start::After(_) => StartKind::after_cursor,
@@ -143,33 +142,13 @@ impl Sessions {
             target,
             caps,
             tx,
+            end: end_tx,
+            subscribers,
             shared: None,
             private: None,
             last_sent: Instant::now(),
         };
-        let sessions = self.clone();
-        tokio::spawn(async move {
-            // A panic ends the client's stream with INTERNAL (and is logged), never as if the
-            // stream had ended cleanly.
-            let result = match AssertUnwindSafe(task.run(start)).catch_unwind().await {
-                Ok(result) => result,
-                Err(panic) => Err(StoreError::from_panic(panic, "a subscription").into()),
-            };
-            subscribers.dec();
-            let reason = match &result {
-                Ok(()) if *sessions.shutdown.borrow() => EndReason::shutdown,
-                Ok(()) => EndReason::client_gone,
-                Err(SessionError::Lagging { .. }) => EndReason::lagging,
-                Err(_) => EndReason::error,
-            };
-            metrics
-                .subscriber_ends
-                .get_or_create(&EndLabels { reason })
-                .inc();
-            if let Err(error) = result {
-                let _ = end_tx.send(error);
-            }
-        });
+        tokio::spawn(task.run(start));
         Subscription {
             items,
             ready: VecDeque::new(),

@@ -4,18 +4,22 @@
 //! of the loop, whether clean ([`Stop::Ended`]) or told to the client ([`Stop::Failed`]).
 
 use std::convert::Infallible;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_channel::mpsc;
+use futures_util::FutureExt as _;
 use prometheus_client::metrics::counter::Counter;
-use tokio::sync::{mpsc, watch};
+use prometheus_client::metrics::gauge::Gauge;
+use tokio::sync::{oneshot, watch};
 use tokio::time::Instant;
 
 use super::lane::{Bounds, Lane, LaneJoin, LaneRead};
 use super::{Entry, Head, SessionError, Sessions, Start, SubscribeItem};
 use crate::domain::{Cursor, Epoch};
-use crate::metrics::ResetReason;
+use crate::metrics::{EndLabels, EndReason, ResetReason};
 use crate::render::{Capabilities, Target};
 use crate::store::StoreError;
 
@@ -67,6 +71,11 @@ pub(super) struct Task {
     pub(super) target: Target,
     pub(super) caps: Capabilities,
     pub(super) tx: mpsc::Sender<Vec<SubscribeItem>>,
+    /// Where the error that ends the subscription goes; closed when the client's stream is
+    /// dropped, which is how an idle subscription learns that its client went away.
+    pub(super) end: oneshot::Sender<SessionError>,
+    /// The live-subscriber gauge of this subscriber's target, decremented at the end.
+    pub(super) subscribers: Gauge,
     /// The session's head: where its log ends, and which log it is.
     pub(super) head_rx: watch::Receiver<Head>,
     pub(super) shutdown: watch::Receiver<bool>,
@@ -93,72 +102,102 @@ struct Position {
 }
 
 impl Task {
-    /// Runs the subscription to its end: `Ok` for a clean one.
-    pub(super) async fn run(mut self, start: Start) -> Result<(), SessionError> {
-        fail::fail_point!("subscription");
-        match self.follow(start).await {
-            Ok(never) => match never {},
-            Err(Stop::Ended) => Ok(()),
-            Err(Stop::Failed(e)) => Err(e),
+    /// Runs the subscription to its end, then counts how it ended and hands an error to the
+    /// client's stream.
+    ///
+    /// The spawned future is as large as its largest state, and every idle subscriber keeps
+    /// one, so: one future owns the task (an async block around it would lay the `Task` out a
+    /// second time); `run` and `follow` return `async move` blocks, not `async fn`s (which keep
+    /// each argument twice); and every await an idle subscription is not parked at is boxed.
+    pub(super) fn run(mut self, start: Start) -> impl Future<Output = ()> + Send + 'static {
+        async move {
+            // A panic ends the client's stream with INTERNAL (and is logged), never as if the
+            // stream had ended cleanly.
+            let result = match AssertUnwindSafe(self.follow(start)).catch_unwind().await {
+                Ok(Ok(never)) => match never {},
+                Ok(Err(Stop::Ended)) => Ok(()),
+                Ok(Err(Stop::Failed(e))) => Err(e),
+                Err(panic) => Err(StoreError::from_panic(panic, "a subscription").into()),
+            };
+            self.subscribers.dec();
+            let reason = match &result {
+                Ok(()) if *self.shutdown.borrow() => EndReason::shutdown,
+                Ok(()) => EndReason::client_gone,
+                Err(SessionError::Lagging { .. }) => EndReason::lagging,
+                Err(_) => EndReason::error,
+            };
+            self.sessions
+                .metrics()
+                .subscriber_ends
+                .get_or_create(&EndLabels { reason })
+                .inc();
+            if let Err(error) = result {
+                let _ = self.end.send(error);
+            }
         }
     }
 
-    async fn follow(&mut self, start: Start) -> Flow<Infallible> {
-        {
-            let mut state = self.entry.state.lock().await;
-            self.sessions.ensure_loaded(&self.entry, &mut state).await?;
-        }
-        let mut at = self.start_at(start).await?;
-        // One timer for the life of the subscription (not one per wait): it is re-armed only
-        // when it fires.
-        let heartbeat = tokio::time::sleep(self.sessions.config.heartbeat_interval);
-        tokio::pin!(heartbeat);
-        let mut pause = PAUSE_FIRST;
-        loop {
-            if *self.shutdown.borrow() {
-                return Err(Stop::Ended);
-            }
-            let h = self.head_rx.borrow_and_update().clone();
-            let Some(current) = h.epoch.clone() else {
-                // No log yet: wait for the session's first events.
-                self.wait(&h, at.pos, heartbeat.as_mut()).await?;
-                continue;
-            };
-            if at.epoch.as_ref() != Some(&current) {
-                // Lost, reset or expired and recreated: the client rebuilds its cards. For the
-                // session's first events there is nothing to rebuild: adopt its log.
-                if at.epoch.is_some() {
-                    self.reset(ResetReason::new_log, &current, &h).await?;
+    fn follow(&mut self, start: Start) -> impl Future<Output = Flow<Infallible>> + Send + '_ {
+        async move {
+            fail::fail_point!("subscription");
+            Box::pin(self.load()).await?;
+            let mut at = Box::pin(self.start_at(start)).await?;
+            // One timer for the life of the subscription (not one per wait): it is re-armed only
+            // when it fires.
+            let heartbeat = tokio::time::sleep(self.sessions.config.heartbeat_interval);
+            tokio::pin!(heartbeat);
+            let mut pause = PAUSE_FIRST;
+            loop {
+                if *self.shutdown.borrow() {
+                    return Err(Stop::Ended);
                 }
-                at = Position {
-                    pos: h.first.saturating_sub(1),
-                    epoch: Some(current),
+                let h = self.head_rx.borrow_and_update().clone();
+                let Some(current) = h.epoch.clone() else {
+                    // No log yet: wait for the session's first events.
+                    self.wait(&h, at.pos, heartbeat.as_mut()).await?;
+                    continue;
                 };
-                continue;
-            }
-            if h.last <= at.pos {
-                self.caught_up = true;
-                self.wait(&h, at.pos, heartbeat.as_mut()).await?;
-                continue;
-            }
-            // No lag check here: a subscriber that is reading may be as far behind as it likes
-            // (it catches up from the log); only one that stops reading is ended, in `send`.
-            let read = match self.read(&h, at.pos).await {
-                Ok(read) => read,
-                Err(SessionError::Store(StoreError::Storage(why))) => {
-                    if pause == PAUSE_FIRST {
-                        tracing::warn!(session = %self.entry.id, error = %why,
-                            "the store cannot be read now; the subscription pauses");
+                if at.epoch.as_ref() != Some(&current) {
+                    // Lost, reset or expired and recreated: the client rebuilds its cards. For the
+                    // session's first events there is nothing to rebuild: adopt its log.
+                    if at.epoch.is_some() {
+                        Box::pin(self.reset(ResetReason::new_log, &current, &h)).await?;
                     }
-                    self.pause(&h, at.pos, pause).await?;
-                    pause = (pause * 2).min(PAUSE_MAX);
+                    at = Position {
+                        pos: h.first.saturating_sub(1),
+                        epoch: Some(current),
+                    };
                     continue;
                 }
-                Err(e) => return Err(e.into()),
-            };
-            pause = PAUSE_FIRST;
-            at.pos = self.deliver(read, &current, &h, at.pos).await?;
+                if h.last <= at.pos {
+                    self.caught_up = true;
+                    self.wait(&h, at.pos, heartbeat.as_mut()).await?;
+                    continue;
+                }
+                // No lag check here: a subscriber that is reading may be as far behind as it likes
+                // (it catches up from the log); only one that stops reading is ended, in `send`.
+                let read = match Box::pin(self.read(&h, at.pos)).await {
+                    Ok(read) => read,
+                    Err(SessionError::Store(StoreError::Storage(why))) => {
+                        if pause == PAUSE_FIRST {
+                            tracing::warn!(session = %self.entry.id, error = %why,
+                                "the store cannot be read now; the subscription pauses");
+                        }
+                        Box::pin(self.pause(&h, at.pos, pause)).await?;
+                        pause = (pause * 2).min(PAUSE_MAX);
+                        continue;
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                pause = PAUSE_FIRST;
+                at.pos = Box::pin(self.deliver(read, &current, &h, at.pos)).await?;
+            }
         }
+    }
+
+    async fn load(&self) -> Result<(), StoreError> {
+        let mut state = self.entry.state.lock().await;
+        self.sessions.ensure_loaded(&self.entry, &mut state).await
     }
 
     /// Where the subscription starts, and what it is sent first: the calls in flight for a
@@ -360,12 +399,11 @@ impl Task {
             changed = self.head_rx.changed() => return changed.map_err(|_| Stop::Ended),
             () = heartbeat.as_mut() => {}
             _ = self.shutdown.changed() => return Err(Stop::Ended),
-            _ = self.tx.closed() => return Err(Stop::Ended),
+            () = self.end.closed() => return Err(Stop::Ended),
         }
         let due = self.last_sent + interval;
         if Instant::now() >= due {
-            self.send(vec![SubscribeItem::Heartbeat { head: h.last }], pos)
-                .await?;
+            Box::pin(self.send(vec![SubscribeItem::Heartbeat { head: h.last }], pos)).await?;
             heartbeat.as_mut().reset(Instant::now() + interval);
         } else {
             heartbeat.as_mut().reset(due);
@@ -384,7 +422,7 @@ impl Task {
                 () = tokio::time::sleep_until(until) => return Ok(()),
                 () = tokio::time::sleep_until(due), if due < until => {}
                 _ = self.shutdown.changed() => return Err(Stop::Ended),
-                _ = self.tx.closed() => return Err(Stop::Ended),
+                () = self.end.closed() => return Err(Stop::Ended),
             }
             self.send(vec![SubscribeItem::Heartbeat { head: h.last }], pos)
                 .await?;
@@ -410,18 +448,15 @@ impl Task {
         // The common case, with room in the buffer, needs no timer.
         let items = match self.tx.try_send(items) {
             Ok(()) => return Ok(()),
-            Err(mpsc::error::TrySendError::Closed(_)) => return Err(Stop::Ended),
-            Err(mpsc::error::TrySendError::Full(items)) => items,
+            Err(e) if e.is_disconnected() => return Err(Stop::Ended),
+            Err(e) => e.into_inner(),
         };
-        let reserve = self.tx.reserve();
-        tokio::pin!(reserve);
         let limit = self.sessions.config.subscriber_lag_limit;
         loop {
             tokio::select! {
-                permit = &mut reserve => {
-                    let permit = permit.map_err(|_| Stop::Ended)?;
-                    permit.send(items);
-                    return Ok(());
+                ready = std::future::poll_fn(|cx| self.tx.poll_ready(cx)) => {
+                    ready.map_err(|_| Stop::Ended)?;
+                    return self.tx.start_send(items).map_err(|_| Stop::Ended);
                 }
                 _ = self.shutdown.changed() => return Err(Stop::Ended),
                 _ = tokio::time::sleep(self.sessions.config.lag_check_interval) => {
