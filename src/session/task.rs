@@ -27,12 +27,12 @@ use crate::store::StoreError;
 /// With `subscribe::BUFFER` batches queued and one update being encoded, a subscriber that stops
 /// reading pins about `BUFFER × BATCH.bytes` plus two updates, whatever the sizes of the updates.
 const BATCH: Bounds = Bounds {
-    count: 64,
+    count: 1024,
     bytes: 256 * 1024,
 };
 /// Cache of a private catch-up lane, in updates and bytes.
 const PRIVATE_CACHE: Bounds = Bounds {
-    count: 256,
+    count: 1024,
     bytes: 4 * 1024 * 1024,
 };
 
@@ -109,6 +109,7 @@ impl Task {
     /// one, so: one future owns the task (an async block around it would lay the `Task` out a
     /// second time); `run` and `follow` return `async move` blocks, not `async fn`s (which keep
     /// each argument twice); and every await an idle subscription is not parked at is boxed.
+    #[expect(clippy::manual_async_fn, reason = "an async fn keeps its arguments twice")]
     pub(super) fn run(mut self, start: Start) -> impl Future<Output = ()> + Send + 'static {
         async move {
             // A panic ends the client's stream with INTERNAL (and is logged), never as if the
@@ -137,6 +138,7 @@ impl Task {
         }
     }
 
+    #[expect(clippy::manual_async_fn, reason = "an async fn keeps its arguments twice")]
     fn follow(&mut self, start: Start) -> impl Future<Output = Flow<Infallible>> + Send + '_ {
         async move {
             fail::fail_point!("subscription");
