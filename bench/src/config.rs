@@ -79,6 +79,23 @@ pub struct BenchConfig {
     /// Small counts everywhere: checks that every scenario runs, measures nothing useful.
     #[arg(long)]
     pub quick: bool,
+    /// The growth curves alone (`scripts/bench.sh --scale`): the `growth` scenario, whatever
+    /// `--scenarios` says.
+    #[arg(long)]
+    pub scale: bool,
+    /// Stored sessions at each size of the growth curves.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1000,10000,100000,1000000"
+    )]
+    pub growth_stored: Vec<usize>,
+    /// Live subscribers at each size of the growth curves.
+    #[arg(long, value_delimiter = ',', default_value = "10,100,1000,10000")]
+    pub growth_subscribers: Vec<usize>,
+    /// Events in the session at each size of the growth curves.
+    #[arg(long, value_delimiter = ',', default_value = "100,1000,10000,100000")]
+    pub growth_events: Vec<usize>,
 }
 
 /// `toolview` in this binary's directory.
@@ -104,6 +121,9 @@ impl BenchConfig {
         self.stored_sessions = 2_000;
         self.loaded_sessions = 100;
         self.listed_sessions = 1_000;
+        self.growth_stored = vec![100, 1_000];
+        self.growth_subscribers = vec![2, 10];
+        self.growth_events = vec![10, 100];
     }
 
     pub(crate) fn window(&self) -> Window {
@@ -138,4 +158,7 @@ pub enum Scenario {
     Otlp,
     /// The JetStream rows of replicas' feeds and listings alone (R1; part of `jetstream`).
     Feed,
+    /// Growth curves: publish latency, replay, RSS and CPU against stored sessions, live
+    /// subscribers, events per session and replicas (`--scale`).
+    Growth,
 }

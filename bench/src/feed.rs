@@ -21,8 +21,19 @@ const BATCH: usize = 64;
 const SETTLE: Duration = Duration::from_millis(500);
 
 /// The rows, on the JetStream at `urls` with the server `flags`.
-pub async fn rows(config: &BenchConfig, flags: &[&str], rows: &mut Vec<Row>) -> anyhow::Result<()> {
+/// What one row measured: the cluster's CPU per appended event.
+pub struct FeedPoint {
+    pub replicas: usize,
+    pub cluster_us: f64,
+}
+
+pub async fn rows(
+    config: &BenchConfig,
+    flags: &[&str],
+    rows: &mut Vec<Row>,
+) -> anyhow::Result<Vec<FeedPoint>> {
     let events = if config.quick { 2_000 } else { EVENTS };
+    let mut points = Vec::new();
     for replicas in 1..=3usize {
         let a = Server::toolview_with(&config.toolview, "jetstream", flags)?;
         let metrics: Vec<&str> = flags
@@ -99,6 +110,10 @@ pub async fn rows(config: &BenchConfig, flags: &[&str], rows: &mut Vec<Row>) -> 
             )
         };
         rows.push(row);
+        points.push(FeedPoint {
+            replicas,
+            cluster_us: total,
+        });
     }
-    Ok(())
+    Ok(points)
 }

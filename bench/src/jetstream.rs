@@ -62,7 +62,8 @@ pub async fn feed_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Res
     let flags = ["--nats-url", &urls, "--nats-replicas", "1"];
     let a = Server::toolview_with(&config.toolview, "jetstream", &flags)?;
     crate::listing::rows(config, &a, rows).await?;
-    crate::feed::rows(config, &flags, rows).await
+    crate::feed::rows(config, &flags, rows).await?;
+    Ok(())
 }
 
 async fn publish_rows(

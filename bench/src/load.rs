@@ -281,17 +281,18 @@ pub async fn fill(
 ) -> anyhow::Result<()> {
     fill_with(
         url,
-        SessionScript::new(session, output_text(payload)),
+        &mut SessionScript::new(session, output_text(payload)),
         events,
         batch,
     )
     .await
 }
 
-/// Publishes a script's first `events` events, `batch` per `Publish`.
+/// Publishes a script's events up to offset `events`, `batch` per `Publish`; the script goes
+/// on from there.
 pub async fn fill_with(
     url: &str,
-    mut script: SessionScript,
+    script: &mut SessionScript,
     events: u64,
     batch: usize,
 ) -> anyhow::Result<()> {
@@ -436,6 +437,7 @@ pub async fn fanout(
 
     let t0 = Instant::now();
     let cpu = CpuSpan::start(server_cpu);
+    let mut publishes = Sampled::default();
     let mut ticks = tokio::time::interval(plan.period());
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
     while script.next_offset() <= last {
@@ -446,12 +448,16 @@ pub async fn fanout(
         for o in at..at + n as u64 {
             sent[o as usize].store(stamp, Ordering::Release);
         }
+        let acked = Instant::now();
         publish_checked(&mut publisher, script.next_events(n), at).await?;
+        publishes.latencies_us.push(micros(acked.elapsed()));
+        publishes.ops += 1;
     }
 
     let mut report = Fanout {
         published: outputs,
         expected: outputs * subscribers as u64,
+        publishes,
         ..Fanout::default()
     };
     let mut done = t0;

@@ -93,6 +93,8 @@ pub struct Fanout {
     pub expected: u64,
     /// Deliveries received, with one publish→delivery latency each.
     pub delivered: Sampled,
+    /// The publishes, with their ack latencies.
+    pub publishes: Sampled,
     /// The bytes of one delivered message (the rendered ACP JSON of an output event).
     pub message_bytes: usize,
     /// CPU time the server used from the first publish to the last delivery.

@@ -24,6 +24,9 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
     if config.quick {
         config.shrink();
     }
+    if config.scale {
+        config.scenarios = vec![Scenario::Growth];
+    }
     // Thousands of connections, each an fd here and one in the server (which inherits this).
     let _ = rlimit::increase_nofile_limit(u64::MAX);
     let started = Instant::now();
@@ -41,6 +44,7 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
             Scenario::Jetstream => crate::jetstream::rows(&config, &mut rows).await?,
             Scenario::Otlp => crate::otlp::rows(&config, &mut rows).await?,
             Scenario::Feed => crate::jetstream::feed_rows(&config, &mut rows).await?,
+            Scenario::Growth => crate::growth::rows(&config, &mut rows).await?,
         }
     }
 

@@ -29,14 +29,14 @@ pub async fn rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<(
 }
 
 /// The stored sessions' ids: `stored-0000042`.
-fn stored(i: usize) -> String {
+pub(crate) fn stored(i: usize) -> String {
     format!("stored-{i:07}")
 }
 
 /// Stores `n` sessions of two events each (a session start, a call start) through the embedded
 /// store's own append path, in process: a million `Publish` calls would take minutes, and what
 /// is measured is the server that opens the result.
-async fn prefill(dir: &Path, n: usize, payload: usize) -> anyhow::Result<()> {
+pub(crate) async fn prefill(dir: &Path, n: usize, payload: usize) -> anyhow::Result<()> {
     let store = EmbeddedStore::open(dir, 64 << 20, Arc::new(StorageCodec))?;
     let template = load::script_events(2, payload);
     let call = template[1]
@@ -165,7 +165,7 @@ async fn stored_rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Resul
     Ok(())
 }
 
-fn walk_bytes(dir: &Path) -> u64 {
+pub(crate) fn walk_bytes(dir: &Path) -> u64 {
     std::fs::read_dir(dir)
         .map(|entries| {
             entries

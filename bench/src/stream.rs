@@ -164,7 +164,7 @@ async fn row(config: &BenchConfig, case: Case) -> anyhow::Result<Row> {
     }
     let cpu = server.cpu_time();
     let t0 = Instant::now();
-    let script = match case {
+    let mut script = match case {
         Case::Output { .. } => {
             load::SessionScript::new("stream", load::output_text(config.payload))
         }
@@ -172,7 +172,7 @@ async fn row(config: &BenchConfig, case: Case) -> anyhow::Result<Row> {
             load::SessionScript::streaming_input("stream", &load::output_text(config.payload))
         }
     };
-    load::fill_with(&server.url, script, last, 100).await?;
+    load::fill_with(&server.url, &mut script, last, 100).await?;
     let mut sent = 0u64;
     while let Some(read) = readers.join_next().await {
         sent += read??;

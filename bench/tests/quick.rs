@@ -87,3 +87,54 @@ fn every_scenario_runs_and_prints_its_row() {
         assert!(!row.contains("errors"), "{row}");
     }
 }
+
+#[test]
+fn growth_curves_run_and_state_their_slopes() {
+    let bench = std::path::Path::new(env!("CARGO_BIN_EXE_toolview-bench"));
+    let server = bench.with_file_name("toolview");
+    let out = Command::new(bench)
+        .args(["--quick", "--scale", "--toolview"])
+        .arg(&server)
+        .env(
+            "TOOLVIEW_NATS_SERVER",
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../tests/.venv/bin/nats-server"
+            ),
+        )
+        .output()
+        .expect("run toolview-bench --scale");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "bench failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{stdout}");
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("| ")).collect();
+    for scenario in [
+        "growth: 100 stored sessions (embedded)",
+        "growth: 1,000 stored sessions (embedded)",
+        "growth: 2 live subscribers on one session",
+        "growth: 10 live subscribers on one session",
+        "growth: a session of 10 events (embedded)",
+        "growth: a session of 100 events (embedded)",
+        "growth: slopes over stored sessions (embedded) (100 → 1,000)",
+        "growth: slopes over live subscribers (one session, embedded) (2 → 10)",
+        "growth: slopes over events per session (embedded) (10 → 100)",
+    ] {
+        assert!(
+            rows.iter().any(|r| r.starts_with(&format!("| {scenario}"))),
+            "no row for {scenario:?} in:\n{stdout}"
+        );
+    }
+    // Every growth row is the growth scenario's (`--scale` runs nothing else), and every
+    // delivery of the live runs arrived.
+    for row in &rows {
+        assert!(
+            row.starts_with("| growth: ") || row.starts_with("| the feed: "),
+            "{row}"
+        );
+        assert!(!row.contains("missing"), "{row}");
+    }
+}
