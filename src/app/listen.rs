@@ -200,7 +200,10 @@ struct Served {
 /// This and `serve_io` are functions returning `async move` blocks, not `async fn`s: an
 /// `async fn` keeps each argument twice in its future (as passed, and as bound), and the
 /// spawned future of every open connection is as large as its largest state.
-#[expect(clippy::manual_async_fn, reason = "an async fn keeps its arguments twice")]
+#[expect(
+    clippy::manual_async_fn,
+    reason = "an async fn keeps its arguments twice"
+)]
 fn connection(
     stream: TcpStream,
     mut admitted: Admitted,
@@ -246,7 +249,10 @@ fn connection(
 }
 
 /// Serves HTTP on a connection until it ends.
-#[expect(clippy::manual_async_fn, reason = "an async fn keeps its arguments twice")]
+#[expect(
+    clippy::manual_async_fn,
+    reason = "an async fn keeps its arguments twice"
+)]
 fn serve_io(
     io: impl AsyncRead + AsyncWrite + Unpin + Send + 'static,
     admitted: Admitted,

@@ -109,7 +109,10 @@ impl Task {
     /// one, so: one future owns the task (an async block around it would lay the `Task` out a
     /// second time); `run` and `follow` return `async move` blocks, not `async fn`s (which keep
     /// each argument twice); and every await an idle subscription is not parked at is boxed.
-    #[expect(clippy::manual_async_fn, reason = "an async fn keeps its arguments twice")]
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "an async fn keeps its arguments twice"
+    )]
     pub(super) fn run(mut self, start: Start) -> impl Future<Output = ()> + Send + 'static {
         async move {
             // A panic ends the client's stream with INTERNAL (and is logged), never as if the
@@ -138,7 +141,10 @@ impl Task {
         }
     }
 
-    #[expect(clippy::manual_async_fn, reason = "an async fn keeps its arguments twice")]
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "an async fn keeps its arguments twice"
+    )]
     fn follow(&mut self, start: Start) -> impl Future<Output = Flow<Infallible>> + Send + '_ {
         async move {
             fail::fail_point!("subscription");
