@@ -22,7 +22,11 @@ use crate::domain::{Epoch, SessionId};
 use crate::render::{Capabilities, Rendered, Renderer, Target};
 use crate::store::{Store, StoreError};
 
-/// How many events a lane reads from the store at a time.
+/// How many events a lane reads from the store at a time: `FIRST_READ_CHUNK` first, doubling
+/// up to `READ_CHUNK` while a read wants more. A read stops once it has rendered the bytes its
+/// reader takes, so with large events (a 60 KB output chunk each) a read holds a few MB, and
+/// with small ones it still reads hundreds at a time.
+const FIRST_READ_CHUNK: usize = 64;
 const READ_CHUNK: usize = 512;
 
 /// One event rendered for one lane.
@@ -218,7 +222,19 @@ impl Lane {
         if let Some(read) = self.cached(after, head, max, max_bytes) {
             return Ok(read);
         }
-        match self.render(&mut renderer, store, after, head, max).await {
+        match self
+            .render(
+                &mut renderer,
+                store,
+                after,
+                head,
+                Bounds {
+                    count: max,
+                    bytes: max_bytes,
+                },
+            )
+            .await
+        {
             Ok(Some(first)) => return Ok(LaneRead::Reset { first }),
             Ok(None) => {}
             Err(e) => {
@@ -247,9 +263,13 @@ impl Lane {
         let mut renderer = self.renderer.lock().await;
         let upto = self.cache.read().upto;
         if upto < head {
-            let max = usize::try_from(head - upto).unwrap_or(usize::MAX);
+            let count = usize::try_from(head - upto).unwrap_or(usize::MAX);
+            let all = Bounds {
+                count,
+                bytes: usize::MAX,
+            };
             if self
-                .render(&mut renderer, store, upto, head, max)
+                .render(&mut renderer, store, upto, head, all)
                 .await?
                 .is_some()
             {
@@ -273,24 +293,24 @@ impl Lane {
             return Some(LaneRead::TooOld);
         }
         let want = head.min(after.saturating_add(max as u64));
-        if c.upto < want {
-            return None;
-        }
         let start = c.entries.partition_point(|(d, _)| d.offset <= after);
-        let mut bytes = 0;
-        Some(LaneRead::Updates(
-            c.entries
-                .iter()
-                .skip(start)
-                .take(max)
-                .take_while(|(_, size)| {
-                    let fits = bytes == 0 || bytes + size <= max_bytes;
-                    bytes += size;
-                    fits
-                })
-                .map(|(d, _)| d.clone())
-                .collect(),
-        ))
+        let (mut bytes, mut full) = (0, false);
+        let updates: Vec<_> = c
+            .entries
+            .iter()
+            .skip(start)
+            .take(max)
+            .take_while(|(_, size)| {
+                let fits = bytes == 0 || bytes + size <= max_bytes;
+                bytes += size;
+                full |= !fits;
+                fits
+            })
+            .map(|(d, _)| d.clone())
+            .collect();
+        // Short of `want`, a batch is served only when its bytes are all the reader takes (a
+        // render stops once it has rendered more than that: see `render`).
+        (c.upto >= want || full).then_some(LaneRead::Updates(updates))
     }
 
     /// Folds and renders what a read after `after` needs, rendering outside the cache lock and
@@ -303,18 +323,20 @@ impl Lane {
         store: &dyn Store,
         after: u64,
         head: u64,
-        max: usize,
+        max: Bounds,
     ) -> Result<Option<u64>, StoreError> {
-        let want = head.min(after.saturating_add(max as u64));
+        let want = head.min(after.saturating_add(max.count as u64));
+        let (mut chunk, mut rendered_bytes) = (FIRST_READ_CHUNK, 0usize);
         loop {
             // Only the renderer moves `upto`, and this is the renderer.
             let upto = self.cache.read().upto;
-            if upto >= want {
+            if upto >= want || rendered_bytes > max.bytes {
                 return Ok(None);
             }
             let records = store
-                .read(&self.session, upto, READ_CHUNK.min((want - upto) as usize))
+                .read(&self.session, upto, chunk.min((want - upto) as usize))
                 .await?;
+            chunk = (chunk * 2).min(READ_CHUNK);
             if records.is_empty() || records[0].offset != upto + 1 {
                 // A short answer is a trim only if the log says so: a replicated store may
                 // answer a read from a copy that lags (a NATS follower) while the head came
@@ -359,6 +381,7 @@ impl Lane {
             // A panic while the lock is held must not break the lane for later readers.
             fail::fail_point!("lane-cache");
             for (d, size) in rendered {
+                rendered_bytes = rendered_bytes.saturating_add(size);
                 c.push(d, size);
                 // Evict old entries, but never the ones this read is about to return.
                 while c.entries.len() > self.capacity
