@@ -130,6 +130,15 @@ pub enum ContentBlock {
 }
 
 impl ContentBlock {
+    /// About how many bytes the block holds (see `EventBody::text_bytes`).
+    pub fn text_bytes(&self) -> usize {
+        match self {
+            ContentBlock::Text { text } | ContentBlock::Reasoning { text } => text.len(),
+            ContentBlock::Image(i) => i.data.as_ref().map_or(0, Vec::len),
+            ContentBlock::ResourceLink(l) => l.uri.len() + l.name.len(),
+        }
+    }
+
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         ContentBlock::Text { text: text.into() }

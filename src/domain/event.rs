@@ -172,6 +172,33 @@ pub enum EventBody {
 }
 
 impl EventBody {
+    /// About how many bytes the event's texts hold: what reading it from a log costs in
+    /// memory, to size a read by. Identifiers, flags and views (made from the arguments) are
+    /// left out.
+    pub fn text_bytes(&self) -> usize {
+        match self {
+            EventBody::SessionStarted(s) => s.cwd.len(),
+            EventBody::CallStarted(c) => c.tool_name.len() + c.arguments_json.len(),
+            EventBody::CallInputDelta(d) => d.text.len(),
+            EventBody::CallInputComplete(c) => c.arguments_json.len(),
+            EventBody::CallOutput(o) => o.data.len(),
+            EventBody::CallFinished(f) => {
+                f.meta_json.len()
+                    + f.content
+                        .iter()
+                        .map(ContentBlock::text_bytes)
+                        .sum::<usize>()
+            }
+            EventBody::MessageStarted(m) => m.text.len(),
+            EventBody::MessageDelta(d) => d.text.len(),
+            EventBody::PermissionRequested(p) => p.title.len() + p.description.len(),
+            EventBody::TurnStarted(_)
+            | EventBody::TurnFinished(_)
+            | EventBody::MessageFinished(_)
+            | EventBody::PermissionResolved(_) => 0,
+        }
+    }
+
     /// The call the event is about, if any.
     pub fn call_id(&self) -> Option<&CallId> {
         match self {

@@ -22,12 +22,16 @@ use crate::domain::{Epoch, SessionId};
 use crate::render::{Capabilities, Rendered, Renderer, Target};
 use crate::store::{Store, StoreError};
 
-/// How many events a lane reads from the store at a time: `FIRST_READ_CHUNK` first, doubling
-/// up to `READ_CHUNK` while a read wants more. A read stops once it has rendered the bytes its
-/// reader takes, so with large events (a 60 KB output chunk each) a read holds a few MB, and
-/// with small ones it still reads hundreds at a time.
+/// How many events a lane reads from the store at a time: `FIRST_READ_CHUNK` first, then as
+/// many as fit `READ_BYTES` at the size of those read so far, at most `READ_CHUNK`. Stored
+/// events can be large (a 60 KB output chunk each) while their renderings are small (a
+/// subscriber's output cap), so a read is sized by what it reads, not by what it renders; a
+/// render for a read stops once it has rendered more than its reader takes.
 const FIRST_READ_CHUNK: usize = 64;
 const READ_CHUNK: usize = 512;
+/// About the bytes of stored events one read holds (their texts, see
+/// `EventBody::text_bytes`).
+const READ_BYTES: usize = 1024 * 1024;
 
 /// One event rendered for one lane.
 #[derive(Debug, Clone, PartialEq)]
@@ -336,7 +340,9 @@ impl Lane {
             let records = store
                 .read(&self.session, upto, chunk.min((want - upto) as usize))
                 .await?;
-            chunk = (chunk * 2).min(READ_CHUNK);
+            let read: usize = records.iter().map(|r| r.event.body.text_bytes()).sum();
+            let each = (read / records.len().max(1)).max(1);
+            chunk = (READ_BYTES / each).clamp(1, READ_CHUNK);
             if records.is_empty() || records[0].offset != upto + 1 {
                 // A short answer is a trim only if the log says so: a replicated store may
                 // answer a read from a copy that lags (a NATS follower) while the head came
