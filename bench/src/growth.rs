@@ -31,13 +31,13 @@ const FILL_BATCH: usize = 1_000;
 const SLOPE_TOLERANCE: f64 = 0.15;
 
 pub async fn rows(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<()> {
-    let curves = [
+    let mut curves = vec![
         stored_curve(config, rows).await?,
         live_curve(config, rows).await?,
         events_curve(config, rows).await?,
-        replica_curve(config, rows).await?,
     ];
-    for curve in curves.iter().flatten() {
+    curves.extend(replica_curve(config, rows).await?);
+    for curve in &curves {
         rows.extend(curve.slope_row());
     }
     Ok(())
@@ -56,6 +56,20 @@ struct Curve {
 }
 
 impl Curve {
+    /// One size: its row (with the publish latency) in the table, its figures in the curve.
+    fn add(
+        &mut self,
+        rows: &mut Vec<Row>,
+        mut row: Row,
+        latency: (f64, f64),
+        size: usize,
+        figures: Vec<(&'static str, f64)>,
+    ) {
+        row.latency = Some(latency);
+        rows.push(row);
+        self.points.push(Point { size, figures });
+    }
+
     /// Each figure's slope from the first size to the last.
     fn slope_row(&self) -> Option<Row> {
         let (first, last) = (self.points.first()?, self.points.last()?);
@@ -173,7 +187,7 @@ fn mib(kib: u64) -> f64 {
 
 /// A server started on `n` stored sessions: startup, publishes that each continue a different
 /// stored session (a load from the store each), a replay of one, RSS.
-async fn stored_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<Option<Curve>> {
+async fn stored_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<Curve> {
     let mut curve = Curve {
         what: "stored sessions (embedded)",
         points: Vec::new(),
@@ -196,7 +210,7 @@ async fn stored_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Resu
         let (replay, _) = load::replay(&server.url, &stored(n - 1), 2).await?;
         let replay = replay.as_secs_f64() * 1e3;
         let rss = mib(server.rss_kib()?);
-        let mut row = Row::new(
+        let row = Row::new(
             format!("growth: {} stored sessions (embedded)", thousands(n as f64)),
             format!(
                 "publish to a stored session {:.0} µs server CPU; replay of one {replay:.2} ms; \
@@ -204,26 +218,22 @@ async fn stored_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Resu
                 p.cpu_us
             ),
         );
-        row.latency = Some((p.p50, p.p99));
-        rows.push(row);
-        curve.points.push(Point {
-            size: n,
-            figures: vec![
-                ("publish p50", p.p50),
-                ("publish p99", p.p99),
-                ("CPU per publish", p.cpu_us),
-                ("replay", replay),
-                ("startup", startup),
-                ("RSS", rss),
-            ],
-        });
+        let figures = vec![
+            ("publish p50", p.p50),
+            ("publish p99", p.p99),
+            ("CPU per publish", p.cpu_us),
+            ("replay", replay),
+            ("startup", startup),
+            ("RSS", rss),
+        ];
+        curve.add(rows, row, (p.p50, p.p99), n, figures);
     }
-    Ok(Some(curve))
+    Ok(curve)
 }
 
 /// `n` live subscribers (one connection each) on one session while it gets
 /// `LIVE_EVENTS_PER_S` events a second: publish and delivery latency, server CPU, RSS.
-async fn live_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<Option<Curve>> {
+async fn live_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<Curve> {
     let mut curve = Curve {
         what: "live subscribers (one session, embedded)",
         points: Vec::new(),
@@ -249,8 +259,9 @@ async fn live_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result
             &server_cpu,
         )
         .await?;
-        let rss = mib(server.rss_kib()?);
-        let per_subscriber = mib(server.rss_kib()?.saturating_sub(before)) * 1024.0 / n as f64;
+        let after = server.rss_kib()?;
+        let rss = mib(after);
+        let per_subscriber = after.saturating_sub(before) as f64 / n as f64;
         let (p50, p99) = f.publishes.percentiles();
         let (d50, d99) = f.delivered.percentiles();
         let per_event = f.server_cpu.as_secs_f64() * 1e6 / f.published.max(1) as f64;
@@ -265,7 +276,6 @@ async fn live_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result
                 f.server_cpu_per_delivery()
             ),
         );
-        row.latency = Some((p50, p99));
         let missing = f.expected.saturating_sub(f.delivered.ops);
         if missing > 0 || f.delivered.errors > 0 {
             row.verdict = format!(
@@ -273,23 +283,20 @@ async fn live_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result
                 f.delivered.errors
             );
         }
-        rows.push(row);
-        curve.points.push(Point {
-            size: n,
-            figures: vec![
-                ("publish p50", p50),
-                ("delivery p50", d50),
-                ("delivery p99", d99),
-                ("CPU per event", per_event),
-                ("RSS", rss),
-            ],
-        });
+        let figures = vec![
+            ("publish p50", p50),
+            ("delivery p50", d50),
+            ("delivery p99", d99),
+            ("CPU per event", per_event),
+            ("RSS", rss),
+        ];
+        curve.add(rows, row, (p50, p99), n, figures);
     }
-    Ok(Some(curve))
+    Ok(curve)
 }
 
 /// One session of `n` events: its replay to a new subscriber, publishes at its end, RSS.
-async fn events_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<Option<Curve>> {
+async fn events_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<Curve> {
     let mut curve = Curve {
         what: "events per session (embedded)",
         points: Vec::new(),
@@ -314,7 +321,7 @@ async fn events_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Resu
         })
         .await?;
         let rss = mib(server.rss_kib()?);
-        let mut row = Row::new(
+        let row = Row::new(
             format!(
                 "growth: a session of {} events (embedded)",
                 thousands(n as f64)
@@ -325,20 +332,16 @@ async fn events_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Resu
                 p.cpu_us
             ),
         );
-        row.latency = Some((p.p50, p.p99));
-        rows.push(row);
-        curve.points.push(Point {
-            size: n,
-            figures: vec![
-                ("publish p50", p.p50),
-                ("CPU per publish", p.cpu_us),
-                ("replay", replay),
-                ("replay per event", replay_each),
-                ("RSS", rss),
-            ],
-        });
+        let figures = vec![
+            ("publish p50", p.p50),
+            ("CPU per publish", p.cpu_us),
+            ("replay", replay),
+            ("replay per event", replay_each),
+            ("RSS", rss),
+        ];
+        curve.add(rows, row, (p.p50, p.p99), n, figures);
     }
-    Ok(Some(curve))
+    Ok(curve)
 }
 
 /// The feed's rows at 1, 2 and 3 replicas (JetStream R1): the cluster's CPU per appended event.
