@@ -20,10 +20,10 @@ use tokio::sync::Mutex;
 
 use crate::domain::{Epoch, SessionId};
 use crate::render::{Capabilities, Rendered, Renderer, Target};
-use crate::store::{Store, StoreError};
+use crate::store::{Record, Store, StoreError};
 
 /// How many events a lane reads from the store at a time: `FIRST_READ_CHUNK` first, then as
-/// many as fit `READ_BYTES` at the size of those read so far, at most `READ_CHUNK`. Stored
+/// many as fit `READ_BYTES` at the size of the last read's events, at most `READ_CHUNK`. Stored
 /// events can be large (a 60 KB output chunk each) while their renderings are small (a
 /// subscriber's output cap), so a read is sized by what it reads, not by what it renders; a
 /// render for a read stops once it has rendered more than its reader takes.
@@ -161,9 +161,49 @@ pub struct Lane {
     budget: usize,
     max_update_bytes: usize,
     /// Held by the one reader that renders; the fold is only touched under it.
-    renderer: Mutex<Renderer>,
+    folding: Mutex<Folding>,
     cache: RwLock<Cache>,
     render_seconds: Histogram,
+}
+
+/// The fold, and what it has read of the log but not rendered yet.
+struct Folding {
+    renderer: Renderer,
+    /// Events after the cache's `upto`, read while the events before them rendered: a reader
+    /// far behind has the store read on one thread while the fold renders on another. Fewer
+    /// than two reads' worth (see [`READ_BYTES`]).
+    ahead: Vec<Record>,
+    /// How many events the next read asks for (see [`READ_CHUNK`]).
+    chunk: usize,
+}
+
+impl Folding {
+    fn new(renderer: Renderer) -> Self {
+        Folding {
+            renderer,
+            ahead: Vec::new(),
+            chunk: FIRST_READ_CHUNK,
+        }
+    }
+
+    /// The events read ahead that continue after `upto`, up to `want` (the rest stay ahead);
+    /// `None` when they do not continue there (the cache restarted since), and they are dropped.
+    fn take_ahead(&mut self, upto: u64, want: u64) -> Option<Vec<Record>> {
+        if self.ahead.first().is_none_or(|r| r.offset != upto + 1) {
+            self.ahead.clear();
+            return None;
+        }
+        let n = self.ahead.partition_point(|r| r.offset <= want);
+        let rest = self.ahead.split_off(n);
+        Some(std::mem::replace(&mut self.ahead, rest))
+    }
+
+    /// Sizes the next read by the events just read: as many as fit [`READ_BYTES`].
+    fn size_reads(&mut self, records: &[Record]) {
+        let read: usize = records.iter().map(|r| r.event.body.text_bytes()).sum();
+        let each = (read / records.len().max(1)).max(1);
+        self.chunk = (READ_BYTES / each).clamp(1, READ_CHUNK);
+    }
 }
 
 /// How many updates, and about how many bytes of them: a cache's size, or a read's.
@@ -195,7 +235,12 @@ impl Lane {
             capacity: cache.count.max(1),
             budget: cache.bytes,
             max_update_bytes,
-            renderer: Mutex::new(Renderer::new("", target, caps, max_update_bytes)),
+            folding: Mutex::new(Folding::new(Renderer::new(
+                "",
+                target,
+                caps,
+                max_update_bytes,
+            ))),
             cache: RwLock::new(Cache::new(
                 first_offset.saturating_sub(1),
                 metrics.cache_bytes,
@@ -221,14 +266,14 @@ impl Lane {
         if let Some(read) = self.cached(after, head, max, max_bytes) {
             return Ok(read);
         }
-        let mut renderer = self.renderer.lock().await;
+        let mut folding = self.folding.lock().await;
         // Whoever held the lock before may have rendered what this read wants.
         if let Some(read) = self.cached(after, head, max, max_bytes) {
             return Ok(read);
         }
         match self
             .render(
-                &mut renderer,
+                &mut folding,
                 store,
                 after,
                 head,
@@ -264,7 +309,7 @@ impl Lane {
     /// every call in flight, so the subscriber is never sent an update for a call it was not
     /// shown. The start point can be past `head` (the lane ran ahead): still live.
     pub async fn join_live(&self, store: &dyn Store, head: u64) -> Result<LaneJoin, StoreError> {
-        let mut renderer = self.renderer.lock().await;
+        let mut folding = self.folding.lock().await;
         let upto = self.cache.read().upto;
         if upto < head {
             let count = usize::try_from(head - upto).unwrap_or(usize::MAX);
@@ -273,7 +318,7 @@ impl Lane {
                 bytes: usize::MAX,
             };
             if self
-                .render(&mut renderer, store, upto, head, all)
+                .render(&mut folding, store, upto, head, all)
                 .await?
                 .is_some()
             {
@@ -281,7 +326,8 @@ impl Lane {
             }
         }
         let at = self.cache.read().upto;
-        let updates = renderer
+        let updates = folding
+            .renderer
             .catch_up(self.session.as_str())
             .into_iter()
             .map(|(rendered, _)| Arc::new(Delivered::new(at, rendered)))
@@ -318,71 +364,67 @@ impl Lane {
     }
 
     /// Folds and renders what a read after `after` needs, rendering outside the cache lock and
-    /// off the async workers (a large card's presenters and diffs take real CPU time).
-    /// The log's first offset when it no longer continues where the lane stopped (the lane
-    /// restarted there).
+    /// off the async workers (a large card's presenters and diffs take real CPU time), while
+    /// the next events up to `head` are read. The log's first offset when it no longer
+    /// continues where the lane stopped (the lane restarted there).
     async fn render(
         &self,
-        renderer: &mut Renderer,
+        folding: &mut Folding,
         store: &dyn Store,
         after: u64,
         head: u64,
         max: Bounds,
     ) -> Result<Option<u64>, StoreError> {
         let want = head.min(after.saturating_add(max.count as u64));
-        let (mut chunk, mut rendered_bytes) = (FIRST_READ_CHUNK, 0usize);
+        let mut rendered_bytes = 0usize;
         loop {
             // Only the renderer moves `upto`, and this is the renderer.
             let upto = self.cache.read().upto;
             if upto >= want || rendered_bytes > max.bytes {
                 return Ok(None);
             }
-            let records = store
-                .read(&self.session, upto, chunk.min((want - upto) as usize))
-                .await?;
-            let read: usize = records.iter().map(|r| r.event.body.text_bytes()).sum();
-            let each = (read / records.len().max(1)).max(1);
-            chunk = (READ_BYTES / each).clamp(1, READ_CHUNK);
-            if records.is_empty() || records[0].offset != upto + 1 {
-                // A short answer is a trim only if the log says so: a replicated store may
-                // answer a read from a copy that lags (a NATS follower) while the head came
-                // from its leader. Then this is no reset, only "not yet": the reader retries.
-                let kept = store.meta(&self.session).await?;
-                if kept.is_some_and(|m| m.first_offset <= upto + 1) {
-                    return Err(StoreError::Storage(format!(
-                        "session {}: offset {} is stored but not readable yet",
-                        self.session,
-                        upto + 1
-                    )));
+            let records = match folding.take_ahead(upto, want) {
+                Some(records) => records,
+                None => match self.read_after(folding, store, upto, want).await? {
+                    Ok(records) => records,
+                    Err(first) => return Ok(Some(first)),
+                },
+            };
+            // Topped up to at least a read's worth while this chunk renders; not past `head`,
+            // only what is durable is read. A read ahead that fails is dropped: reading those
+            // events again reports it.
+            let last = folding
+                .ahead
+                .last()
+                .or(records.last())
+                .map_or(upto, |r| r.offset);
+            let ahead = (folding.ahead.len() < folding.chunk && last < head).then(|| {
+                let n = folding
+                    .chunk
+                    .min(usize::try_from(head - last).unwrap_or(usize::MAX));
+                store.read(&self.session, last, n)
+            });
+            let working = std::mem::replace(&mut folding.renderer, self.fresh_renderer());
+            let (rendered, ahead) = tokio::join!(self.render_blocking(working, records), async {
+                match ahead {
+                    Some(read) => read.await.ok(),
+                    None => None,
                 }
-                // Trimmed under us (or lost): start over from what the log keeps now.
-                let first = records.first().map_or(upto + 1, |r| r.offset);
-                *renderer = self.fresh_renderer();
-                self.cache.write().restart(first.saturating_sub(1));
-                return Ok(Some(first));
+            });
+            let (working, rendered) = match rendered {
+                Ok(done) => done,
+                Err(e) => {
+                    // The renderer is a fresh one now: the lane starts over from the log.
+                    folding.ahead.clear();
+                    self.cache.write().restart(0);
+                    return Err(e);
+                }
+            };
+            folding.renderer = working;
+            if let Some(more) = ahead.filter(|a| a.first().is_some_and(|r| r.offset == last + 1)) {
+                folding.size_reads(&more);
+                folding.ahead.extend(more);
             }
-            let mut working = std::mem::replace(renderer, self.fresh_renderer());
-            let timer = self.render_seconds.clone();
-            let (working, rendered) = tokio::task::spawn_blocking(move || {
-                let rendered: Vec<_> = records
-                    .iter()
-                    .map(|r| {
-                        let started = std::time::Instant::now();
-                        let (rendered, size) = working.step(&r.event);
-                        timer.observe(started.elapsed().as_secs_f64());
-                        let offset = r.offset;
-                        (Arc::new(Delivered::new(offset, rendered)), size)
-                    })
-                    .collect();
-                (working, rendered)
-            })
-            .await
-            .map_err(|e| {
-                // The renderer is a fresh one now: the lane starts over from the log.
-                self.cache.write().restart(0);
-                StoreError::from_join(e, "rendering")
-            })?;
-            *renderer = working;
             let mut c = self.cache.write();
             // A panic while the lock is held must not break the lane for later readers.
             fail::fail_point!("lane-cache");
@@ -398,5 +440,63 @@ impl Lane {
                 }
             }
         }
+    }
+
+    /// Reads the events after `upto` (up to `want`) from the store; `Err(first)` when the log
+    /// no longer continues there: the lane restarted at the log's first offset.
+    async fn read_after(
+        &self,
+        folding: &mut Folding,
+        store: &dyn Store,
+        upto: u64,
+        want: u64,
+    ) -> Result<Result<Vec<Record>, u64>, StoreError> {
+        let n = folding
+            .chunk
+            .min(usize::try_from(want - upto).unwrap_or(usize::MAX));
+        let records = store.read(&self.session, upto, n).await?;
+        folding.size_reads(&records);
+        if records.first().is_some_and(|r| r.offset == upto + 1) {
+            return Ok(Ok(records));
+        }
+        // A short answer is a trim only if the log says so: a replicated store may answer a
+        // read from a copy that lags (a NATS follower) while the head came from its leader.
+        // Then this is no reset, only "not yet": the reader retries.
+        let kept = store.meta(&self.session).await?;
+        if kept.is_some_and(|m| m.first_offset <= upto + 1) {
+            return Err(StoreError::Storage(format!(
+                "session {}: offset {} is stored but not readable yet",
+                self.session,
+                upto + 1
+            )));
+        }
+        // Trimmed under us (or lost): start over from what the log keeps now.
+        let first = records.first().map_or(upto + 1, |r| r.offset);
+        *folding = Folding::new(self.fresh_renderer());
+        self.cache.write().restart(first.saturating_sub(1));
+        Ok(Err(first))
+    }
+
+    /// Renders `records` with `working` on the blocking pool; hands the renderer back.
+    async fn render_blocking(
+        &self,
+        mut working: Renderer,
+        records: Vec<Record>,
+    ) -> Result<(Renderer, Vec<(Arc<Delivered>, usize)>), StoreError> {
+        let timer = self.render_seconds.clone();
+        tokio::task::spawn_blocking(move || {
+            let rendered: Vec<_> = records
+                .iter()
+                .map(|r| {
+                    let started = std::time::Instant::now();
+                    let (rendered, size) = working.step(&r.event);
+                    timer.observe(started.elapsed().as_secs_f64());
+                    (Arc::new(Delivered::new(r.offset, rendered)), size)
+                })
+                .collect();
+            (working, rendered)
+        })
+        .await
+        .map_err(|e| StoreError::from_join(e, "rendering"))
     }
 }

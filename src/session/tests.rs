@@ -6,6 +6,7 @@ use super::*;
 use crate::domain::{CallId, CallStarted, EventBody, ToolEvent};
 use crate::store::MemoryStore;
 use crate::store::{Record, SessionAppend};
+use lane::{Bounds, LaneRead};
 
 fn started(n: u32) -> ToolEvent {
     ToolEvent {
@@ -183,4 +184,112 @@ async fn lanes_go_away_with_their_last_subscriber() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     panic!("the lane outlived its subscribers");
+}
+
+/// A store that records the reads it serves: where each started, and how many events it read.
+struct RecordedReads(MemoryStore, parking_lot::Mutex<Vec<(u64, usize)>>);
+
+#[async_trait::async_trait]
+impl Store for RecordedReads {
+    fn name(&self) -> &'static str {
+        "recorded"
+    }
+    async fn append(&self, batch: Vec<SessionAppend>) -> Result<crate::store::Durable, StoreError> {
+        self.0.append(batch).await
+    }
+    async fn meta(&self, session: &SessionId) -> Result<Option<SessionMeta>, StoreError> {
+        self.0.meta(session).await
+    }
+    async fn known(
+        &self,
+        session: &SessionId,
+        events: Vec<EventId>,
+        subjects: Vec<Subject>,
+    ) -> Result<crate::store::Known, StoreError> {
+        self.0.known(session, events, subjects).await
+    }
+    async fn read(&self, s: &SessionId, after: u64, max: usize) -> Result<Vec<Record>, StoreError> {
+        let read = self.0.read(s, after, max).await?;
+        self.1.lock().push((after, read.len()));
+        Ok(read)
+    }
+    async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
+        self.0.sessions().await
+    }
+    async fn list(
+        &self,
+        after: Option<SessionId>,
+        limit: usize,
+    ) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
+        self.0.list(after, limit).await
+    }
+    async fn delete(&self, session: Vec<SessionId>) -> Result<(), StoreError> {
+        self.0.delete(session).await
+    }
+    async fn close(&self) {}
+}
+
+/// A lane reads the next events while it renders: each read past the first is made while
+/// the events before it render (so a later read finds them read), and what the lane serves,
+/// in reads of any size, is every event once, in order, rendered as one fold renders them.
+#[tokio::test]
+async fn a_lane_reads_ahead_and_serves_every_event_once() {
+    const EVENTS: u32 = 3_000;
+    let store = Arc::new(RecordedReads(MemoryStore::new(), Default::default()));
+    let sessions = Sessions::new(store.clone(), SessionsConfig::default());
+    let events: Vec<ToolEvent> = (1..=EVENTS).map(started).collect();
+    for chunk in events.chunks(100) {
+        sessions.publish(chunk.to_vec()).await.unwrap();
+    }
+    store.1.lock().clear();
+    let caps = Capabilities::default();
+    let lane = Lane::new(
+        SessionId::new("s").unwrap(),
+        Target::Acp,
+        caps,
+        1,
+        Bounds {
+            count: 1024,
+            bytes: usize::MAX,
+        },
+        usize::MAX,
+        sessions.lane_metrics(),
+    );
+    let mut served = Vec::new();
+    let mut first_call_reads = None;
+    for want in [700, 1, 1024, 333, 1024, 1024].iter().cycle() {
+        let after = served.last().map_or(0, |d: &Arc<Delivered>| d.offset);
+        if after == u64::from(EVENTS) {
+            break;
+        }
+        let bounds = Bounds {
+            count: *want,
+            bytes: usize::MAX,
+        };
+        let LaneRead::Updates(updates) = lane
+            .read(&*store, after, u64::from(EVENTS), bounds)
+            .await
+            .unwrap()
+        else {
+            panic!("a complete log reads as updates");
+        };
+        assert!(!updates.is_empty() && updates.len() <= *want);
+        served.extend(updates);
+        first_call_reads.get_or_insert_with(|| store.1.lock().clone());
+    }
+    let first_call_reads = first_call_reads.unwrap();
+    assert!(
+        first_call_reads.iter().any(|&(after, _)| after >= 700),
+        "the first read of 700 read past them: {first_call_reads:?}"
+    );
+    let offsets: Vec<u64> = served.iter().map(|d| d.offset).collect();
+    assert_eq!(offsets, (1..=u64::from(EVENTS)).collect::<Vec<_>>());
+    let mut fold = crate::render::Renderer::new("", Target::Acp, caps, usize::MAX);
+    for (event, delivered) in events.iter().zip(&served) {
+        assert_eq!(delivered.rendered, fold.step(event).0);
+    }
+    // Each event was read once: reads ahead are used, not read again.
+    let reads = store.1.lock().clone();
+    let read_events: usize = reads.iter().map(|&(_, n)| n).sum();
+    assert_eq!(read_events, EVENTS as usize, "{reads:?}");
 }
