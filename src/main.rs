@@ -9,6 +9,11 @@ use toolview::app::{
     config::LogFormat,
 };
 
+/// mimalloc, for its cross-thread frees (see its entry in Cargo.toml); the library leaves the
+/// allocator to the program that links it.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     match dispatch(cli) {
@@ -50,7 +55,6 @@ fn serve(mut config: ServeConfig) -> anyhow::Result<()> {
     // Test builds only: fail points configured from `FAILPOINTS`.
     #[cfg(feature = "failpoints")]
     let _failpoints = fail::FailScenario::setup();
-    limit_malloc_arenas();
     init_tracing(config.log_format);
     config.fit_descriptor_limit();
     let rt = tokio::runtime::Runtime::new()?;
@@ -69,26 +73,6 @@ fn serve(mut config: ServeConfig) -> anyhow::Result<()> {
         println!("toolview listening on {}", listener.local_addr()?);
         server.serve(listener, stop).await
     })
-}
-
-/// glibc gives each thread that allocates concurrently an arena of its own, up to 8 per core,
-/// and keeps freed memory in them: a server that spikes (many sessions published, expired,
-/// rendered on the blocking pool) then keeps most of the spike as RSS. Measured on 2 cores:
-/// three rounds of 50,000 sessions published and expired left +55, +90, +117 MiB with the
-/// default, +44, +46, +52 MiB with 2 arenas; 16 slow subscribers peaked at 173 and 120 MiB
-/// (docs/performance.md). One arena per core keeps that bound. `MALLOC_ARENA_MAX`, when set,
-/// still wins.
-fn limit_malloc_arenas() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let arenas = i32::try_from(cores).unwrap_or(i32::MAX);
-        // SAFETY: mallopt only sets an allocator parameter; called before any thread starts.
-        #[allow(unsafe_code)]
-        unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, arenas);
-        }
-    }
 }
 
 fn init_tracing(format: LogFormat) {
