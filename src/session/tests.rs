@@ -29,13 +29,14 @@ fn live_lanes(sessions: &Sessions) -> usize {
     lanes.values().filter(|l| l.strong_count() > 0).count()
 }
 
-/// A store whose reads panic, as a damaged database might.
-struct PanickingReads(MemoryStore);
+/// A memory store that shows each read it serves to `watch` (which may panic, as a damaged
+/// database might): where the read started and what it found.
+struct WatchedReads<F>(MemoryStore, F);
 
 #[async_trait::async_trait]
-impl Store for PanickingReads {
+impl<F: Fn(u64, &[Record]) + Send + Sync + 'static> Store for WatchedReads<F> {
     fn name(&self) -> &'static str {
-        "panicking"
+        "watched"
     }
     async fn append(&self, batch: Vec<SessionAppend>) -> Result<crate::store::Durable, StoreError> {
         self.0.append(batch).await
@@ -51,8 +52,10 @@ impl Store for PanickingReads {
     ) -> Result<crate::store::Known, StoreError> {
         self.0.known(session, events, subjects).await
     }
-    async fn read(&self, _: &SessionId, _: u64, _: usize) -> Result<Vec<Record>, StoreError> {
-        panic!("page 7 is damaged")
+    async fn read(&self, s: &SessionId, after: u64, max: usize) -> Result<Vec<Record>, StoreError> {
+        let read = self.0.read(s, after, max).await?;
+        (self.1)(after, &read);
+        Ok(read)
     }
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
         self.0.sessions().await
@@ -74,7 +77,9 @@ impl Store for PanickingReads {
 /// session goes on serving others.
 #[tokio::test]
 async fn a_panicking_subscription_reports_an_error() {
-    let store = Arc::new(PanickingReads(MemoryStore::new()));
+    let store = Arc::new(WatchedReads(MemoryStore::new(), |_, _: &[Record]| {
+        panic!("page 7 is damaged")
+    }));
     let sessions = Sessions::new(store, SessionsConfig::default());
     sessions.publish(vec![started(1)]).await.unwrap();
     let id = SessionId::new("s").unwrap();
@@ -186,62 +191,26 @@ async fn lanes_go_away_with_their_last_subscriber() {
     panic!("the lane outlived its subscribers");
 }
 
-/// A store that records the reads it serves: where each started, and how many events it read.
-struct RecordedReads(MemoryStore, parking_lot::Mutex<Vec<(u64, usize)>>);
-
-#[async_trait::async_trait]
-impl Store for RecordedReads {
-    fn name(&self) -> &'static str {
-        "recorded"
-    }
-    async fn append(&self, batch: Vec<SessionAppend>) -> Result<crate::store::Durable, StoreError> {
-        self.0.append(batch).await
-    }
-    async fn meta(&self, session: &SessionId) -> Result<Option<SessionMeta>, StoreError> {
-        self.0.meta(session).await
-    }
-    async fn known(
-        &self,
-        session: &SessionId,
-        events: Vec<EventId>,
-        subjects: Vec<Subject>,
-    ) -> Result<crate::store::Known, StoreError> {
-        self.0.known(session, events, subjects).await
-    }
-    async fn read(&self, s: &SessionId, after: u64, max: usize) -> Result<Vec<Record>, StoreError> {
-        let read = self.0.read(s, after, max).await?;
-        self.1.lock().push((after, read.len()));
-        Ok(read)
-    }
-    async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
-        self.0.sessions().await
-    }
-    async fn list(
-        &self,
-        after: Option<SessionId>,
-        limit: usize,
-    ) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
-        self.0.list(after, limit).await
-    }
-    async fn delete(&self, session: Vec<SessionId>) -> Result<(), StoreError> {
-        self.0.delete(session).await
-    }
-    async fn close(&self) {}
-}
-
 /// A lane reads the next events while it renders: each read past the first is made while
 /// the events before it render (so a later read finds them read), and what the lane serves,
 /// in reads of any size, is every event once, in order, rendered as one fold renders them.
 #[tokio::test]
 async fn a_lane_reads_ahead_and_serves_every_event_once() {
     const EVENTS: u32 = 3_000;
-    let store = Arc::new(RecordedReads(MemoryStore::new(), Default::default()));
+    let reads: Arc<parking_lot::Mutex<Vec<(u64, usize)>>> = Arc::default();
+    let seen = reads.clone();
+    let store = Arc::new(WatchedReads(
+        MemoryStore::new(),
+        move |after, read: &[Record]| {
+            seen.lock().push((after, read.len()));
+        },
+    ));
     let sessions = Sessions::new(store.clone(), SessionsConfig::default());
     let events: Vec<ToolEvent> = (1..=EVENTS).map(started).collect();
     for chunk in events.chunks(100) {
         sessions.publish(chunk.to_vec()).await.unwrap();
     }
-    store.1.lock().clear();
+    reads.lock().clear();
     let caps = Capabilities::default();
     let lane = Lane::new(
         SessionId::new("s").unwrap(),
@@ -275,7 +244,7 @@ async fn a_lane_reads_ahead_and_serves_every_event_once() {
         };
         assert!(!updates.is_empty() && updates.len() <= *want);
         served.extend(updates);
-        first_call_reads.get_or_insert_with(|| store.1.lock().clone());
+        first_call_reads.get_or_insert_with(|| reads.lock().clone());
     }
     let first_call_reads = first_call_reads.unwrap();
     assert!(
@@ -289,7 +258,7 @@ async fn a_lane_reads_ahead_and_serves_every_event_once() {
         assert_eq!(delivered.rendered, fold.step(event).0);
     }
     // Each event was read once: reads ahead are used, not read again.
-    let reads = store.1.lock().clone();
+    let reads = reads.lock().clone();
     let read_events: usize = reads.iter().map(|&(_, n)| n).sum();
     assert_eq!(read_events, EVENTS as usize, "{reads:?}");
 }
