@@ -56,6 +56,14 @@ struct Curve {
 }
 
 impl Curve {
+    /// A curve with no sizes yet.
+    fn new(what: &'static str) -> Self {
+        Curve {
+            what,
+            points: Vec::new(),
+        }
+    }
+
     /// One size: its row (with the publish latency) in the table, its figures in the curve.
     fn add(
         &mut self,
@@ -188,10 +196,7 @@ fn mib(kib: u64) -> f64 {
 /// A server started on `n` stored sessions: startup, publishes that each continue a different
 /// stored session (a load from the store each), a replay of one, RSS.
 async fn stored_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<Curve> {
-    let mut curve = Curve {
-        what: "stored sessions (embedded)",
-        points: Vec::new(),
-    };
+    let mut curve = Curve::new("stored sessions (embedded)");
     for &n in &config.growth_stored {
         progress(&format!("growth: {n} stored sessions"));
         let dir = fresh_dir("growth-stored");
@@ -234,10 +239,7 @@ async fn stored_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Resu
 /// `n` live subscribers (one connection each) on one session while it gets
 /// `LIVE_EVENTS_PER_S` events a second: publish and delivery latency, server CPU, RSS.
 async fn live_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<Curve> {
-    let mut curve = Curve {
-        what: "live subscribers (one session, embedded)",
-        points: Vec::new(),
-    };
+    let mut curve = Curve::new("live subscribers (one session, embedded)");
     for &n in &config.growth_subscribers {
         progress(&format!("growth: {n} live subscribers"));
         let server = Server::toolview(&config.toolview, "embedded")?;
@@ -297,10 +299,7 @@ async fn live_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result
 
 /// One session of `n` events: its replay to a new subscriber, publishes at its end, RSS.
 async fn events_curve(config: &BenchConfig, rows: &mut Vec<Row>) -> anyhow::Result<Curve> {
-    let mut curve = Curve {
-        what: "events per session (embedded)",
-        points: Vec::new(),
-    };
+    let mut curve = Curve::new("events per session (embedded)");
     for &n in &config.growth_events {
         progress(&format!("growth: a session of {n} events"));
         let server = Server::toolview(&config.toolview, "embedded")?;
