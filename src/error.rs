@@ -24,6 +24,10 @@ pub enum Error {
     /// A message over the size limit.
     #[error("too large: {0}")]
     TooLarge(String),
+    /// A body of a media type the endpoint does not take (HTTP only: a type a web page could
+    /// send to any origin without a CORS preflight, or none).
+    #[error("unsupported media type: {0}")]
+    UnsupportedMediaType(String),
     /// Writers to one session kept colliding (replicas over a shared store): retry.
     #[error("aborted: {0}")]
     Aborted(String),
@@ -55,8 +59,8 @@ impl Error {
 
     /// The one table: each kind of error's gRPC status code and HTTP status. The HTTP status
     /// follows the code as grpc-gateway maps it, except where HTTP has a word of its own for the
-    /// case: a body over the size limit is `413`, a lifecycle violation `409` (it conflicts with
-    /// what the session holds).
+    /// case: a body over the size limit is `413`, a body of a type not taken `415`, a lifecycle
+    /// violation `409` (it conflicts with what the session holds).
     fn classify(&self) -> (Code, u16) {
         match self {
             Error::InvalidArgument(_) => (Code::InvalidArgument, 400),
@@ -64,6 +68,7 @@ impl Error {
             Error::NotFound(_) => (Code::NotFound, 404),
             Error::Lagging(_) => (Code::ResourceExhausted, 429),
             Error::TooLarge(_) => (Code::ResourceExhausted, 413),
+            Error::UnsupportedMediaType(_) => (Code::InvalidArgument, 415),
             Error::Aborted(_) => (Code::Aborted, 409),
             Error::Unavailable(_) => (Code::Unavailable, 503),
             Error::DataLoss(_) => (Code::DataLoss, 500),
@@ -108,6 +113,7 @@ impl Error {
             | Error::NotFound(m)
             | Error::Lagging(m)
             | Error::TooLarge(m)
+            | Error::UnsupportedMediaType(m)
             | Error::Aborted(m)
             | Error::Unavailable(m)
             | Error::DataLoss(m)

@@ -238,6 +238,11 @@ fn router(
         // the gRPC routes' fallback, and still answers gRPC requests as gRPC).
         .fallback(crate::http::unrouted)
         .method_not_allowed_fallback(crate::http::wrong_method)
+        // Inside CORS, which answers preflights itself: what reaches here was sent.
+        .layer(axum::middleware::from_fn_with_state(
+            crate::http::origin::Origins::new(&config.cors_origins),
+            crate::http::origin::check_origin,
+        ))
         .layer(super::web::cors(&config.cors_origins))
         .layer(axum::middleware::from_fn_with_state(
             hosts,

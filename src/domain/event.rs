@@ -20,6 +20,17 @@ pub enum IdError {
     /// A `/` at the start or end, or two in a row.
     #[error("'/' separates non-empty segments; it may not start, end or repeat")]
     EmptySegment,
+    /// A segment that is `.` or `..`: in a URL path (`/permissions/{session}/{request}`, a
+    /// page's `?session=`) a browser's `fetch` resolves it, so the request would reach another
+    /// session than the one named.
+    #[error("a segment may not be '.' or '..'")]
+    DotSegment,
+}
+
+/// Whether `segment` is one a URL path resolves away (`.`, `..`): ids that become path
+/// segments refuse them.
+pub fn is_dot_segment(segment: &str) -> bool {
+    matches!(segment, "." | "..")
 }
 
 /// Checks the id rule shared by session, event and call ids: 1–128 characters of
@@ -42,7 +53,9 @@ pub fn validate_id(s: &str) -> Result<(), IdError> {
 }
 
 /// Checks a session id: segments of the id rule joined by `/` (`team-a/run-42`), so that
-/// tokens can grant a whole prefix (`team-a/*`). The whole id is at most 128 characters.
+/// tokens can grant a whole prefix (`team-a/*`), none of them `.` or `..` (a grant for
+/// `team-a/**` must not cover `team-a/../victim`, nor a URL built from the id reach another
+/// session). The whole id is at most 128 characters.
 pub fn validate_session_id(s: &str) -> Result<(), IdError> {
     if s.len() > 128 && s.is_ascii() {
         return Err(IdError::TooLong(s.len()));
@@ -50,7 +63,11 @@ pub fn validate_session_id(s: &str) -> Result<(), IdError> {
     if s.contains('/') && s.split('/').any(str::is_empty) {
         return Err(IdError::EmptySegment);
     }
-    s.split('/').try_for_each(validate_id)
+    s.split('/').try_for_each(validate_id)?;
+    match s.split('/').any(is_dot_segment) {
+        true => Err(IdError::DotSegment),
+        false => Ok(()),
+    }
 }
 
 macro_rules! id_type {
@@ -489,5 +506,16 @@ mod tests {
             Some("second")
         );
         assert_eq!(title_of("\x1b[2J\x1b[H"), None);
+    }
+
+    #[test]
+    fn session_ids_have_no_dot_segments() {
+        for ok in ["a", "team-a/run-7", "a.b/c..d/...", ".hidden/x", "x/..."] {
+            assert_eq!(validate_session_id(ok), Ok(()), "{ok}");
+        }
+        for bad in [".", "..", "x/../victim", "x/./y", "../victim", "team-a/.."] {
+            assert_eq!(validate_session_id(bad), Err(IdError::DotSegment), "{bad}");
+        }
+        assert_eq!(validate_session_id("a//b"), Err(IdError::EmptySegment));
     }
 }

@@ -28,7 +28,8 @@ pub use event::{
     CallFinished, CallId, CallInputComplete, CallInputDelta, CallOutput, CallStarted, EventBody,
     EventId, IdError, MAX_TITLE_CHARS, MessageDelta, MessageFinished, MessageId, MessageRole,
     MessageStarted, SessionId, SessionStarted, StopReason, TokenUsage, ToolEvent, TurnFinished,
-    TurnId, TurnStarted, title_of, validate_id, validate_session_id, without_controls,
+    TurnId, TurnStarted, is_dot_segment, title_of, validate_id, validate_session_id,
+    without_controls,
 };
 pub use lifecycle::{BatchError, Lifecycle, LifecycleError, Pending, Phase, Subject};
 pub use plan::{Plan, PlanEntry, PlanStatus};

@@ -3,12 +3,16 @@
 
 use std::fmt;
 
-use super::{CallId, IdError, validate_id};
+use super::{CallId, IdError, is_dot_segment, validate_id};
 
 /// Characters a request id may have at most: the id rule's 128 less room for the server's
 /// `resolved:` prefix, which makes the resolution's event id (one per request, so a second
 /// resolution is a duplicate on every store).
 pub const MAX_REQUEST_ID_LEN: usize = 112;
+/// The prefix of the event ids the server gives resolutions (`resolved:<request id>`): reserved,
+/// so that no harness event can take a request's resolution id before the server does (the
+/// resolution would then be a duplicate, and the request pending forever).
+pub const RESOLUTION_ID_PREFIX: &str = "resolved:";
 /// Options a request has at least: one to allow, one to reject.
 pub const MIN_OPTIONS: usize = 2;
 /// Options a request has at most: a prompt is a handful of buttons.
@@ -16,8 +20,9 @@ pub const MAX_OPTIONS: usize = 16;
 /// Bytes of a resolution's reason at most (the rest is cut at a character boundary).
 pub const MAX_REASON_BYTES: usize = 1024;
 
-/// A permission request's id: the id rule, at most [`MAX_REQUEST_ID_LEN`] characters, unique
-/// in its session (its own id space).
+/// A permission request's id: the id rule, at most [`MAX_REQUEST_ID_LEN`] characters, not `.`
+/// or `..` (it is the last segment of `/permissions/{session}/{request}`), unique in its session
+/// (its own id space).
 #[derive(
     Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
@@ -32,6 +37,9 @@ impl RequestId {
         if s.len() > MAX_REQUEST_ID_LEN {
             return Err(IdError::TooLong(s.len()));
         }
+        if is_dot_segment(&s) {
+            return Err(IdError::DotSegment);
+        }
         Ok(RequestId(s))
     }
 
@@ -42,7 +50,7 @@ impl RequestId {
 
     /// The event id of the request's resolution: one per request.
     pub fn resolution_event_id(&self) -> String {
-        format!("resolved:{}", self.0)
+        format!("{RESOLUTION_ID_PREFIX}{}", self.0)
     }
 }
 
@@ -373,6 +381,9 @@ mod tests {
         assert_eq!(rfc3339_ms(951_782_400_000), "2000-02-29T00:00:00.000Z");
         assert!(RequestId::new("r".repeat(112)).is_ok());
         assert_eq!(RequestId::new("r".repeat(113)), Err(IdError::TooLong(113)));
+        assert_eq!(RequestId::new(".."), Err(IdError::DotSegment));
+        assert_eq!(RequestId::new("."), Err(IdError::DotSegment));
+        assert!(RequestId::new("...").is_ok());
         assert_eq!(cut("héllo", 2), "h");
         assert_eq!(
             Responder {

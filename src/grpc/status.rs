@@ -16,6 +16,7 @@ impl From<Error> for tonic::Status {
             | Error::NotFound(_)
             | Error::Lagging(_)
             | Error::TooLarge(_)
+            | Error::UnsupportedMediaType(_)
             | Error::Aborted(_)
             | Error::Unavailable(_)
             | Error::Unauthenticated(_)

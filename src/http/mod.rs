@@ -6,11 +6,13 @@
 //! snapshot folded by `messages.rs`), and every refusal — the
 //! endpoints', and the router's own unknown path, wrong method and bad path — as JSON
 //! `{"error", "code"}` (and `"field"` when it names one) with the HTTP status and gRPC code
-//! name of `Error`'s one table.
+//! name of `Error`'s one table. `origin.rs` refuses, on every path, what a web page on another
+//! origin could make a browser send.
 
 pub mod ag_ui;
 pub mod ai_sdk;
 mod messages;
+pub mod origin;
 pub mod permissions;
 mod sse;
 

@@ -5,10 +5,11 @@
 //! `session.id`, `langfuse.session.id`), else the trace (`<service.name>/<trace id>`). A
 //! `toolview.session.prefix` goes in front of the last two, so a token granting `team-a/*`
 //! can publish them. Text that breaks the id rule is mended, not refused: each character
-//! outside `[A-Za-z0-9._:-]` becomes `-`, empty segments go, and the id is cut at 128.
+//! outside `[A-Za-z0-9._:-]` becomes `-`, empty segments go, a `.` or `..` segment becomes
+//! `-` or `--` (so `team-a/../victim` stays under `team-a`), and the id is cut at 128.
 
 use super::span::Attributes;
-use crate::domain::SessionId;
+use crate::domain::{SessionId, is_dot_segment};
 
 /// The attribute naming a session outright.
 pub const SESSION_ID_KEY: &str = "toolview.session.id";
@@ -62,8 +63,9 @@ fn mend(text: &str, fallback: &str) -> SessionId {
         if !out.is_empty() {
             out.push('/');
         }
+        let dots = is_dot_segment(segment);
         for c in segment.chars() {
-            let ok = c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-');
+            let ok = !dots && (c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-'));
             out.push(if ok { c } else { '-' });
             if out.len() >= MAX_ID {
                 break;
@@ -107,6 +109,8 @@ mod tests {
     fn bad_text_is_mended() {
         assert_eq!(mend("a b//c\u{1b}", "x").as_str(), "a-b/c-");
         assert_eq!(mend("///", "x").as_str(), "x");
+        assert_eq!(mend("team-a/../victim", "x").as_str(), "team-a/--/victim");
+        assert_eq!(mend("./a/.", "x").as_str(), "-/a/-");
         let long = "é".repeat(300);
         let id = mend(&long, "x");
         assert_eq!(id.as_str().len(), MAX_ID);

@@ -12,6 +12,7 @@ mod auth;
 mod call_shapes;
 mod cli;
 mod conversation;
+mod cross_origin;
 mod grpc_present;
 mod grpc_render;
 mod http_refusals;

@@ -5,7 +5,7 @@
 
 import { Code } from "@connectrpc/connect";
 // The client package: its generated messages, its resuming subscription and its bearer auth.
-import { isReset, ToolviewError, type Client } from "@toolview/client";
+import { isReset, permissionPath, ToolviewError, type Client } from "@toolview/client";
 import { connect } from "@toolview/client/web";
 import { el, SessionView } from "./session-view";
 
@@ -56,7 +56,14 @@ async function main() {
   header.textContent = `Session ${session}`;
   // An answer to a permission request: the decision itself arrives as an update to everyone.
   const answer = (requestId: string) => (optionId: string, note: HTMLElement) => {
-    const path = `/permissions/${session.split("/").map(encodeURIComponent).join("/")}/${encodeURIComponent(requestId)}`;
+    let path: string;
+    try {
+      // Refuses ids with `.`/`..` segments, which `fetch` would resolve to another session.
+      path = permissionPath(session, requestId);
+    } catch (e) {
+      note.textContent = `not answered: ${e instanceof Error ? e.message : e}`;
+      return;
+    }
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (token) headers.authorization = `Bearer ${token}`;
     fetch(path, { method: "POST", headers, body: JSON.stringify({ optionId, via: "viewer" }) })

@@ -2,6 +2,7 @@
 // resuming subscription (after a restart or a dropped connection it goes on after the last cursor
 // it was shown: no card lost or shown twice), folded into items by `SessionModel`.
 
+import { permissionPath } from "@toolview/client";
 import { connect } from "@toolview/client/web";
 import { useEffect, useState } from "react";
 import type { Answer } from "./react.js";
@@ -91,7 +92,13 @@ export function permissionAnswerer(
   options: { token?: string; via?: string } = {},
 ): Answer {
   return async (requestId, optionId) => {
-    const path = `${baseUrl.replace(/\/$/, "")}/permissions/${session.split("/").map(encodeURIComponent).join("/")}/${encodeURIComponent(requestId)}`;
+    let path: string;
+    try {
+      // Refuses ids with `.`/`..` segments, which the URL parser would resolve to another session.
+      path = `${baseUrl.replace(/\/$/, "")}${permissionPath(session, requestId)}`;
+    } catch (e) {
+      return `not answered: ${e instanceof Error ? e.message : String(e)}`;
+    }
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const r = await fetch(path, {

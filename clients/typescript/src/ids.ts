@@ -1,5 +1,6 @@
 // Ids: the server's id rule, and event ids derived from what an event is about, so that a
 // retried publish (or a harness replaying its work) is a duplicate, never a second event.
+import { UsageError } from "./errors.js";
 
 /** An event, call, message or turn id: 1–128 characters of `[A-Za-z0-9._:-]`. */
 export const ID_RULE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -22,6 +23,22 @@ export function safeId(raw: string): string {
   if (ID_RULE.test(raw)) return raw;
   const readable = raw.replace(/[^A-Za-z0-9._:-]/g, "-").slice(0, MAX_ID - 18);
   return readable ? `${readable}.${digest(raw)}` : `id.${digest(raw)}`;
+}
+
+/** A session id: `/`-separated segments of the id rule, none of them `.` or `..`, at most 128
+ *  characters in all (the server refuses the rest). */
+export function isSessionId(id: string): boolean {
+  return id.length <= MAX_ID && id.split("/").every((s) => ID_RULE.test(s) && s !== "." && s !== "..");
+}
+
+/** The path that answers a permission request: `/permissions/{session}/{request}`, each segment
+ *  encoded. Throws for ids the server would refuse: a `.` or `..` segment would be resolved by the
+ *  browser's URL parser (even encoded) and reach another session's request. */
+export function permissionPath(session: string, requestId: string): string {
+  if (!isSessionId(session)) throw new UsageError(`not a session id: ${JSON.stringify(session)}`);
+  if (!ID_RULE.test(requestId) || requestId === "." || requestId === "..")
+    throw new UsageError(`not a request id: ${JSON.stringify(requestId)}`);
+  return `/permissions/${session.split("/").map(encodeURIComponent).join("/")}/${encodeURIComponent(requestId)}`;
 }
 
 /** A fresh random id for a subject the caller did not name. */

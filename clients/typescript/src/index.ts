@@ -26,7 +26,7 @@ export * from "./gen/toolview/v1/presentation_service_pb.js";
 export * from "./gen/toolview/v1/rendering_pb.js";
 export * from "./gen/toolview/v1/session_service_pb.js";
 export * from "./gen/toolview/v1/views_pb.js";
-export { eventId, safeId } from "./ids.js";
+export { eventId, isSessionId, permissionPath, safeId } from "./ids.js";
 export {
   allowAlways,
   allowOnce,

@@ -13,6 +13,8 @@ import {
   eventId,
   fieldViolation,
   isReset,
+  isSessionId,
+  permissionPath,
   SessionService,
   safeId,
   ToolCallOutputSchema,
@@ -190,6 +192,18 @@ test("ids are derived, and follow the server's rule", () => {
   for (const raw of ["a b/c", "ü", "x".repeat(200), "call_abc"]) assert.match(safeId(raw), /^[A-Za-z0-9._:-]{1,128}$/);
   assert.notEqual(safeId("a b"), safeId("a/b"));
   assert.equal(safeId("a b"), safeId("a b"));
+});
+
+test("permission paths refuse ids a URL parser would resolve away", () => {
+  assert.equal(permissionPath("team-a/run 7".replace(" ", "-"), "perm-1"), "/permissions/team-a/run-7/perm-1");
+  for (const session of ["x/../victim", "..", "team-a/.", "a//b", "a b"]) {
+    assert.equal(isSessionId(session), false, session);
+    assert.throws(() => permissionPath(session, "perm-1"), UsageError, session);
+  }
+  assert.throws(() => permissionPath("s", ".."), UsageError);
+  assert.equal(isSessionId("a.b/.hidden/..."), true);
+  // What the browser would do with the path, had it been built: another session's request.
+  assert.equal(new URL("/permissions/x/%2E%2E/victim/perm-1", "http://h").pathname, "/permissions/victim/perm-1");
 });
 
 test("the CommonJS build loads with require", () => {
