@@ -12,6 +12,7 @@ use super::pb::{self, session_service_server::SessionService};
 use super::status::check_size;
 use super::wire;
 use crate::auth::{Authenticator, Right};
+use crate::domain::permission::RESOLUTION_ID_PREFIX;
 use crate::domain::{EventBody, SessionId, ToolEvent};
 use crate::error::Error;
 use crate::session::{SessionInfo, Sessions, Start, SubscribeItem};
@@ -62,11 +63,19 @@ fn describe(id: &SessionId, info: &SessionInfo) -> pb::GetSessionResponse {
     }
 }
 
-/// What a harness may not publish: a permission resolution (the server appends those), and a
-/// request whose timeout is past the server's limit.
+/// What a harness may not publish: a permission resolution or an event id of the kind the server
+/// gives them (the server appends those), and a request whose timeout is past the server's
+/// limit.
 fn check_harness_events(events: &[ToolEvent], max_timeout: Duration) -> Result<(), Error> {
     let max = u64::try_from(max_timeout.as_millis()).unwrap_or(u64::MAX);
     for (i, e) in events.iter().enumerate() {
+        if e.event_id.as_str().starts_with(RESOLUTION_ID_PREFIX) {
+            return Err(Error::invalid(format!(
+                "events[{i}].event_id: {:?} is reserved: the server gives a permission request's \
+                 resolution the id {RESOLUTION_ID_PREFIX}<request id>",
+                e.event_id.as_str()
+            )));
+        }
         match &e.body {
             EventBody::PermissionResolved(_) => {
                 return Err(Error::invalid(format!(

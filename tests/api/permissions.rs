@@ -1,7 +1,7 @@
 //! PermissionService against real servers: the first answer wins and later ones learn the
 //! winner, a harness awaits its decision, expiry resolves to the reject option (also after a
 //! restart), fifty concurrent answers leave exactly one resolution, a harness cannot publish a
-//! resolution, answering needs the `approve` right, and the HTTP endpoint answers 200, 409 or 410.
+//! resolution nor take its event id, answering needs the `approve` right, and the HTTP endpoint answers 200, 409 or 410.
 
 use std::time::Duration;
 
@@ -216,6 +216,36 @@ async fn nobody_answering_in_time_is_the_reject_option() {
         .into_inner();
     assert!(!late.won);
     assert_eq!(late.resolution, Some(awaited));
+    server.shutdown().await;
+}
+
+/// A harness cannot take a request's resolution id (`resolved:<request id>`) before the server
+/// does: the request would stay pending forever, its expiry never applied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_harness_cannot_squat_a_resolution_id() {
+    let server = Server::start().await;
+    let mut c = client(&server.url).await;
+    let squat = bash_call("s", "resolved:perm-1", "c1");
+    let e = publish(&mut c, vec![bash_call("s", "e0", "c0"), squat])
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(
+        e.message()
+            .starts_with("events[1].event_id: \"resolved:perm-1\" is reserved"),
+        "{}",
+        e.message()
+    );
+    publish(&mut c, vec![ask("s", "perm-1", "", 300)])
+        .await
+        .unwrap();
+    let awaited = resolution(&server.url, "s", "perm-1").await;
+    assert_eq!(
+        awaited.outcome,
+        Some(Outcome::Expired(pb::PermissionExpired {
+            option_id: "reject".into()
+        }))
+    );
     server.shutdown().await;
 }
 
