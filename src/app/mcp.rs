@@ -4,7 +4,7 @@
 //! each request's `Authorization` header: a host can do no more than its bearer may, exactly as
 //! over gRPC, and a request without a valid one is `401` before MCP reads it. Stateless (no MCP
 //! session is kept between requests), so a host costs nothing between its calls; the `Host`
-//! check and the body limit are the API port's.
+//! and `Origin` checks and the body limit (`--max-message-size`) are the API port's.
 
 use std::sync::Arc;
 
@@ -114,24 +114,52 @@ pub fn routes(
     };
     // The API port checks the `Host` of every request a browser could send (`web::check_host`),
     // with the operator's --allowed-host names; rmcp's own loopback-only list would refuse them.
+    // rmcp reads the body itself, up to the service's message size (its own default is 4 MiB):
+    // past it, chunked or not, it answers 413, made the API's JSON refusal below.
     let config = StreamableHttpServerConfig::default()
         .with_json_response(true)
         .with_legacy_session_mode(false)
+        .with_max_request_body_bytes(max_message_size)
         .disable_allowed_hosts();
     let service = StreamableHttpService::new(
         move || Ok(Toolview::new(backend.clone())),
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    // rmcp reads the body itself: the limit is the service's (413 past it).
-    let limited = tower::ServiceBuilder::new()
-        .layer(tower_http::limit::RequestBodyLimitLayer::new(
-            max_message_size,
-        ))
-        .service(service);
     axum::Router::new()
-        .route_service(PATH, limited)
+        .route_service(PATH, service)
+        .layer(axum::middleware::from_fn_with_state(
+            max_message_size,
+            too_large,
+        ))
         .layer(axum::middleware::from_fn_with_state(auth, authenticated))
+}
+
+/// A body over the message size is `413` with the API's JSON refusal, as on every endpoint:
+/// refused by its `Content-Length` before rmcp reads it, and rmcp's own plain-text 413 (a
+/// chunked body that grew past it) replaced.
+async fn too_large(
+    axum::extract::State(max): axum::extract::State<usize>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let refusal = || {
+        crate::http::refusal(crate::error::Error::TooLarge(format!(
+            "request body: over the limit of {max} bytes (--max-message-size)"
+        )))
+    };
+    let declared = request
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+        return refusal();
+    }
+    let response = next.run(request).await;
+    match response.status() {
+        http::StatusCode::PAYLOAD_TOO_LARGE => refusal(),
+        _ => response,
+    }
 }
 
 /// A request without a valid bearer (when the server asks for one) is refused before MCP reads

@@ -126,3 +126,73 @@ async fn http_without_a_token_is_refused() {
     );
     assert!(head.starts_with("HTTP/1.1 401"), "{head}");
 }
+
+/// `/mcp` takes bodies up to `--max-message-size` (not the MCP library's 4 MiB), and past it
+/// answers `413` with the API's JSON refusal, whether the body declares its length or is chunked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_bodies_follow_the_message_size() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let max = 6 * 1024 * 1024;
+    let server = support::process::ServerProcess::spawn(
+        dir.path(),
+        &["--store", "memory", "--max-message-size", &max.to_string()],
+    );
+    // An `initialize` padded to 5 MiB: over rmcp's default, within the server's limit.
+    let padded = |size: usize| {
+        let mut body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "x", "version": "1"}, "zz": ""}})
+        .to_string();
+        let pad = size - body.len();
+        body.insert_str(body.len() - 3, &"x".repeat(pad));
+        body
+    };
+    let head = "POST /mcp HTTP/1.1\r\nAccept: application/json, text/event-stream\r\n";
+    let (answer, _) = crate::agui::http(server.addr(), head, &padded(5 * 1024 * 1024));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let big = padded(max + 1);
+    // Over the limit, with its length and chunked (no length to refuse it by before it is read).
+    for chunked in [false, true] {
+        let mut stream = std::net::TcpStream::connect(server.addr()).unwrap();
+        let framing = match chunked {
+            true => "Transfer-Encoding: chunked".to_owned(),
+            false => format!("Content-Length: {}", big.len()),
+        };
+        write!(
+            stream,
+            "{head}Host: {}\r\nContent-Type: application/json\r\n{framing}\r\n\
+             Connection: close\r\n\r\n",
+            server.addr()
+        )
+        .unwrap();
+        // With a length, refused by it before a byte of the body is read (none is sent).
+        let body = if chunked { big.as_bytes() } else { &[][..] };
+        for chunk in body.chunks(64 * 1024) {
+            // The server may answer and close before the last chunk.
+            let sent = match chunked {
+                true => write!(stream, "{:x}\r\n", chunk.len())
+                    .and_then(|()| stream.write_all(chunk))
+                    .and_then(|()| stream.write_all(b"\r\n")),
+                false => stream.write_all(chunk),
+            };
+            if sent.is_err() {
+                break;
+            }
+        }
+        if chunked {
+            let _ = stream.write_all(b"0\r\n\r\n");
+        }
+        let mut response = Vec::new();
+        let _ = stream.read_to_end(&mut response);
+        let response = String::from_utf8_lossy(&response);
+        assert!(
+            response.starts_with("HTTP/1.1 413"),
+            "chunked: {chunked}: {response}"
+        );
+        assert!(
+            response.contains("\"code\":\"RESOURCE_EXHAUSTED\""),
+            "{response}"
+        );
+    }
+}
