@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::fold::PermissionState;
-use super::markdown_text::{escape, escape_line};
+use super::markdown_text;
 use super::visible::visible;
 use crate::domain::permission::{
     OptionKind, Outcome, PermissionRequested, PermissionResolved, cut, rfc3339_ms,
@@ -122,6 +122,17 @@ fn decided_words(r: &PermissionRequested, res: &PermissionResolved) -> (String, 
     }
 }
 
+/// A harness's or responder's text on one Markdown line: controls made visible (`^[`), as tool
+/// output is, then escaped.
+fn escape_line(text: &str) -> String {
+    markdown_text::escape_line(&visible(text))
+}
+
+/// As [`escape_line`], keeping line breaks.
+fn escape(text: &str) -> String {
+    markdown_text::escape(&visible(text))
+}
+
 /// The Markdown target's form: the prompt, its options and expiry; or what was decided.
 pub fn markdown(request: &PermissionRequested, res: Option<&PermissionResolved>) -> String {
     let r = shown(request);
@@ -218,4 +229,62 @@ pub fn ansi(request: &PermissionRequested, res: Option<&PermissionResolved>) -> 
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::permission::{PermissionOption, RequestId, Responder};
+
+    /// Every control a harness or a responder could put in a prompt's texts.
+    const HOSTILE: &str = "a\x1bP1$r\x1b\\b\x07c\u{9b}31m\u{9d}0;t\x1b]8;;x\x1b\\";
+
+    fn request() -> PermissionRequested {
+        let option = |id: &str, kind| PermissionOption {
+            option_id: id.into(),
+            name: format!("{id}{HOSTILE}"),
+            kind,
+        };
+        PermissionRequested {
+            request_id: RequestId::new("perm-1").unwrap(),
+            call_id: None,
+            title: format!("Run{HOSTILE}?"),
+            description: format!("line 1{HOSTILE}\nline 2"),
+            options: vec![
+                option("allow", OptionKind::AllowOnce),
+                option("reject", OptionKind::RejectOnce),
+            ],
+            expiry_option_id: "reject".into(),
+            timeout_ms: 0,
+            expires_at_ms: 1_796_465_100_123,
+        }
+    }
+
+    fn raw_controls(text: &str) -> Vec<char> {
+        text.chars()
+            .filter(|c| c.is_control() && !matches!(c, '\n'))
+            .collect()
+    }
+
+    #[test]
+    fn markdown_prompts_show_controls_visibly() {
+        let r = request();
+        let pending = markdown(&r, None);
+        assert_eq!(raw_controls(&pending), Vec::<char>::new(), "{pending:?}");
+        assert!(pending.contains("Runa^\\[P1$r^\\[\\\\b^Gc"), "{pending}");
+        let decided = PermissionResolved {
+            request_id: r.request_id.clone(),
+            outcome: Outcome::Selected {
+                option_id: "allow".into(),
+            },
+            reason: HOSTILE.into(),
+            resolved_by: Responder {
+                subject: HOSTILE.into(),
+                via: "viewer".into(),
+            },
+            resolved_at_ms: 1_796_465_100_123,
+        };
+        let decided = markdown(&r, Some(&decided));
+        assert_eq!(raw_controls(&decided), Vec::<char>::new(), "{decided:?}");
+    }
 }
