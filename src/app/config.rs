@@ -66,6 +66,12 @@ pub const DEFAULT_JWT_LEEWAY_SECS: u64 = 30;
 /// while one request stays a bounded publish.
 pub const DEFAULT_OTLP_MAX_RECORDS: usize = 2048;
 
+/// Attributes kept per OTLP resource, span, event or log record (and entries per array or
+/// key-value list value): twice the SDKs' default attribute count limit (128,
+/// `OTEL_ATTRIBUTE_COUNT_LIMIT`), so no default export loses one, while a body of a million
+/// empty attributes costs a bounded mapping.
+pub const DEFAULT_OTLP_MAX_ATTRIBUTES: usize = 256;
+
 /// A listen address: `IP:port`, or `host:port` resolved once at start (the first address the
 /// name resolves to; `localhost` is loopback, so the no-auth default still holds).
 fn listen_addr(s: &str) -> Result<SocketAddr, String> {
@@ -343,6 +349,11 @@ pub struct ServeConfig {
     #[arg(long, env = "TOOLVIEW_OTLP_MAX_RECORDS", default_value_t = DEFAULT_OTLP_MAX_RECORDS)]
     pub otlp_max_records: usize,
 
+    /// Attributes kept per OTLP resource, span, event or log record, and entries per array or
+    /// key-value list value; the rest are dropped unread.
+    #[arg(long, env = "TOOLVIEW_OTLP_MAX_ATTRIBUTES", default_value_t = DEFAULT_OTLP_MAX_ATTRIBUTES)]
+    pub otlp_max_attributes: usize,
+
     /// Log format.
     #[arg(long, env = "TOOLVIEW_LOG_FORMAT", value_enum, default_value = "human")]
     pub log_format: LogFormat,
@@ -542,6 +553,7 @@ impl Default for ServeConfig {
             metrics_listen: None,
             disable_otlp: false,
             otlp_max_records: DEFAULT_OTLP_MAX_RECORDS,
+            otlp_max_attributes: DEFAULT_OTLP_MAX_ATTRIBUTES,
         }
     }
 }

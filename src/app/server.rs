@@ -216,6 +216,7 @@ fn router(
                 auth.clone(),
                 OtlpLimits {
                     max_records: config.otlp_max_records.max(1),
+                    max_attributes: config.otlp_max_attributes.max(1),
                     max_body: config.max_message_size,
                 },
             );

@@ -83,6 +83,11 @@ impl Grant {
         Ok(Grant { rights, sessions })
     }
 
+    /// Whether this grant gives `right` on some session.
+    pub fn has(&self, right: Right) -> bool {
+        self.rights.contains(&right)
+    }
+
     /// Whether this grant gives `right` on `session`.
     pub fn allows(&self, right: Right, session: &SessionId) -> bool {
         self.rights.contains(&right) && self.sessions.is_match(session.as_str())

@@ -220,6 +220,19 @@ impl Access {
         }
     }
 
+    /// `Ok` if the access includes `right` on some session: what a request whose sessions are
+    /// known only after costly work (an OTLP export's, once mapped) is checked against first.
+    pub fn require_somewhere(&self, right: Right) -> Result<(), Error> {
+        match self {
+            Access::Open => Ok(()),
+            Access::Token(p) if p.grants.iter().any(|g| g.has(right)) => Ok(()),
+            Access::Token(_) => Err(Error::PermissionDenied(format!(
+                "the token does not grant {} on any session",
+                right.name()
+            ))),
+        }
+    }
+
     /// When the access ends: a token's expiry, `None` when open.
     pub fn valid_until(&self) -> Option<SystemTime> {
         match self {

@@ -44,10 +44,21 @@ pub fn check_size(message: &impl prost::Message, max: usize) -> Result<(), Error
     Ok(())
 }
 
+/// The `grpc-message`s (percent-encoded, as sent) of the `INTERNAL` statuses tonic answers for
+/// a request that is broken, not for a fault of the server: an invalid compression flag, a body
+/// that does not gunzip, a frame cut short, and a message that does not decode (services on
+/// tonic's prost codec: OTLP's; toolview's own decode with theirs, which names the field).
+const TONIC_BAD_INPUT: [&[u8]; 4] = [
+    b"protocol%20error:%20received%20message%20with%20invalid%20compression",
+    b"Error%20decompressing:",
+    b"Unexpected%20EOF%20decoding%20stream",
+    b"failed%20to%20decode%20Protobuf%20message",
+];
+
 /// Rewrites the statuses tonic itself answers before a handler runs, so they follow the API: a
 /// request over the message size limit (tonic says `OUT_OF_RANGE`; no handler does, so every
-/// such status is that check) is `RESOURCE_EXHAUSTED`, and a message frame with an invalid
-/// compression flag (tonic says `INTERNAL`) is `INVALID_ARGUMENT`.
+/// such status is that check) is `RESOURCE_EXHAUSTED`, and a broken request (tonic says
+/// `INTERNAL`: [`TONIC_BAD_INPUT`]) is `INVALID_ARGUMENT`.
 pub fn transport_status<B>(mut response: http::Response<B>) -> http::Response<B> {
     use http::HeaderValue;
     let headers = response.headers_mut();
@@ -57,13 +68,7 @@ pub fn transport_status<B>(mut response: http::Response<B>) -> http::Response<B>
         .map_or(&b""[..], HeaderValue::as_bytes);
     let rewrite = match code {
         Some(b"11") => Some("8"),
-        Some(b"13")
-            if message.starts_with(
-                b"protocol%20error:%20received%20message%20with%20invalid%20compression",
-            ) =>
-        {
-            Some("3")
-        }
+        Some(b"13") if TONIC_BAD_INPUT.iter().any(|m| message.starts_with(m)) => Some("3"),
         _ => None,
     };
     if let Some(code) = rewrite {

@@ -22,6 +22,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::{Otlp, Outcome};
+use crate::auth::Right;
 use crate::error::Error;
 
 /// The trace export path (what exporters append to `OTEL_EXPORTER_OTLP_ENDPOINT`).
@@ -179,7 +180,11 @@ where
             .into_response();
     };
     let max = otlp.limits.max_body;
-    let access = match crate::http::authenticate(&otlp.auth, headers) {
+    // The right first (on some session: which ones the export names is known only once it is
+    // decoded and mapped), so a token that may publish nothing costs no decoding.
+    let access = match crate::http::authenticate(&otlp.auth, headers)
+        .and_then(|a| a.require_somewhere(Right::Publish).map(|()| a))
+    {
         Ok(access) => access,
         Err(e) => return format.refuse(e),
     };

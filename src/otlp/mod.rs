@@ -44,6 +44,9 @@ pub struct Limits {
     pub max_records: usize,
     /// The largest request body, compressed and decompressed alike.
     pub max_body: usize,
+    /// Attributes kept per resource, span, event or log record, and entries per array or
+    /// key-value list value; the rest are dropped unread.
+    pub max_attributes: usize,
 }
 
 /// The OTLP receiver: what both transports call.
@@ -120,7 +123,7 @@ impl Otlp {
             .map(|s| s.spans.len())
             .sum();
         self.check_count(count, "spans")?;
-        let mapped = ingest::map_spans(&spans(request));
+        let mapped = ingest::map_spans(&spans(request, self.limits.max_attributes));
         self.publish("traces", access, mapped).await
     }
 
@@ -137,7 +140,7 @@ impl Otlp {
             .map(|s| s.log_records.len())
             .sum();
         self.check_count(count, "log records")?;
-        let mapped = ingest::map_logs(&log_records(request));
+        let mapped = ingest::map_logs(&log_records(request, self.limits.max_attributes));
         self.publish("logs", access, mapped).await
     }
 
@@ -197,10 +200,10 @@ impl Otlp {
 }
 
 /// A trace export's spans, each with its resource's attributes.
-fn spans(request: ExportTraceServiceRequest) -> Vec<Span> {
+fn spans(request: ExportTraceServiceRequest, max: usize) -> Vec<Span> {
     let mut out = Vec::new();
     for resource_spans in request.resource_spans {
-        let resource = resource(resource_spans.resource);
+        let resource = resource(resource_spans.resource, max);
         for span in resource_spans.scope_spans.into_iter().flat_map(|s| s.spans) {
             let error = span
                 .status
@@ -209,7 +212,7 @@ fn spans(request: ExportTraceServiceRequest) -> Vec<Span> {
                 .map(|s| {
                     let exception = span.events.iter().find(|e| e.name == "exception");
                     let message = exception.and_then(|e| {
-                        attributes(e.attributes.clone())
+                        attributes(e.attributes.clone(), max)
                             .first_str(&["exception.message"])
                             .map(str::to_owned)
                     });
@@ -226,7 +229,7 @@ fn spans(request: ExportTraceServiceRequest) -> Vec<Span> {
                 name: span.name,
                 start_ns: span.start_time_unix_nano,
                 end_ns: span.end_time_unix_nano,
-                attributes: attributes(span.attributes),
+                attributes: attributes(span.attributes, max),
                 resource: resource.clone(),
                 error,
             });
@@ -236,16 +239,16 @@ fn spans(request: ExportTraceServiceRequest) -> Vec<Span> {
 }
 
 /// A logs export's records, each with its resource's attributes.
-fn log_records(request: ExportLogsServiceRequest) -> Vec<LogRecord> {
+fn log_records(request: ExportLogsServiceRequest, max: usize) -> Vec<LogRecord> {
     let mut out = Vec::new();
     for resource_logs in request.resource_logs {
-        let resource = resource(resource_logs.resource);
+        let resource = resource(resource_logs.resource, max);
         for record in resource_logs
             .scope_logs
             .into_iter()
             .flat_map(|s| s.log_records)
         {
-            let attributes = attributes(record.attributes);
+            let attributes = attributes(record.attributes, max);
             let event_name = match record.event_name.is_empty() {
                 false => record.event_name,
                 true => attributes
@@ -268,24 +271,34 @@ fn log_records(request: ExportLogsServiceRequest) -> Vec<LogRecord> {
     out
 }
 
-fn resource(resource: Option<Resource>) -> Arc<Attributes> {
+fn resource(resource: Option<Resource>, max: usize) -> Arc<Attributes> {
     Arc::new(attributes(
         resource.map(|r| r.attributes).unwrap_or_default(),
+        max,
     ))
 }
 
-fn attributes(pairs: Vec<KeyValue>) -> Attributes {
+/// The first `max` attributes (`--otlp-max-attributes`); the rest are dropped unread, as an
+/// SDK drops those past its attribute count limit, so every later lookup is O(max).
+fn attributes(pairs: Vec<KeyValue>, max: usize) -> Attributes {
     Attributes(
         pairs
             .into_iter()
-            .map(|kv| (kv.key, kv.value.map(json).unwrap_or(Value::Null)))
+            .take(max)
+            .map(|kv| {
+                (
+                    kv.key,
+                    kv.value.map(|v| json(v, max)).unwrap_or(Value::Null),
+                )
+            })
             .collect(),
     )
 }
 
-/// An `AnyValue` as JSON. Its depth is bounded by the decoders' recursion limits (prost's and
-/// serde_json's), so this recursion is too.
-fn json(value: AnyValue) -> Value {
+/// An `AnyValue` as JSON, arrays and key-value lists cut to their first `max` entries. Its depth
+/// is bounded by the decoders' recursion limits (prost's and serde_json's), so this recursion is
+/// too.
+fn json(value: AnyValue, max: usize) -> Value {
     use any_value::Value as V;
     match value.value {
         None => Value::Null,
@@ -297,13 +310,16 @@ fn json(value: AnyValue) -> Value {
             use base64::Engine as _;
             Value::String(base64::engine::general_purpose::STANDARD.encode(b))
         }
-        Some(V::ArrayValue(a)) => Value::Array(a.values.into_iter().map(json).collect()),
-        Some(V::KvlistValue(kv)) => Value::Object(
-            kv.values
+        Some(V::ArrayValue(a)) => Value::Array(
+            a.values
                 .into_iter()
-                .map(|kv| (kv.key, kv.value.map(json).unwrap_or(Value::Null)))
+                .take(max)
+                .map(|v| json(v, max))
                 .collect(),
         ),
+        Some(V::KvlistValue(kv)) => {
+            Value::Object(attributes(kv.values, max).0.into_iter().collect())
+        }
         Some(V::StringValueStrindex(_)) => Value::Null,
     }
 }

@@ -455,3 +455,129 @@ async fn auth_is_the_apis_and_the_receiver_can_be_off() {
     let (status, _, _) = post(server.addr(), "/v1/traces", &[PROTOBUF], &body);
     assert_eq!(status, 404);
 }
+
+/// `n` empty attributes: two bytes each on the wire.
+fn empty_attributes(n: usize) -> Vec<KeyValue> {
+    vec![KeyValue::default(); n]
+}
+
+/// A hostile export (issue 55, item 4): a resource of 500,000 empty attributes before the one
+/// naming the session, over 400 tool spans. Only the first `--otlp-max-attributes` are read, so
+/// the session the late attribute names is never seen (the trace's is used); a token that may
+/// publish nothing is refused before decoding; broken protobuf and gzip over gRPC are
+/// `INVALID_ARGUMENT`. The CPU and memory it costs are printed (and in docs/limits.md).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_attribute_floods_cost_a_bounded_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let addr = server.addr();
+    let spans: Vec<Span> = (1..=400)
+        .map(|i| tool(i, 0, (0, 1), "bash", "{}", ""))
+        .collect();
+    let mut flood = export("unused", spans);
+    let resource = flood.resource_spans[0].resource.as_mut().unwrap();
+    resource.attributes = empty_attributes(500_000);
+    resource
+        .attributes
+        .push(kv("toolview.session.id", "late/session"));
+    resource.attributes.push(kv("service.name", "flood"));
+    let body = flood.encode_to_vec();
+    let (cpu, rss) = (server.cpu_ms(), server.rss_kib());
+    let (status, head, _) = post(addr, "/v1/traces", &[PROTOBUF], &body);
+    assert_eq!(status, 200, "{head}");
+    println!(
+        "a {} KB body of 500,000 empty attributes and 400 spans: {} ms of server CPU, RSS +{} MiB",
+        body.len() / 1000,
+        server.cpu_ms() - cpu,
+        server.rss_kib().saturating_sub(rss) / 1024
+    );
+    let mut c = client(&server.url).await;
+    assert!(
+        get_session(&mut c, "late/session").await.is_err(),
+        "read past the limit"
+    );
+    let trace = format!("otel/{}", "01".repeat(16));
+    assert_eq!(get_session(&mut c, &trace).await.unwrap().calls, 400);
+
+    // gRPC: a truncated message and a body that does not gunzip are the caller's fault.
+    let truncated = &agent_run("s").encode_to_vec()[..40];
+    let mut framed = vec![0u8];
+    framed.extend_from_slice(&(truncated.len() as u32).to_be_bytes());
+    framed.extend_from_slice(truncated);
+    let mut gzipped_garbage = vec![1u8];
+    gzipped_garbage.extend_from_slice(&8u32.to_be_bytes());
+    gzipped_garbage.extend_from_slice(b"not gzip");
+    for (frame, encoding) in [(framed, None), (gzipped_garbage, Some("gzip"))] {
+        let status = grpc_raw(&server.url, &frame, encoding).await;
+        assert_eq!(status, tonic::Code::InvalidArgument as i32, "{encoding:?}");
+    }
+
+    // A token that may publish nothing is refused before its body is decoded.
+    let secured = tempfile::tempdir().unwrap();
+    let server = support::auth::secret_server(secured.path(), &[]);
+    let nothing = format!(
+        "Bearer {}",
+        support::auth::token(&["read"], &["nothing-here"])
+    );
+    let (cpu, _) = (server.cpu_ms(), ());
+    let (status, _, answer) = post(
+        server.addr(),
+        "/v1/traces",
+        &[PROTOBUF, ("Authorization", &nothing)],
+        &body,
+    );
+    assert_eq!(status, 403);
+    let refused = tonic_types::pb::Status::decode(&answer[..]).unwrap();
+    assert!(
+        refused.message.contains("on any session"),
+        "{}",
+        refused.message
+    );
+    println!(
+        "refused for its right: {} ms of server CPU",
+        server.cpu_ms() - cpu
+    );
+    let mut grpc = TraceServiceClient::connect(server.url.clone())
+        .await
+        .unwrap();
+    let mut request = tonic::Request::new(flood);
+    request
+        .metadata_mut()
+        .insert("authorization", nothing.parse().unwrap());
+    let refused = grpc.export(request).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::PermissionDenied);
+}
+
+/// One raw gRPC call of the trace service with `frame` as its body: the `grpc-status`.
+async fn grpc_raw(url: &str, frame: &[u8], encoding: Option<&str>) -> i32 {
+    use http_body_util::{BodyExt as _, Full};
+    let channel = tonic::transport::Endpoint::from_shared(url.to_owned())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut request = http::Request::post(format!(
+        "{url}/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+    ))
+    .header("content-type", "application/grpc")
+    .header("te", "trailers");
+    if let Some(encoding) = encoding {
+        request = request.header("grpc-encoding", encoding);
+    }
+    let request = request
+        .body(tonic::body::Body::new(Full::new(
+            bytes::Bytes::copy_from_slice(frame),
+        )))
+        .unwrap();
+    let response = tower::ServiceExt::oneshot(channel, request).await.unwrap();
+    let in_headers = response.headers().get("grpc-status").cloned();
+    let trailers = response
+        .into_body()
+        .collect()
+        .await
+        .unwrap()
+        .trailers()
+        .cloned();
+    let status = in_headers.or_else(|| trailers?.get("grpc-status").cloned());
+    status.unwrap().to_str().unwrap().parse().unwrap()
+}
