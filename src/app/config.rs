@@ -72,6 +72,12 @@ pub const DEFAULT_OTLP_MAX_RECORDS: usize = 2048;
 /// empty attributes costs a bounded mapping.
 pub const DEFAULT_OTLP_MAX_ATTRIBUTES: usize = 256;
 
+/// Entries of repeated fields (spans and log records, attributes, events, links, array and
+/// key-value list values) one OTLP request may carry: 128 per record at the records limit
+/// (2,048 × 128), so full batches of SDK-default spans fit, while what a body decodes to stays
+/// bounded (about 64 bytes an entry) whatever its bytes.
+pub const DEFAULT_OTLP_MAX_ENTRIES: usize = 262_144;
+
 /// A listen address: `IP:port`, or `host:port` resolved once at start (the first address the
 /// name resolves to; `localhost` is loopback, so the no-auth default still holds).
 fn listen_addr(s: &str) -> Result<SocketAddr, String> {
@@ -354,6 +360,11 @@ pub struct ServeConfig {
     #[arg(long, env = "TOOLVIEW_OTLP_MAX_ATTRIBUTES", default_value_t = DEFAULT_OTLP_MAX_ATTRIBUTES)]
     pub otlp_max_attributes: usize,
 
+    /// Entries of repeated fields (records, attributes, events, links, values) one OTLP request
+    /// may carry, counted before it is decoded; more is RESOURCE_EXHAUSTED (HTTP 413).
+    #[arg(long, env = "TOOLVIEW_OTLP_MAX_ENTRIES", default_value_t = DEFAULT_OTLP_MAX_ENTRIES)]
+    pub otlp_max_entries: usize,
+
     /// Log format.
     #[arg(long, env = "TOOLVIEW_LOG_FORMAT", value_enum, default_value = "human")]
     pub log_format: LogFormat,
@@ -554,6 +565,7 @@ impl Default for ServeConfig {
             disable_otlp: false,
             otlp_max_records: DEFAULT_OTLP_MAX_RECORDS,
             otlp_max_attributes: DEFAULT_OTLP_MAX_ATTRIBUTES,
+            otlp_max_entries: DEFAULT_OTLP_MAX_ENTRIES,
         }
     }
 }

@@ -217,6 +217,7 @@ fn router(
                 OtlpLimits {
                     max_records: config.otlp_max_records.max(1),
                     max_attributes: config.otlp_max_attributes.max(1),
+                    max_entries: config.otlp_max_entries.max(1),
                     max_body: config.max_message_size,
                 },
             );

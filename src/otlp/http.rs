@@ -21,6 +21,7 @@ use prost::Message as _;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::scan::{self, Kind};
 use super::{Otlp, Outcome};
 use crate::auth::Right;
 use crate::error::Error;
@@ -165,6 +166,7 @@ async fn export<Req, Resp>(
     otlp: &Otlp,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
+    kind: Kind,
     ingest: impl AsyncFnOnce(&Otlp, &crate::auth::Access, Req) -> Result<Outcome, Error>,
 ) -> Response
 where
@@ -179,31 +181,37 @@ where
         )
             .into_response();
     };
-    let max = otlp.limits.max_body;
-    // The right first (on some session: which ones the export names is known only once it is
-    // decoded and mapped), so a token that may publish nothing costs no decoding.
-    let access = match crate::http::authenticate(&otlp.auth, headers)
-        .and_then(|a| a.require_somewhere(Right::Publish).map(|()| a))
-    {
-        Ok(access) => access,
-        Err(e) => return format.refuse(e),
+    let read = read::<Req>(otlp, headers, body, (format, encoding), kind);
+    let outcome = match read {
+        Ok((access, request)) => ingest(otlp, &access, request).await,
+        Err(e) => Err(e),
     };
-    let body = match crate::http::body(body, max) {
-        Ok(body) => body,
-        Err(e) => return format.refuse(e),
-    };
-    let body = match encoding.decode(body, max) {
-        Ok(body) => body,
-        Err(e) => return format.refuse(e),
-    };
-    let request = match format.decode::<Req>(&body) {
-        Ok(request) => request,
-        Err(e) => return format.refuse(e),
-    };
-    match ingest(otlp, &access, request).await {
+    match outcome {
         Ok(outcome) => format.respond(StatusCode::OK, &Resp::from(outcome)),
         Err(e) => format.refuse(e),
     }
+}
+
+/// The caller and the request. The right first (on some session: which ones the export names
+/// is known only once it is decoded and mapped), so a token that may publish nothing costs no
+/// decoding; then the body within its limits, counted before it is decoded (`scan`).
+fn read<Req: prost::Message + Default + DeserializeOwned>(
+    otlp: &Otlp,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+    (format, encoding): (Format, Encoding),
+    kind: Kind,
+) -> Result<(crate::auth::Access, Req), Error> {
+    let max = otlp.limits.max_body;
+    let access = crate::http::authenticate(&otlp.auth, headers)?;
+    access.require_somewhere(Right::Publish)?;
+    let body = encoding.decode(crate::http::body(body, max)?, max)?;
+    let budget = otlp.limits.budget();
+    match format {
+        Format::Protobuf => scan::protobuf(&body, kind, &budget)?,
+        Format::Json => scan::json(&body, &budget)?,
+    };
+    Ok((access, format.decode::<Req>(&body)?))
 }
 
 async fn traces(
@@ -215,6 +223,7 @@ async fn traces(
         &otlp,
         &headers,
         body,
+        Kind::Traces,
         async |otlp: &Otlp, access: &crate::auth::Access, request: ExportTraceServiceRequest| {
             otlp.traces(access, request).await
         },
@@ -231,6 +240,7 @@ async fn logs(
         &otlp,
         &headers,
         body,
+        Kind::Logs,
         async |otlp: &Otlp, access: &crate::auth::Access, request: ExportLogsServiceRequest| {
             otlp.logs(access, request).await
         },

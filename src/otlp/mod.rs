@@ -9,10 +9,12 @@
 //! is acknowledged as duplicates and appends nothing). The OTLP types are the OpenTelemetry
 //! project's generated ones (`opentelemetry-proto`), on the same tonic and prost as ours.
 //!
-//! Files: `mod.rs` (the core and the record conversion), `grpc.rs`, `http.rs`.
+//! Files: `mod.rs` (the core and the record conversion), `grpc.rs`, `http.rs`, `scan.rs` (a
+//! body's entries counted before it is decoded, so what it decodes to is bounded).
 
 mod grpc;
 mod http;
+mod scan;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -47,6 +49,19 @@ pub struct Limits {
     /// Attributes kept per resource, span, event or log record, and entries per array or
     /// key-value list value; the rest are dropped unread.
     pub max_attributes: usize,
+    /// Entries of repeated fields (records, attributes, events, links, values) one request may
+    /// carry, counted before it is decoded; more is RESOURCE_EXHAUSTED (HTTP 413).
+    pub max_entries: usize,
+}
+
+impl Limits {
+    /// What a body is counted against before it is decoded.
+    pub fn budget(&self) -> scan::Budget {
+        scan::Budget {
+            max_records: self.max_records,
+            max_entries: self.max_entries,
+        }
+    }
 }
 
 /// The OTLP receiver: what both transports call.

@@ -461,35 +461,61 @@ fn empty_attributes(n: usize) -> Vec<KeyValue> {
     vec![KeyValue::default(); n]
 }
 
-/// A hostile export (issue 55, item 4): a resource of 500,000 empty attributes before the one
-/// naming the session, over 400 tool spans. Only the first `--otlp-max-attributes` are read, so
-/// the session the late attribute names is never seen (the trace's is used); a token that may
-/// publish nothing is refused before decoding; broken protobuf and gzip over gRPC are
-/// `INVALID_ARGUMENT`. The CPU and memory it costs are printed (and in docs/limits.md).
+/// What a request cost the server: CPU milliseconds and peak RSS growth in KiB (VmHWM).
+async fn cost<T>(server: &ServerProcess, request: impl Future<Output = T>) -> (T, u64, u64) {
+    let peak = || support::process::peak_rss_kib(server.pid());
+    let (cpu, before) = (server.cpu_ms(), peak());
+    let out = request.await;
+    (out, server.cpu_ms() - cpu, peak().saturating_sub(before))
+}
+
+/// Hostile exports (issue 55, item 4). One of 200,000 empty resource attributes before the one
+/// naming the session, over 400 tool spans: only the first `--otlp-max-attributes` are read, so
+/// the late session attribute is never seen (the trace's session is used). One of 2,000,000
+/// (4 MB): past `--otlp-max-entries`, refused before it is decoded, over HTTP and gRPC. A token
+/// that may publish nothing is refused before decoding; broken protobuf and gzip over gRPC are
+/// `INVALID_ARGUMENT`. What each cost is printed beside an ordinary export (docs/limits.md).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_attribute_floods_cost_a_bounded_mapping() {
     let dir = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
-    let addr = server.addr();
-    let spans: Vec<Span> = (1..=400)
-        .map(|i| tool(i, 0, (0, 1), "bash", "{}", ""))
-        .collect();
-    let mut flood = export("unused", spans);
-    let resource = flood.resource_spans[0].resource.as_mut().unwrap();
-    resource.attributes = empty_attributes(500_000);
-    resource
-        .attributes
-        .push(kv("toolview.session.id", "late/session"));
-    resource.attributes.push(kv("service.name", "flood"));
-    let body = flood.encode_to_vec();
-    let (cpu, rss) = (server.cpu_ms(), server.rss_kib());
-    let (status, head, _) = post(addr, "/v1/traces", &[PROTOBUF], &body);
+    let addr = server.addr().to_owned();
+    let tools = |n: u64| -> Vec<Span> {
+        (1..=n)
+            .map(|i| tool(i, 0, (0, 1), "bash", r#"{"command":"make test"}"#, "ok"))
+            .collect()
+    };
+    let flood = |attributes: usize| {
+        let mut flood = export("unused", tools(400));
+        let resource = flood.resource_spans[0].resource.as_mut().unwrap();
+        resource.attributes = empty_attributes(attributes);
+        resource
+            .attributes
+            .push(kv("toolview.session.id", "late/session"));
+        flood
+    };
+    let ordinary = export("ordinary", tools(2000)).encode_to_vec();
+    let ((status, _, _), cpu, rss) = cost(&server, async {
+        post(&addr, "/v1/traces", &[PROTOBUF], &ordinary)
+    })
+    .await;
+    assert_eq!(status, 200);
+    println!(
+        "an ordinary {} KB export of 2,000 tool spans: {cpu} ms of server CPU, peak RSS +{} MiB",
+        ordinary.len() / 1000,
+        rss / 1024
+    );
+
+    let body = flood(200_000).encode_to_vec();
+    let ((status, head, _), cpu, rss) = cost(&server, async {
+        post(&addr, "/v1/traces", &[PROTOBUF], &body)
+    })
+    .await;
     assert_eq!(status, 200, "{head}");
     println!(
-        "a {} KB body of 500,000 empty attributes and 400 spans: {} ms of server CPU, RSS +{} MiB",
+        "a {} KB export of 200,000 empty attributes and 400 spans: {cpu} ms of server CPU, peak RSS +{} MiB",
         body.len() / 1000,
-        server.cpu_ms() - cpu,
-        server.rss_kib().saturating_sub(rss) / 1024
+        rss / 1024
     );
     let mut c = client(&server.url).await;
     assert!(
@@ -498,6 +524,34 @@ async fn hostile_attribute_floods_cost_a_bounded_mapping() {
     );
     let trace = format!("otel/{}", "01".repeat(16));
     assert_eq!(get_session(&mut c, &trace).await.unwrap().calls, 400);
+
+    let huge = flood(2_000_000);
+    let body = huge.encode_to_vec();
+    let ((status, _, answer), cpu, rss) = cost(&server, async {
+        post(&addr, "/v1/traces", &[PROTOBUF], &body)
+    })
+    .await;
+    assert_eq!(status, 413);
+    let refused = tonic_types::pb::Status::decode(&answer[..]).unwrap();
+    assert!(
+        refused.message.contains("--otlp-max-entries"),
+        "{}",
+        refused.message
+    );
+    println!(
+        "a {} KB export of 2,000,000 empty attributes, refused: {cpu} ms of server CPU, peak RSS +{} MiB",
+        body.len() / 1000,
+        rss / 1024
+    );
+    let mut grpc = TraceServiceClient::connect(server.url.clone())
+        .await
+        .unwrap();
+    let (refused, cpu, rss) = cost(&server, grpc.export(huge.clone())).await;
+    assert_eq!(refused.unwrap_err().code(), tonic::Code::ResourceExhausted);
+    println!(
+        "the same over OTLP/gRPC: {cpu} ms of server CPU, peak RSS +{} MiB",
+        rss / 1024
+    );
 
     // gRPC: a truncated message and a body that does not gunzip are the caller's fault.
     let truncated = &agent_run("s").encode_to_vec()[..40];
@@ -519,7 +573,7 @@ async fn hostile_attribute_floods_cost_a_bounded_mapping() {
         "Bearer {}",
         support::auth::token(&["read"], &["nothing-here"])
     );
-    let (cpu, _) = (server.cpu_ms(), ());
+    let body = flood(200_000).encode_to_vec();
     let (status, _, answer) = post(
         server.addr(),
         "/v1/traces",
@@ -533,14 +587,10 @@ async fn hostile_attribute_floods_cost_a_bounded_mapping() {
         "{}",
         refused.message
     );
-    println!(
-        "refused for its right: {} ms of server CPU",
-        server.cpu_ms() - cpu
-    );
     let mut grpc = TraceServiceClient::connect(server.url.clone())
         .await
         .unwrap();
-    let mut request = tonic::Request::new(flood);
+    let mut request = tonic::Request::new(huge);
     request
         .metadata_mut()
         .insert("authorization", nothing.parse().unwrap());
