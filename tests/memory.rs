@@ -260,3 +260,72 @@ async fn slow_subscribers_with_distinct_caps_stay_bounded() {
     );
     assert!(peak < 256 * MIB, "peak RSS {peak} KiB");
 }
+
+/// Streamed input that never completes (issue 55, item 5): 16 MB over 20 calls, followed by 12
+/// subscribers of 6 targets with 1 and 2 KiB caps. Each lane keeps at most its cap of a call's
+/// input, as it does of its output, so they hold about what the same bytes as live output cost
+/// (+67 MB measured), not a copy of the input per lane and read (+786–869 MB before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unfinished_streamed_input_is_bounded_by_the_subscribers_caps() {
+    use pb::tool_event::Event;
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store-cache-mb", "16"]);
+    let (mut c, _) = warmed_up(&server).await;
+    let delta = format!("{}", "w".repeat(64 << 10));
+    let mut head = 0;
+    for call in 0..20 {
+        let id = format!("c{call}");
+        let mut start = start_call("input", &format!("s{call}"), &id, "Write", "");
+        if let Some(Event::CallStarted(s)) = &mut start.event {
+            s.input_streaming = true;
+            s.arguments_json = r#"{"file_path":"/tmp/big.txt","content":""#.into();
+        }
+        let mut events = vec![start];
+        events.extend((0..13).map(|k| {
+            let text = delta.clone();
+            ev(
+                "input",
+                &format!("d{call}-{k}"),
+                Event::CallInputDelta(pb::ToolCallInputDelta {
+                    call_id: id.clone(),
+                    text,
+                }),
+            )
+        }));
+        head += events.len() as u64;
+        publish(&mut c, events).await.unwrap();
+    }
+    let before = server.rss_kib();
+    let targets = [
+        pb::Target::View,
+        pb::Target::Acp,
+        pb::Target::AgUi,
+        pb::Target::Markdown,
+        pb::Target::Ansi,
+        pb::Target::AiSdk,
+    ];
+    let mut streams = Vec::new();
+    for target in targets {
+        for cap in [1024, 2048] {
+            let mut req = request("input", target, true, from_beginning());
+            req.capabilities.as_mut().unwrap().max_output_bytes = cap;
+            let mut s = subscribe(&mut c, req).await;
+            updates_until(&mut s, head).await;
+            streams.push(s);
+        }
+    }
+    // Held while subscribed: every lane is live at the head.
+    let held = server.rss_kib();
+    println!(
+        "16 MB of unfinished streamed input in 20 calls, 12 subscribers (6 targets, 1-2 KiB caps): \
+         RSS {} MiB before, {} MiB while subscribed (+{} MiB)",
+        before / MIB,
+        held / MIB,
+        held.saturating_sub(before) / MIB
+    );
+    assert!(
+        held < before + 64 * MIB,
+        "RSS grew from {before} to {held} KiB"
+    );
+    drop(streams);
+}

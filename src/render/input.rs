@@ -12,9 +12,11 @@ use super::streamed::floor_boundary;
 use crate::domain::ToolCallView;
 use crate::present::{pending_call, read_partial};
 
-/// Bytes of a call's input a fold keeps while it streams. Past it the input so far stops
-/// growing in every rendering until the input completes (the complete arguments come whole in
-/// their own event): one streaming call cannot make a subscriber hold more than this.
+/// Bytes of a call's input a fold keeps while it streams, at most: a fold rendered with an
+/// output cap keeps no more than the cap ([`StreamingInput::start`]'s `limit`). Past it the input
+/// so far stops growing in every rendering until the input completes (the complete arguments
+/// come whole in their own event): one streaming call cannot make a subscriber hold more than
+/// this, nor more than its cap.
 pub const MAX_INPUT_SHOWN_BYTES: usize = 1 << 20;
 
 /// The least growth of the input that makes a fold read it again.
@@ -23,8 +25,10 @@ pub const MIN_READ_STEP_BYTES: usize = 64;
 /// A call's input while it streams.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamingInput {
-    /// The input so far, at most [`MAX_INPUT_SHOWN_BYTES`] (cut at a character boundary).
+    /// The input so far, at most `limit` bytes (cut at a character boundary).
     pub text: String,
+    /// Bytes of input kept: [`MAX_INPUT_SHOWN_BYTES`], or the output cap when it is smaller.
+    limit: usize,
     /// Whether text was left out past the limit.
     pub cut: bool,
     /// The input so far as of the last read, open structures closed
@@ -46,14 +50,17 @@ pub struct Appended<'a> {
 }
 
 impl StreamingInput {
-    /// The input of a call started with `text` (possibly empty) and its pending card.
+    /// The input of a call started with `text` (possibly empty) and its pending card, keeping
+    /// at most `limit` bytes of it (and never more than [`MAX_INPUT_SHOWN_BYTES`]).
     pub fn start(
         tool_name: &str,
         text: &str,
         harness_view: Option<ToolCallView>,
+        limit: usize,
     ) -> (Self, ToolCallView) {
         let mut input = StreamingInput {
             text: String::new(),
+            limit: limit.min(MAX_INPUT_SHOWN_BYTES),
             cut: false,
             so_far: Value::Null,
             read_len: 0,
@@ -66,7 +73,7 @@ impl StreamingInput {
 
     /// Appends a delta; the caller reads again ([`Self::read`]) when `read` says so.
     pub fn append<'a>(&mut self, delta: &'a str) -> Appended<'a> {
-        let room = MAX_INPUT_SHOWN_BYTES.saturating_sub(self.text.len());
+        let room = self.limit.saturating_sub(self.text.len());
         let kept = &delta[..floor_boundary(delta, room)];
         self.cut |= kept.len() < delta.len();
         self.text.push_str(kept);
@@ -90,6 +97,7 @@ impl StreamingInput {
     pub fn emptied(&self) -> Self {
         StreamingInput {
             text: String::new(),
+            limit: self.limit,
             cut: true,
             so_far: Value::Null,
             read_len: 0,
@@ -113,7 +121,7 @@ mod tests {
 
     #[test]
     fn reads_at_geometric_points() {
-        let (mut input, card) = StreamingInput::start("Write", "", None);
+        let (mut input, card) = StreamingInput::start("Write", "", None, usize::MAX);
         assert_eq!(card.title(), "Write");
         let mut reads = 0;
         for _ in 0..1000 {
@@ -128,7 +136,7 @@ mod tests {
 
     #[test]
     fn stops_at_the_limit_on_a_character_boundary() {
-        let (mut input, _) = StreamingInput::start("t", "", None);
+        let (mut input, _) = StreamingInput::start("t", "", None, usize::MAX);
         let big = "é".repeat(MAX_INPUT_SHOWN_BYTES / 2 + 1);
         let appended = input.append(&big);
         assert!(input.cut);
@@ -137,8 +145,20 @@ mod tests {
         // The complete arguments bring what was left out.
         let full = format!("{big}more");
         assert_eq!(input.rest(&full), &full[MAX_INPUT_SHOWN_BYTES..]);
-        let (input, _) = StreamingInput::start("t", "{\"a\":", None);
+        let (input, _) = StreamingInput::start("t", "{\"a\":", None, usize::MAX);
         assert_eq!(input.rest("{\"a\": 1}"), " 1}");
         assert_eq!(input.rest("{\"b\": 1}"), "");
+    }
+
+    #[test]
+    fn an_output_cap_bounds_the_input_kept() {
+        let (mut input, _) = StreamingInput::start("Write", "{\"content\":\"", None, 1024);
+        for _ in 0..100 {
+            input.append(&"x".repeat(1000));
+        }
+        assert_eq!(input.text.len(), 1024);
+        assert!(input.cut);
+        input.read("Write");
+        assert!(input.so_far.to_string().len() < 1100, "{}", input.so_far);
     }
 }

@@ -444,7 +444,7 @@ impl Live {
         state.depth = self.depth_under(parent.as_ref());
         if s.input_streaming {
             let (input, view) =
-                StreamingInput::start(&s.tool_name, &s.arguments_json, s.view.clone());
+                StreamingInput::start(&s.tool_name, &s.arguments_json, s.view.clone(), self.retain);
             state.input = Some(input);
             state.call_view = Some(view);
             state.status = CallStatus::Pending;
@@ -462,6 +462,7 @@ impl Live {
     }
 
     fn call_input_delta<'a>(&'a mut self, d: &'a CallInputDelta) -> Change<'a> {
+        let retain = self.retain;
         let state = self.call(&d.call_id);
         let CallState {
             tool_name,
@@ -472,7 +473,8 @@ impl Live {
         } = &mut *state;
         // Input for a call not started, or whose input was complete (`Render` input only):
         // it streams from here.
-        let input = input.get_or_insert_with(|| StreamingInput::start(tool_name, "", None).0);
+        let input =
+            input.get_or_insert_with(|| StreamingInput::start(tool_name, "", None, retain).0);
         let appended = input.append(&d.text);
         if appended.read {
             *call_view = Some(input.read(tool_name));
