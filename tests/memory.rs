@@ -271,7 +271,7 @@ async fn unfinished_streamed_input_is_bounded_by_the_subscribers_caps() {
     let dir = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn(dir.path(), &["--store-cache-mb", "16"]);
     let (mut c, _) = warmed_up(&server).await;
-    let delta = format!("{}", "w".repeat(64 << 10));
+    let delta = "w".repeat(64 << 10);
     let mut head = 0;
     for call in 0..20 {
         let id = format!("c{call}");
