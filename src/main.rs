@@ -58,7 +58,11 @@ fn serve(mut config: ServeConfig) -> anyhow::Result<()> {
     tune_allocator();
     init_tracing(config.log_format);
     config.fit_descriptor_limit();
-    let rt = tokio::runtime::Runtime::new()?;
+    // Idle threads give back what a crowd that left freed (`collect_when_idle`).
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_park(collect_when_idle)
+        .build()?;
     rt.block_on(async {
         let stop = shutdown_signal()?;
         let addr = config.listen;
@@ -94,6 +98,33 @@ fn tune_allocator() {
         unsafe {
             libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS);
         }
+    }
+}
+
+/// How often a runtime thread going idle gives mimalloc's free memory back, at most. Each
+/// thread keeps what its frees left in its own heap until it collects: 10,000 subscribers that
+/// left kept +33 MiB until then (`tests/memory.rs`). A collection visits the thread's pages
+/// (microseconds); threads park thousands of times a second under load, so not every time.
+const COLLECT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// A runtime thread about to park (idle): returns its heap's free memory to the OS, once per
+/// [`COLLECT_INTERVAL`] at most.
+fn collect_when_idle() {
+    thread_local! {
+        static LAST: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+    }
+    let now = std::time::Instant::now();
+    if LAST
+        .get()
+        .is_some_and(|last| now.duration_since(last) < COLLECT_INTERVAL)
+    {
+        return;
+    }
+    LAST.set(Some(now));
+    // SAFETY: collects the calling thread's mimalloc heap; any thread may call it at any time.
+    #[allow(unsafe_code)]
+    unsafe {
+        libmimalloc_sys::mi_collect(true);
     }
 }
 
