@@ -222,11 +222,17 @@ impl Out {
     /// each (session, event id) once.
     fn finish(mut self) -> Vec<ToolEvent> {
         self.timed.sort_by_key(|t| t.at);
-        let mut seen = HashSet::new();
+        let first: Vec<bool> = {
+            let mut seen = HashSet::with_capacity(self.timed.len());
+            self.timed
+                .iter()
+                .map(|t| seen.insert((t.event.session_id.as_str(), t.event.event_id.as_str())))
+                .collect()
+        };
         self.timed
             .into_iter()
-            .filter(|t| seen.insert((t.event.session_id.clone(), t.event.event_id.clone())))
-            .map(|t| t.event)
+            .zip(first)
+            .filter_map(|(t, first)| first.then_some(t.event))
             .collect()
     }
 }
@@ -385,7 +391,7 @@ fn tool_call(span: &Span, parent: Option<CallId>) -> Result<(EventBody, EventBod
         .filter(|n| !n.is_empty())
         .ok_or_else(|| format!("span {:?}: a tool span names no tool", span.name))?;
     let call_id = call_id(span).ok_or_else(|| format!("span {:?}: no call id", span.name))?;
-    let result = a.first_text(RESULT_KEYS).map(|r| unquote(&r));
+    let result = a.first_text(RESULT_KEYS).map(unquote);
     let is_error = span.error.is_some();
     let text = match (result, &span.error) {
         (Some(result), _) => Some(result),
@@ -415,10 +421,13 @@ fn tool_call(span: &Span, parent: Option<CallId>) -> Result<(EventBody, EventBod
 
 /// A result as the tool gave it: emitters that write results as JSON (the AI SDK) quote a
 /// text result; one JSON string is unquoted, anything else kept verbatim.
-fn unquote(result: &str) -> String {
-    match serde_json::from_str::<serde_json::Value>(result) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => result.to_owned(),
+fn unquote(result: String) -> String {
+    if !result.trim_start().starts_with('"') {
+        return result;
+    }
+    match serde_json::from_str::<String>(&result) {
+        Ok(s) => s,
+        Err(_) => result,
     }
 }
 
