@@ -379,6 +379,7 @@ impl Agent {
             relay: self.relay.clone(),
             titles,
             titled: false,
+            replaying: loaded.is_some(),
         };
         let throttle = InputThrottle::new(self.options.input_throttle);
         let stream = tokio::spawn(forward(follower, outlet, title, throttle, loaded));
@@ -440,6 +441,9 @@ struct Outlet {
     titles: Titles,
     /// The title was said (once: at the start, or when the first user message goes by).
     titled: bool,
+    /// A loaded session's history is being sent: its permission requests are held until the
+    /// head, where only those still pending are asked.
+    replaying: bool,
 }
 
 impl Outlet {
@@ -449,7 +453,10 @@ impl Outlet {
         if self.out.send(json.clone()).await.is_err() {
             return false;
         }
-        self.relay.notice(&self.titles.session, &json).await;
+        match self.replaying {
+            true => self.relay.hold(&self.titles.session, &json),
+            false => self.relay.notice(&self.titles.session, &json).await,
+        }
         if user && let Some(info) = self.titles.update().await {
             self.titled = true;
             return self.out.send(info).await.is_ok();
@@ -487,6 +494,8 @@ async fn forward(
     loop {
         if loaded.as_ref().is_some_and(|(head, _)| reached >= *head) {
             let _ = loaded.take().map(|(_, tx)| tx.send(Ok(())));
+            outlet.replaying = false;
+            outlet.relay.caught_up(&session).await;
         }
         let next = match throttle.next_due() {
             // `Follower::next` is cancel-safe (an item is taken only when it is ready), so a

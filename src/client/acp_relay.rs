@@ -34,7 +34,21 @@ pub struct Relay {
     remote: Remote,
     out: mpsc::Sender<String>,
     asked: parking_lot::Mutex<HashMap<String, Asked>>,
+    /// Per session being replayed: the requests pending so far in the replay, in order, with
+    /// the notification that showed each (at most [`MAX_ASKED`] a session).
+    held: parking_lot::Mutex<HashMap<String, Vec<(String, Value)>>>,
     next: std::sync::atomic::AtomicU64,
+}
+
+/// A notification about a permission request, parsed; `None` for any other.
+fn permission_message(notification: &str) -> Option<Value> {
+    // Only a likely one is parsed: most notifications are about calls and messages.
+    if !notification.contains("\"permission\"") {
+        return None;
+    }
+    let message = serde_json::from_str::<Value>(notification).ok()?;
+    let permission = &message["params"]["update"]["_meta"]["toolview"]["permission"];
+    permission["requestId"].is_string().then_some(message)
 }
 
 impl Relay {
@@ -44,6 +58,7 @@ impl Relay {
             remote,
             out,
             asked: parking_lot::Mutex::default(),
+            held: parking_lot::Mutex::default(),
             next: std::sync::atomic::AtomicU64::new(1),
         }
     }
@@ -51,13 +66,39 @@ impl Relay {
     /// Looks at one notification forwarded to the editor: a pending request that has not
     /// expired is asked; a decided one withdraws the prompt still out for it.
     pub async fn notice(&self, session: &str, notification: &str) {
-        // Only a likely one is parsed: most notifications are about calls and messages.
-        if !notification.contains("\"permission\"") {
-            return;
+        if let Some(message) = permission_message(notification) {
+            self.act(session, &message).await;
         }
-        let Ok(message) = serde_json::from_str::<Value>(notification) else {
+    }
+
+    /// Looks at one notification of a replay without asking: only the requests still pending
+    /// when the replay reaches the head are asked ([`Self::caught_up`]), so a late editor is
+    /// never asked about a request decided further on in the log.
+    pub fn hold(&self, session: &str, notification: &str) {
+        let Some(message) = permission_message(notification) else {
             return;
         };
+        let permission = &message["params"]["update"]["_meta"]["toolview"]["permission"];
+        let Some(request) = permission["requestId"].as_str() else {
+            return;
+        };
+        let mut held = self.held.lock();
+        let pending = held.entry(session.to_owned()).or_default();
+        pending.retain(|(r, _)| r != request);
+        if permission["state"] == "pending" && pending.len() < MAX_ASKED {
+            pending.push((request.to_owned(), message.clone()));
+        }
+    }
+
+    /// The replay of `session` reached the head: asks about the requests still pending there.
+    pub async fn caught_up(&self, session: &str) {
+        let pending = self.held.lock().remove(session).unwrap_or_default();
+        for (_, message) in pending {
+            self.act(session, &message).await;
+        }
+    }
+
+    async fn act(&self, session: &str, message: &Value) {
         let update = &message["params"]["update"];
         let permission = &update["_meta"]["toolview"]["permission"];
         let Some(request) = permission["requestId"].as_str() else {

@@ -219,6 +219,39 @@ async fn the_editor_is_asked_through_toolview_acp() {
     }
 }
 
+/// An editor that opens a session after its request was decided (within the request's timeout)
+/// is never asked about it: `toolview acp` asks only about requests still pending at the head
+/// of the replay (it asked, then withdrew the prompt 2 ms later, before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_editor_is_not_asked_about_a_decided_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::process::ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut c = client(&server.url).await;
+    let session = "acp-late";
+    publish(
+        &mut c,
+        vec![
+            bash_call(session, "e1", "c1"),
+            ask(session, "perm-1", "c1", 60_000),
+        ],
+    )
+    .await
+    .unwrap();
+    let mut p = permissions(&server.url).await;
+    let mut other = respond(session, "perm-1", "allow");
+    other.via = "viewer".into();
+    assert!(p.respond_permission(other).await.unwrap().into_inner().won);
+    let mut cmd = crate::acp_agent::client_command(&server.url, session, "permission", false, 1);
+    cmd.env("TOOLVIEW_ACP_ANSWER", "wait");
+    let editor = support::node::NodeClient::spawn(cmd);
+    let report = tokio::task::spawn_blocking(move || editor.finish())
+        .await
+        .unwrap();
+    assert_eq!(report["decision"]["state"], "selected", "{report}");
+    assert_eq!(report["asked"], serde_json::json!([]), "{report}");
+    assert_eq!(report["withdrawn"], false, "{report}");
+}
+
 /// A `useChat` UI answers an approval its stream showed: the `ai` package's
 /// `addToolApprovalResponse`, sent by `sendAutomaticallyWhen`, decides the request (`via:
 /// ai-sdk`) with its first reject option.
