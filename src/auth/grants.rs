@@ -22,6 +22,14 @@ pub enum Right {
 }
 
 impl Right {
+    /// Every right, in the order the API lists them.
+    pub const ALL: [Right; 4] = [
+        Right::Publish,
+        Right::Subscribe,
+        Right::Read,
+        Right::Approve,
+    ];
+
     /// The name tokens and messages use.
     pub fn name(self) -> &'static str {
         match self {

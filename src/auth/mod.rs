@@ -220,6 +220,14 @@ impl Access {
         }
     }
 
+    /// The rights the access includes on `session`, in [`Right::ALL`]'s order.
+    pub fn rights_on(&self, session: &SessionId) -> Vec<Right> {
+        Right::ALL
+            .into_iter()
+            .filter(|&r| self.require(r, session).is_ok())
+            .collect()
+    }
+
     /// `Ok` if the access includes `right` on some session: what a request whose sessions are
     /// known only after costly work (an OTLP export's, once mapped) is checked against first.
     pub fn require_somewhere(&self, right: Right) -> Result<(), Error> {

@@ -3,7 +3,9 @@
 //! editor's choice an answer through `PermissionService` (`via: acp`), and a decision made
 //! elsewhere — another UI, the expiry, a withdrawal — withdraws the editor's prompt with
 //! `$/cancel_request`. The editor's `cancelled` (its Stop button) abstains: in the common ACP
-//! agents a `cancelled` ends the user's whole turn, so it is never taken for a reject.
+//! agents a `cancelled` ends the user's whole turn, so it is never taken for a reject. A token
+//! without the `approve` right on the session (`GetSession`'s `rights`) is never asked: the
+//! prompt shows read-only in the call's card.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -37,6 +39,8 @@ pub struct Relay {
     /// Per session being replayed: the requests pending so far in the replay, in order, with
     /// the notification that showed each (at most [`MAX_ASKED`] a session).
     held: parking_lot::Mutex<HashMap<String, Vec<(String, Value)>>>,
+    /// Per session: whether this token may answer its requests ([`Relay::may_answer`]).
+    approve: parking_lot::Mutex<HashMap<String, bool>>,
     next: std::sync::atomic::AtomicU64,
 }
 
@@ -59,6 +63,7 @@ impl Relay {
             out,
             asked: parking_lot::Mutex::default(),
             held: parking_lot::Mutex::default(),
+            approve: parking_lot::Mutex::default(),
             next: std::sync::atomic::AtomicU64::new(1),
         }
     }
@@ -109,7 +114,7 @@ impl Relay {
         match (pending, asked) {
             (true, None) => {
                 let expires = permission["expiresAtMs"].as_u64().unwrap_or(0);
-                if expires > crate::store::now_ms() {
+                if expires > crate::store::now_ms() && self.may_answer(session).await {
                     let tool_call = update["toolCallId"].as_str().unwrap_or_default();
                     self.ask(session, request, tool_call, permission).await;
                 }
@@ -123,6 +128,35 @@ impl Relay {
             }
             (true, Some(_)) | (false, None) => {}
         }
+    }
+
+    /// Whether this token may answer `session`'s requests (the `approve` right, as `GetSession`
+    /// says). Without it the editor is never asked: the prompt shows read-only, in the call's
+    /// card. Asked of the server once per session; a server that does not say (before
+    /// `rights`), or cannot now, is taken to allow it (its answer then decides).
+    async fn may_answer(&self, session: &str) -> bool {
+        if let Some(known) = self.approve.lock().get(session) {
+            return *known;
+        }
+        let rights = async {
+            let mut client = super::remote::connect(&self.remote).await.ok()?;
+            let request = pb::GetSessionRequest {
+                session_id: session.to_owned(),
+            };
+            Some(client.get_session(request).await.ok()?.into_inner().rights)
+        };
+        let may = match rights.await {
+            Some(rights) if !rights.is_empty() => rights.iter().any(|r| r == "approve"),
+            _ => true,
+        };
+        if !may {
+            eprintln!(
+                "toolview acp: this token may not answer {session}'s permission requests (it \
+                 lacks the approve right): they are shown read-only"
+            );
+        }
+        self.approve.lock().insert(session.to_owned(), may);
+        may
     }
 
     fn out_for(&self, session: &str, request: &str) -> Option<String> {

@@ -11,7 +11,7 @@ use super::convert::{events_from_pb, rendered_update, target_from_pb};
 use super::pb::{self, session_service_server::SessionService};
 use super::status::check_size;
 use super::wire;
-use crate::auth::{Authenticator, Right};
+use crate::auth::{Access, Authenticator, Right};
 use crate::domain::permission::RESOLUTION_ID_PREFIX;
 use crate::domain::{EventBody, SessionId, ToolEvent};
 use crate::error::Error;
@@ -49,8 +49,8 @@ const MAX_PAGE_SIZE: usize = 1000;
 /// that covers few sessions cannot make one request scan the whole store.
 const SCAN_PER_PAGE: usize = 10;
 
-/// A session's description, as `GetSession` and `ListSessions` give it.
-fn describe(id: &SessionId, info: &SessionInfo) -> pb::GetSessionResponse {
+/// A session's description, as `GetSession` and `ListSessions` give it to `access`.
+fn describe(id: &SessionId, info: &SessionInfo, access: &Access) -> pb::GetSessionResponse {
     pb::GetSessionResponse {
         session_id: id.to_string(),
         epoch: info.meta.epoch.to_string(),
@@ -60,6 +60,11 @@ fn describe(id: &SessionId, info: &SessionInfo) -> pb::GetSessionResponse {
         updated_at: Some(timestamp(info.meta.updated_ms)),
         title: info.meta.title.clone(),
         cwd: info.meta.cwd.clone(),
+        rights: access
+            .rights_on(id)
+            .into_iter()
+            .map(|r| r.name().to_owned())
+            .collect(),
     }
 }
 
@@ -256,7 +261,7 @@ impl SessionService for SessionApi {
         Ok(Response::new(pb::ListSessionsResponse {
             sessions: sessions
                 .into_iter()
-                .map(|(id, info)| describe(&id, &info))
+                .map(|(id, info)| describe(&id, &info, &access))
                 .collect(),
             next_page_token: next.map(|id| id.to_string()).unwrap_or_default(),
         }))
@@ -272,6 +277,6 @@ impl SessionService for SessionApi {
         record_session(&id);
         access.require_any(&[Right::Read, Right::Subscribe], &id)?;
         let info = self.sessions.info(&id).await.map_err(Error::from)?;
-        Ok(Response::new(describe(&id, &info)))
+        Ok(Response::new(describe(&id, &info, &access)))
     }
 }

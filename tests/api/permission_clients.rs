@@ -252,6 +252,59 @@ async fn a_late_editor_is_not_asked_about_a_decided_request() {
     assert_eq!(report["withdrawn"], false, "{report}");
 }
 
+/// `toolview acp` with a token that may read the session but not answer it: the editor is
+/// never asked (the prompt shows read-only in the call's card, as `GetSession`'s `rights` say),
+/// and sees the decision made elsewhere. Before, it was asked and its answer refused unseen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_editor_without_the_approve_right_is_not_asked() {
+    use support::auth::{token, with_token};
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::auth::secret_server(dir.path(), &[]);
+    let mut c = client(&server.url).await;
+    let session = "team-a/acp-read-only";
+    let writer = token(&["publish", "approve"], &["team-a/*"]);
+    let request = toolview::grpc::pb::PublishRequest {
+        events: vec![
+            bash_call(session, "e1", "c1"),
+            ask(session, "perm-1", "c1", 60_000),
+        ],
+    };
+    c.publish(with_token(request, &writer)).await.unwrap();
+    let reader = token(&["subscribe", "read"], &["team-a/*"]);
+    let info = c
+        .get_session(with_token(
+            toolview::grpc::pb::GetSessionRequest {
+                session_id: session.into(),
+            },
+            &reader,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(info.rights, ["subscribe", "read"]);
+    let mut cmd = crate::acp_agent::client_command(&server.url, session, "permission", false, 1);
+    cmd.env("TOOLVIEW_ACP_ANSWER", "wait")
+        .env("TOOLVIEW_TOKEN", &reader);
+    let mut editor = support::node::NodeClient::spawn(cmd);
+    // Someone who may decides, once the editor has the session (and would have been asked).
+    editor.wait_for("ready");
+    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+    let mut p = permissions(&server.url).await;
+    let mut other = respond(session, "perm-1", "allow");
+    other.via = "viewer".into();
+    let won = p
+        .respond_permission(with_token(other, &writer))
+        .await
+        .unwrap();
+    assert!(won.into_inner().won);
+    let report = tokio::task::spawn_blocking(move || editor.finish())
+        .await
+        .unwrap();
+    assert_eq!(report["decision"]["state"], "selected", "{report}");
+    assert_eq!(report["asked"], serde_json::json!([]), "{report}");
+    assert_eq!(report["withdrawn"], false, "{report}");
+}
+
 /// A `useChat` UI answers an approval its stream showed: the `ai` package's
 /// `addToolApprovalResponse`, sent by `sendAutomaticallyWhen`, decides the request (`via:
 /// ai-sdk`) with its first reject option.

@@ -37,7 +37,10 @@ def test_a_streaming_call_is_pending_with_its_input_then_the_presenters_card(ser
         client.flush()
         # The start and the pieces; then the completion and the finish.
         events = len(pieces)
-        assert client.get_session("streams").head_offset == events + 2
+        info = client.get_session("streams")
+        assert info.head_offset == events + 2
+        # A server without auth grants every right (a UI shows the prompts' buttons).
+        assert list(info.rights) == ["publish", "subscribe", "read", "approve"]
 
         caps = Capabilities(output_appends=True, diff=True)
         views = [u.view for u in take(client.subscribe("streams", "view", caps), events + 2)]

@@ -64,6 +64,8 @@ test("a turn reads back in every form", async () => {
   await client.flush();
   const info = await client.getSession("demo");
   assert.deepEqual([info.headOffset, info.calls, info.title, info.cwd], [13n, 1n, "Run the tests.", "/work/proj"]);
+  // A server without auth grants every right: a UI may show the prompts' buttons.
+  assert.deepEqual(info.rights, ["publish", "subscribe", "read", "approve"]);
 
   const markdown = (await take(await client.subscribe("demo", { target: "markdown" }), 13)).map((u) => u.body.value);
   const text = markdown.join("\n");

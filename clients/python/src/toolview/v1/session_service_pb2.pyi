@@ -88,7 +88,7 @@ class GetSessionRequest(_message.Message):
     def __init__(self, session_id: _Optional[str] = ...) -> None: ...
 
 class GetSessionResponse(_message.Message):
-    __slots__ = ("session_id", "epoch", "head_offset", "calls", "created_at", "updated_at", "title", "cwd")
+    __slots__ = ("session_id", "epoch", "head_offset", "calls", "created_at", "updated_at", "title", "cwd", "rights")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     EPOCH_FIELD_NUMBER: _ClassVar[int]
     HEAD_OFFSET_FIELD_NUMBER: _ClassVar[int]
@@ -97,6 +97,7 @@ class GetSessionResponse(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     CWD_FIELD_NUMBER: _ClassVar[int]
+    RIGHTS_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     epoch: str
     head_offset: int
@@ -105,7 +106,8 @@ class GetSessionResponse(_message.Message):
     updated_at: _timestamp_pb2.Timestamp
     title: str
     cwd: str
-    def __init__(self, session_id: _Optional[str] = ..., epoch: _Optional[str] = ..., head_offset: _Optional[int] = ..., calls: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., title: _Optional[str] = ..., cwd: _Optional[str] = ...) -> None: ...
+    rights: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, session_id: _Optional[str] = ..., epoch: _Optional[str] = ..., head_offset: _Optional[int] = ..., calls: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., title: _Optional[str] = ..., cwd: _Optional[str] = ..., rights: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListSessionsRequest(_message.Message):
     __slots__ = ("page_size", "page_token")
