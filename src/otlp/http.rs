@@ -31,12 +31,16 @@ pub const TRACES_PATH: &str = "/v1/traces";
 /// The logs export path.
 pub const LOGS_PATH: &str = "/v1/logs";
 
-/// Both paths, bodies within the receiver's limit (compressed and decompressed).
+/// The metrics export path: taken and dropped ([`metrics`]).
+pub const METRICS_PATH: &str = "/v1/metrics";
+
+/// The three paths, bodies within the receiver's limit (compressed and decompressed).
 pub fn routes(otlp: Otlp) -> axum::Router {
     let max = otlp.limits.max_body;
     axum::Router::new()
         .route(TRACES_PATH, axum::routing::post(traces))
         .route(LOGS_PATH, axum::routing::post(logs))
+        .route(METRICS_PATH, axum::routing::post(metrics))
         .layer(DefaultBodyLimit::max(max))
         .with_state(otlp)
 }
@@ -174,12 +178,7 @@ where
     Resp: prost::Message + Serialize + From<Outcome>,
 {
     let (Some(format), Some(encoding)) = (Format::of(headers), Encoding::of(headers)) else {
-        return (
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "OTLP/HTTP takes Content-Type application/x-protobuf or application/json, and \
-             Content-Encoding gzip or none",
-        )
-            .into_response();
+        return unsupported();
     };
     let read = read::<Req>(otlp, headers, body, (format, encoding), kind);
     let outcome = match read {
@@ -212,6 +211,38 @@ fn read<Req: prost::Message + Default + DeserializeOwned>(
         Format::Json => scan::json(&body, &budget)?,
     };
     Ok((access, format.decode::<Req>(&body)?))
+}
+
+/// A format or encoding OTLP/HTTP does not have: `415`, as text (no format to answer in).
+fn unsupported() -> Response {
+    (
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "OTLP/HTTP takes Content-Type application/x-protobuf or application/json, and \
+         Content-Encoding gzip or none",
+    )
+        .into_response()
+}
+
+/// `POST /v1/metrics`: toolview shows no metrics, but SDKs that export every signal to one
+/// endpoint (the Node SDK's default) would log a 404 at every interval. The caller and the body
+/// are checked like a trace export's; the body is then dropped unread, and the answer is an
+/// empty `ExportMetricsServiceResponse` (no field set: the same bytes as an empty trace
+/// response, which is what is encoded).
+async fn metrics(
+    State(otlp): State<Otlp>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let (Some(format), Some(_)) = (Format::of(&headers), Encoding::of(&headers)) else {
+        return unsupported();
+    };
+    let taken = crate::http::authenticate(&otlp.auth, &headers)
+        .and_then(|a| a.require_somewhere(Right::Publish))
+        .and_then(|()| crate::http::body(body, otlp.limits.max_body).map(drop));
+    match taken {
+        Ok(()) => format.respond(StatusCode::OK, &ExportTraceServiceResponse::default()),
+        Err(e) => format.refuse(e),
+    }
 }
 
 async fn traces(

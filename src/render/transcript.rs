@@ -206,7 +206,11 @@ fn turn_words(turn: &TurnLine<'_>) -> String {
     let Some((reason, usage)) = turn.finished else {
         return format!("turn {id}");
     };
-    let mut words = format!("turn {id} ended ({})", reason.acp_name());
+    // A reason not said (a failed run, say) is not shown as one: ACP alone needs a name.
+    let mut words = match reason {
+        StopReason::Unspecified => format!("turn {id} ended"),
+        reason => format!("turn {id} ended ({})", reason.acp_name()),
+    };
     if let Some(u) = usage {
         let counts: Vec<String> = [
             ("in", u.input_tokens),
@@ -304,5 +308,11 @@ mod tests {
             finished: None,
         };
         assert_eq!(turn_markdown(&start), "---\n\n*turn t1*");
+        // A reason not said (a failed run) is not shown as `end_turn`.
+        let failed = TurnLine {
+            turn_id: "t1",
+            finished: Some((StopReason::Unspecified, None)),
+        };
+        assert_eq!(turn_words(&failed), "turn t1 ended");
     }
 }

@@ -631,3 +631,39 @@ async fn grpc_raw(url: &str, frame: &[u8], encoding: Option<&str>) -> i32 {
     let status = in_headers.or_else(|| trailers?.get("grpc-status").cloned());
     status.unwrap().to_str().unwrap().parse().unwrap()
 }
+
+/// `POST /v1/metrics` (which SDKs exporting every signal to one endpoint send): taken and
+/// dropped with OTLP's empty answer, the caller checked like a trace export's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_exports_are_taken_and_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::auth::secret_server(dir.path(), &[]);
+    let writer = format!(
+        "Bearer {}",
+        support::auth::token(&["publish"], &["team-a/*"])
+    );
+    let (status, _, body) = post(
+        server.addr(),
+        "/v1/metrics",
+        &[PROTOBUF, ("Authorization", &writer)],
+        b"\x0a\x00",
+    );
+    assert_eq!((status, body.len()), (200, 0));
+    let (status, _, body) = post(
+        server.addr(),
+        "/v1/metrics",
+        &[JSON, ("Authorization", &writer)],
+        br#"{"resourceMetrics":[]}"#,
+    );
+    assert_eq!((status, body.as_slice()), (200, &b"{}"[..]));
+    let reader = format!("Bearer {}", support::auth::token(&["read"], &["team-a/*"]));
+    let (status, _, _) = post(
+        server.addr(),
+        "/v1/metrics",
+        &[PROTOBUF, ("Authorization", &reader)],
+        b"",
+    );
+    assert_eq!(status, 403);
+    let (status, _, _) = post(server.addr(), "/v1/metrics", &[PROTOBUF], b"");
+    assert_eq!(status, 401);
+}
