@@ -53,24 +53,6 @@ fn state_changing(session: &str) -> Vec<(String, String)> {
     ]
 }
 
-async fn three_requests(url: &str, session: &str, token: Option<&str>) {
-    let mut c = client(url).await;
-    let mut events = Vec::new();
-    for i in 1..=3 {
-        events.push(bash_call(session, &format!("e{i}"), &format!("c{i}")));
-        events.push(asking(
-            session,
-            requested(&format!("perm-{i}"), &format!("c{i}"), "Run rm -rf / ?"),
-        ));
-    }
-    let request = pb::PublishRequest { events };
-    match token {
-        Some(t) => c.publish(with_token(request, t)).await.map(drop),
-        None => c.publish(request).await.map(drop),
-    }
-    .unwrap();
-}
-
 /// Requests from a page on another origin, and requests of a type any page may send, are
 /// refused before anything is read; the same requests from the server's own page or a program
 /// are taken.

@@ -219,6 +219,16 @@ async fn the_editor_is_asked_through_toolview_acp() {
     }
 }
 
+/// The editor's report once the decision made elsewhere showed: it was never asked.
+async fn never_asked(editor: support::node::NodeClient) {
+    let report = tokio::task::spawn_blocking(move || editor.finish())
+        .await
+        .unwrap();
+    assert_eq!(report["decision"]["state"], "selected", "{report}");
+    assert_eq!(report["asked"], serde_json::json!([]), "{report}");
+    assert_eq!(report["withdrawn"], false, "{report}");
+}
+
 /// An editor that opens a session after its request was decided (within the request's timeout)
 /// is never asked about it: `toolview acp` asks only about requests still pending at the head
 /// of the replay (it asked, then withdrew the prompt 2 ms later, before).
@@ -244,12 +254,7 @@ async fn a_late_editor_is_not_asked_about_a_decided_request() {
     let mut cmd = crate::acp_agent::client_command(&server.url, session, "permission", false, 1);
     cmd.env("TOOLVIEW_ACP_ANSWER", "wait");
     let editor = support::node::NodeClient::spawn(cmd);
-    let report = tokio::task::spawn_blocking(move || editor.finish())
-        .await
-        .unwrap();
-    assert_eq!(report["decision"]["state"], "selected", "{report}");
-    assert_eq!(report["asked"], serde_json::json!([]), "{report}");
-    assert_eq!(report["withdrawn"], false, "{report}");
+    never_asked(editor).await;
 }
 
 /// `toolview acp` with a token that may read the session but not answer it: the editor is
@@ -297,12 +302,7 @@ async fn an_editor_without_the_approve_right_is_not_asked() {
         .await
         .unwrap();
     assert!(won.into_inner().won);
-    let report = tokio::task::spawn_blocking(move || editor.finish())
-        .await
-        .unwrap();
-    assert_eq!(report["decision"]["state"], "selected", "{report}");
-    assert_eq!(report["asked"], serde_json::json!([]), "{report}");
-    assert_eq!(report["withdrawn"], false, "{report}");
+    never_asked(editor).await;
 }
 
 /// A `useChat` UI answers an approval its stream showed: the `ai` package's

@@ -188,6 +188,16 @@ async fn bad_answers_and_harness_resolutions_are_refused_by_field() {
     server.shutdown().await;
 }
 
+/// The request expired, and its reject option applied.
+fn assert_expired_to_reject(awaited: &pb::PermissionResolved) {
+    assert_eq!(
+        awaited.outcome,
+        Some(Outcome::Expired(pb::PermissionExpired {
+            option_id: "reject".into()
+        }))
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nobody_answering_in_time_is_the_reject_option() {
     let server = Server::start().await;
@@ -196,12 +206,7 @@ async fn nobody_answering_in_time_is_the_reject_option() {
         .await
         .unwrap();
     let awaited = resolution(&server.url, "s", "perm-1").await;
-    assert_eq!(
-        awaited.outcome,
-        Some(Outcome::Expired(pb::PermissionExpired {
-            option_id: "reject".into()
-        }))
-    );
+    assert_expired_to_reject(&awaited);
     let by = awaited.resolved_by.as_ref().unwrap();
     assert_eq!(
         (by.subject.as_str(), by.via.as_str()),
@@ -240,12 +245,7 @@ async fn a_harness_cannot_squat_a_resolution_id() {
         .await
         .unwrap();
     let awaited = resolution(&server.url, "s", "perm-1").await;
-    assert_eq!(
-        awaited.outcome,
-        Some(Outcome::Expired(pb::PermissionExpired {
-            option_id: "reject".into()
-        }))
-    );
+    assert_expired_to_reject(&awaited);
     server.shutdown().await;
 }
 

@@ -80,3 +80,27 @@ pub async fn resolution(url: &str, session: &str, request: &str) -> pb::Permissi
         .resolution
         .expect("AwaitPermission answers with the resolution")
 }
+
+/// Three pending requests, `perm-1` to `perm-3`, each about its own `bash` call (`c1` to `c3`)
+/// in `session`, open for a minute; published with `token` when the server asks for one.
+pub async fn three_requests(url: &str, session: &str, token: Option<&str>) {
+    let mut events = Vec::new();
+    for i in 1..=3 {
+        events.push(crate::sessions::bash_call(
+            session,
+            &format!("e{i}"),
+            &format!("c{i}"),
+        ));
+        events.push(asking(
+            session,
+            requested(&format!("perm-{i}"), &format!("c{i}"), "Run rm -rf / ?"),
+        ));
+    }
+    let request = pb::PublishRequest { events };
+    let mut c = crate::sessions::client(url).await;
+    match token {
+        Some(t) => c.publish(crate::auth::with_token(request, t)).await,
+        None => c.publish(request).await,
+    }
+    .unwrap();
+}
