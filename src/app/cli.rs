@@ -126,6 +126,32 @@ pub struct TailArgs {
     /// option (1–9, no Enter); the token needs the `approve` right.
     #[arg(long)]
     pub approve: bool,
+    /// Colours in the ANSI drawing: `auto` when stdout is a terminal and `NO_COLOR` is unset
+    /// or empty, `always` (for `less -R`), or `never`.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorArg,
+}
+
+/// When `toolview tail` colours its drawing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorArg {
+    /// On a terminal, unless `NO_COLOR` says no (<https://no-color.org>).
+    Auto,
+    /// Always, to a pipe too.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorArg {
+    /// Whether to colour, for stdout on a terminal or not and `NO_COLOR`'s value.
+    pub fn colours(self, on_terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+        match self {
+            ColorArg::Always => true,
+            ColorArg::Never => false,
+            ColorArg::Auto => on_terminal && no_color.is_none_or(std::ffi::OsStr::is_empty),
+        }
+    }
 }
 
 /// The arguments of `toolview publish`.
@@ -170,7 +196,7 @@ pub struct HealthArgs {
     /// The server's URL. By default, the server this environment configures: its admin
     /// listener (`TOOLVIEW_METRICS_LISTEN`, plaintext), else `TOOLVIEW_LISTEN`, else
     /// `http://127.0.0.1:50051`; an unspecified address (`0.0.0.0`, `::`) means loopback.
-    #[arg(long = "server", env = "TOOLVIEW_SERVER")]
+    #[arg(long = "server", env = "TOOLVIEW_SERVER", value_parser = server_url)]
     pub server: Option<String>,
     /// The CA certificate (PEM) an https:// server's certificate must chain to.
     #[arg(long, env = "TOOLVIEW_TLS_CA")]
@@ -249,14 +275,32 @@ pub fn health_url(metrics_listen: Option<&str>, listen: Option<&str>) -> String 
         .map_or_else(|| "http://127.0.0.1:50051".to_owned(), local)
 }
 
+/// A `--server`: a URL (`http://…`, or `https://…` for TLS), or `host:port`, which means
+/// `http://host:port` (what the docs and the client libraries take too). Any other scheme is an
+/// error naming it, not a connection that fails later.
+fn server_url(s: &str) -> Result<String, String> {
+    match s.split_once("://") {
+        Some(("http" | "https", rest)) if !rest.is_empty() => Ok(s.to_owned()),
+        Some((scheme, _)) => Err(format!(
+            "{s:?}: the server is http://HOST:PORT, https://HOST:PORT (TLS) or HOST:PORT, \
+             not {scheme:?}"
+        )),
+        None if s.is_empty() || s.contains(['/', '?', '#', ' ']) => Err(format!(
+            "{s:?}: the server is http://HOST:PORT, https://HOST:PORT (TLS) or HOST:PORT"
+        )),
+        None => Ok(format!("http://{s}")),
+    }
+}
+
 /// Where and how the client commands connect.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServerArg {
-    /// The server's URL: `http://…`, or `https://…` for TLS.
+    /// The server: `http://host:port`, `https://host:port` for TLS, or `host:port` (plain HTTP).
     #[arg(
         long = "server",
         env = "TOOLVIEW_SERVER",
-        default_value = "http://127.0.0.1:50051"
+        default_value = "http://127.0.0.1:50051",
+        value_parser = server_url
     )]
     pub url: String,
     /// The bearer token (JWT) for a server with --auth jwt.
@@ -322,7 +366,34 @@ impl From<TargetArg> for crate::render::Target {
 
 #[cfg(test)]
 mod tests {
-    use super::health_url;
+    use super::{health_url, server_url};
+
+    #[test]
+    fn colours_follow_the_terminal_and_no_color() {
+        use super::ColorArg::{Always, Auto, Never};
+        let set = Some(std::ffi::OsStr::new("1"));
+        let empty = Some(std::ffi::OsStr::new(""));
+        assert!(Auto.colours(true, None) && Auto.colours(true, empty));
+        assert!(!Auto.colours(true, set) && !Auto.colours(false, None));
+        assert!(Always.colours(false, set) && !Never.colours(true, None));
+    }
+
+    #[test]
+    fn a_server_is_a_url_or_host_and_port() {
+        assert_eq!(
+            server_url("127.0.0.1:50051").unwrap(),
+            "http://127.0.0.1:50051"
+        );
+        assert_eq!(server_url("[::1]:50051").unwrap(), "http://[::1]:50051");
+        assert_eq!(server_url("localhost").unwrap(), "http://localhost");
+        for url in ["http://h:1", "https://toolview.example.com"] {
+            assert_eq!(server_url(url).unwrap(), url);
+        }
+        for bad in ["grpc://h:1", "", "h:1/path", "http://"] {
+            assert!(server_url(bad).is_err(), "{bad}");
+        }
+        assert!(server_url("ftp://h").unwrap_err().contains("\"ftp\""));
+    }
 
     #[test]
     fn health_asks_the_admin_listener_first_on_loopback() {

@@ -27,8 +27,11 @@ impl TailArgs {
     /// `toolview tail`: prints the session's updates to stdout.
     pub fn run(self) -> anyhow::Result<()> {
         let on_terminal = std::io::stdout().is_terminal();
-        // A terminal shows colours: keep a tool's own, unless asked not to.
-        let tool_colors = !self.no_tool_colors && (self.tool_colors || on_terminal);
+        let colours = self
+            .color
+            .colours(on_terminal, std::env::var_os("NO_COLOR").as_deref());
+        // Where colours show: keep a tool's own, unless asked not to.
+        let tool_colors = !self.no_tool_colors && (self.tool_colors || colours);
         let options = tail::TailOptions {
             session: &self.session,
             target: self.target.into(),
@@ -43,7 +46,14 @@ impl TailArgs {
             approve: self.approve,
         };
         let remote = self.server.remote();
-        client_runtime()?.block_on(tail::tail(&remote, options, &mut std::io::stdout()))
+        let runtime = client_runtime()?;
+        match colours {
+            true => runtime.block_on(tail::tail(&remote, options, &mut std::io::stdout())),
+            false => {
+                let mut out = crate::client::uncoloured::Uncoloured::new(std::io::stdout());
+                runtime.block_on(tail::tail(&remote, options, &mut out))
+            }
+        }
     }
 }
 

@@ -19,7 +19,8 @@
 //! JSON-RPC error or an agent message), `acp_relay.rs` (permission requests asked of the editor with
 //! `session/request_permission`, answered through `PermissionService`, withdrawn with
 //! `$/cancel_request`), `throttle.rs` (`toolview acp`'s one policy for input replacements: at
-//! most one `rawInput` per call per period, the latest winning, sans-I/O)
+//! most one `rawInput` per call per period, the latest winning, sans-I/O), `uncoloured.rs` (the
+//! ANSI drawing without its colours, for a pipe or `NO_COLOR`)
 
 pub mod acp;
 mod acp_relay;
@@ -34,6 +35,7 @@ mod remote;
 pub mod screen;
 pub mod tail;
 mod throttle;
+pub mod uncoloured;
 
 pub use approve::{Answer, approve};
 pub use follow::{Followed, Follower};

@@ -472,3 +472,57 @@ fn publish_takes_a_pipe_longer_than_a_request() {
     assert!(publisher.wait().unwrap().success());
     assert_eq!(count, EVENTS);
 }
+
+/// A server named as `host:port` (what the docs and the client libraries take) is plain HTTP;
+/// another scheme is refused by name. `tail` draws without colours to a pipe, with them when
+/// asked (`--color always`), and never with `NO_COLOR` set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_as_host_and_port_and_colours_only_where_they_show() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let addr = server.addr().to_owned();
+    let published = tokio::task::spawn_blocking({
+        let addr = addr.clone();
+        move || {
+            cli::run_with_stdin(
+                &["publish", "--session", "plain", "--server", &addr],
+                &sample_jsonl(),
+            )
+        }
+    })
+    .await
+    .unwrap();
+    assert!(published.ok, "{}", published.stderr);
+    let tail = |extra: &[&str], no_color: Option<&str>| {
+        let mut args = vec![
+            "tail",
+            "--session",
+            "plain",
+            "--no-follow",
+            "--server",
+            &addr,
+        ];
+        args.extend_from_slice(extra);
+        let mut cmd = cli::command(&args);
+        match no_color {
+            Some(v) => cmd.env("NO_COLOR", v),
+            None => cmd.env_remove("NO_COLOR"),
+        };
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let piped = tail(&[], None);
+    assert!(!piped.is_empty());
+    assert!(!piped.contains('\x1b'), "{piped:?}");
+    assert!(tail(&["--color", "always"], None).contains("\x1b["));
+    assert!(tail(&["--color", "always"], Some("1")).contains("\x1b["));
+    assert!(!tail(&["--color", "auto"], Some("1")).contains('\x1b'));
+    let refused = cli::run(&["tail", "--session", "plain", "--server", "grpc://h:1"]);
+    assert!(!refused.ok);
+    assert!(refused.stderr.contains("\"grpc\""), "{}", refused.stderr);
+}
