@@ -71,6 +71,38 @@ pub struct SseOptions {
     /// AG-UI native interrupts: the head found when the stream opened. Past it (or once the
     /// stream is idle) a pending permission request ends the run and the stream (`pause`).
     pub pause_from: Option<u64>,
+    /// The AI SDK's answered approvals: the stream follows until their calls have a result.
+    pub settle: Option<Settle>,
+}
+
+/// Calls whose approval a `useChat` POST answered: its stream goes on until each has a result
+/// (`tool-output-available` or `-error`) and the head found when it opened was sent. While a
+/// tool part stays `approval-responded`, the SDK's `sendAutomaticallyWhen` condition stays true,
+/// so a stream that ended before the result made the chat post again and again.
+pub struct Settle {
+    /// The calls still without a result.
+    pub calls: std::collections::BTreeSet<String>,
+    /// The session's head when the stream opened.
+    pub head: u64,
+}
+
+impl Settle {
+    /// Takes the results among `events`; whether the stream may end after `offset` (`None`:
+    /// idle, everything up to the head sent).
+    fn settled(&mut self, events: &[StreamEvent<'_>], offset: Option<u64>) -> bool {
+        use crate::render::UiChunk;
+        for event in events {
+            let StreamEvent::AiSdk(chunk) = event else {
+                continue;
+            };
+            if let UiChunk::ToolOutputAvailable { tool_call_id, .. }
+            | UiChunk::ToolOutputError { tool_call_id, .. } = chunk.as_ref()
+            {
+                self.calls.remove(tool_call_id);
+            }
+        }
+        self.calls.is_empty() && offset.is_none_or(|o| o >= self.head)
+    }
 }
 
 /// A history join still folding the replay up to `head` into its snapshot.
@@ -215,10 +247,15 @@ impl Sse {
                         out.push_str(&format!(": {}\n\n", cursor_text(&cursor)));
                     }
                 }
+                let settled = self
+                    .options
+                    .settle
+                    .as_mut()
+                    .map(|s| s.settled(&events, Some(offset)));
                 if self.options.pause_from.is_some_and(|from| offset >= from) && self.pause(out) {
                     return;
                 }
-                if self.feed.ends_after(Some(offset)) {
+                if self.feed.ends_after(Some(offset)) || settled == Some(true) {
                     self.finish(out);
                 }
             }
@@ -227,7 +264,8 @@ impl Sse {
                 if self.options.pause_from.is_some() && self.pause(out) {
                     return;
                 }
-                if self.feed.ends_after(None) {
+                let settled = self.options.settle.as_mut().map(|s| s.settled(&[], None));
+                if self.feed.ends_after(None) || settled == Some(true) {
                     self.finish(out);
                 }
             }

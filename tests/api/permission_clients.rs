@@ -344,6 +344,47 @@ async fn a_chat_ui_answers_through_the_ai_sdk_endpoint() {
     assert_eq!(resolution.resolved_by.unwrap().via, "ai-sdk");
 }
 
+/// The documented answer path sends the answer once: the POST that carries it streams until the
+/// call has its result, so the tool part never sits in `approval-responded` with the chat
+/// `ready` (where `sendAutomaticallyWhen` sent it again and again: 762–1,315 POSTs in 2 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_sends_its_approval_once_while_the_call_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::process::ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut c = client(&server.url).await;
+    publish(
+        &mut c,
+        vec![
+            bash_call("storm", "e1", "c1"),
+            ask("storm", "perm-1", "c1", 60_000),
+        ],
+    )
+    .await
+    .unwrap();
+    let mut cmd = support::node::script("ai_sdk_client");
+    cmd.args([
+        "approve-counting",
+        &format!("{}/ai-sdk", server.url),
+        "storm",
+    ]);
+    let mut chat = support::node::NodeClient::spawn(cmd);
+    chat.wait_for("answered");
+    let decided = resolution(&server.url, "storm", "perm-1").await;
+    assert_eq!(decided.resolved_by.unwrap().via, "ai-sdk");
+    // The harness runs the call for a while, then finishes it.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    publish(&mut c, vec![finish("storm", "e2", "c1", "done", "")])
+        .await
+        .unwrap();
+    let report = tokio::task::spawn_blocking(move || chat.finish())
+        .await
+        .unwrap();
+    assert_eq!(report["errors"], serde_json::json!([]), "{report}");
+    assert_eq!(report["state"], "output-available", "{report}");
+    // The first message, then the answer: nothing more.
+    assert_eq!(report["posts"], 2, "{report}");
+}
+
 /// AG-UI native interrupts with the official `HttpAgent`: a run pauses at a pending request
 /// (`RUN_FINISHED` with `outcome: interrupt`, the client's `pendingInterrupts`), and the run
 /// that resumes it (`resume` with `{optionId}`) answers it (`via: ag-ui`) and goes on after it.

@@ -14,6 +14,10 @@
 //       resumeStream (GET {api}/{id}/stream, a replay), then a resume of a chat with no session
 //       (204: nothing to resume).
 //
+//   node ai_sdk_client.mjs approve-counting API SESSION
+//       The same, approving, counting the chat's POSTs until the call has its result; prints
+//       {posts, state, status, errors}.
+//
 //   node ai_sdk_client.mjs approve API SESSION APPROVED
 //       A Chat reads the session (a call awaiting approval), then answers the approval with
 //       addToolApprovalResponse({approved: APPROVED}); sendAutomaticallyWhen sends it.
@@ -184,6 +188,36 @@ async function main() {
     for (let i = 0; i < 100 && chat.status === "ready" && chat.messages === asked; i++) await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 300));
     console.log(JSON.stringify({ asked: part, messages: chat.messages, errors, status: chat.status }));
+    return;
+  }
+  if (mode === "approve-counting") {
+    // The same, approving, while counting the chat's POSTs until the call has its result (the
+    // harness finishes it a while after the answer): the answer is sent once.
+    const [api, session] = args;
+    const errors = [];
+    let posts = 0;
+    const counting = (url, init) => {
+      if ((init?.method ?? "GET") === "POST") posts += 1;
+      return fetch(url, init);
+    };
+    const chat = new Chat({
+      id: session,
+      transport: new DefaultChatTransport({ api, headers, fetch: counting, body: { toolview: { follow: false } } }),
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+      onError: (e) => errors.push(String(e?.message ?? e)),
+    });
+    await chat.sendMessage({ text: "go on" });
+    const part = chat.messages.at(-1).parts.find((p) => p.state === "approval-requested");
+    if (!part) throw new Error(`no approval requested: ${JSON.stringify(chat.messages)}`);
+    await chat.addToolApprovalResponse({ id: part.approval.id, approved: true, reason: "from the chat" });
+    process.stderr.write("answered\n");
+    const state = () => chat.messages.at(-1).parts.find((p) => p.toolCallId === part.toolCallId)?.state;
+    // Bounded: 20 s for the harness to finish the call, then a second for any further POST.
+    for (let i = 0; i < 400 && !(state() === "output-available" && chat.status === "ready"); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    console.log(JSON.stringify({ posts, state: state(), status: chat.status, errors }));
     return;
   }
   throw new Error(`unknown mode ${mode}`);

@@ -172,6 +172,7 @@ async fn start(endpoint: &Endpoint, headers: &HeaderMap, body: &[u8]) -> Result<
         after_open: Vec::new(),
         trailer: None,
         snapshot,
+        settle: None,
     };
     Ok(sse::stream(feed, frame, options))
 }

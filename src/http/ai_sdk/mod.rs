@@ -8,10 +8,12 @@
 //!
 //! The stream (`http::sse`, framed by `render::StreamFrame`: `start`, the updates' chunks each
 //! followed by a comment with its cursor, `finish`, `[DONE]`). Where things are: `options.rs`
-//! (the request: POST body, resume path and query; errors name the field). See `docs/ai-sdk.md`.
+//! (the request: POST body, resume path and query; errors name the field). A POST that answers
+//! approvals streams until their calls have a result (`sse::Settle`). See `docs/ai-sdk.md`.
 
 mod options;
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -21,7 +23,7 @@ use axum::http::header::HeaderName;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
-use super::sse::{self, CursorMark, SseBody, SseOptions};
+use super::sse::{self, CursorMark, Settle, SseBody, SseOptions};
 use super::{Feed, FeedOptions, authenticate, refusal};
 use crate::auth::{Authenticator, Right};
 use crate::domain::permission::{RequestId, Responder};
@@ -69,10 +71,11 @@ async fn post(
     };
     let opened = async {
         let access = authenticate(&endpoint.auth, &headers)?;
-        let options = StreamOptions::from_post(&body)?;
+        let mut options = StreamOptions::from_post(&body)?;
         access.require(Right::Subscribe, &options.session)?;
         take_approvals(&endpoint.sessions, &access, &options).await?;
-        open(&endpoint.sessions, options, access.valid_until()).await
+        let settle = settle(&endpoint.sessions, &mut options).await?;
+        open(&endpoint.sessions, options, access.valid_until(), settle).await
     };
     match opened.await {
         Ok(stream) => response(stream),
@@ -108,6 +111,23 @@ async fn take_approvals(
     Ok(())
 }
 
+/// A POST that answered approvals follows until their calls have a result (`sse::Settle`),
+/// whatever its `follow`: the chat stays `streaming` meanwhile, so `sendAutomaticallyWhen` does
+/// not send the answer again at every end of the stream (a storm of POSTs, before).
+async fn settle(sessions: &Sessions, options: &mut StreamOptions) -> Result<Option<Settle>, Error> {
+    let calls: BTreeSet<String> = options
+        .approvals
+        .iter()
+        .filter_map(|a| a.tool_call.clone())
+        .collect();
+    if calls.is_empty() {
+        return Ok(None);
+    }
+    let head = sessions.info(&options.session).await?.meta.head_offset;
+    options.follow = true;
+    Ok(Some(Settle { calls, head }))
+}
+
 async fn resume(
     State(endpoint): State<Endpoint>,
     rest: Result<Path<String>, PathRejection>,
@@ -125,7 +145,7 @@ async fn resume(
             Err(e) => return Err(e.into()),
             Ok(_) => {}
         }
-        open(&endpoint.sessions, options, access.valid_until())
+        open(&endpoint.sessions, options, access.valid_until(), None)
             .await
             .map(Some)
     };
@@ -141,6 +161,7 @@ async fn open(
     sessions: &Arc<Sessions>,
     options: StreamOptions,
     valid_until: Option<std::time::SystemTime>,
+    settle: Option<Settle>,
 ) -> Result<SseBody, Error> {
     let feed = Feed::open(
         sessions,
@@ -171,6 +192,7 @@ async fn open(
             .collect(),
         trailer: Some("[DONE]"),
         snapshot: None,
+        settle,
     };
     Ok(sse::stream(feed, frame, options))
 }

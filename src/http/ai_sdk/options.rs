@@ -38,6 +38,8 @@ pub struct Approval {
     pub approved: bool,
     /// The reason the UI gave.
     pub reason: String,
+    /// The tool part's call (`toolCallId`), when it names one.
+    pub tool_call: Option<String>,
     /// Where it is in the request (`messages[3].parts[1].approval`), for refusals.
     pub field: String,
 }
@@ -63,6 +65,7 @@ fn approvals(messages: &[Value]) -> Vec<Approval> {
                 request: approval["id"].as_str()?.to_owned(),
                 approved: approval["approved"].as_bool()?,
                 reason: approval["reason"].as_str().unwrap_or_default().to_owned(),
+                tool_call: part["toolCallId"].as_str().map(str::to_owned),
                 field: format!("messages[{i}].parts[{j}].approval"),
             })
         })
