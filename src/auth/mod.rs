@@ -133,7 +133,11 @@ impl Authenticator {
         };
         let unauthenticated = |why: &str| Error::Unauthenticated(why.to_owned());
         let value = authorization.ok_or_else(|| {
-            unauthenticated("no token; send the metadata `authorization: Bearer <JWT>`")
+            unauthenticated(
+                "no token: this server asks for one (the toolview commands take --token or \
+                 TOOLVIEW_TOKEN, the viewer #token=… in its URL, other clients the metadata \
+                 `authorization: Bearer <JWT>`; `toolview token` makes one)",
+            )
         })?;
         let token = value
             .split_once(' ')

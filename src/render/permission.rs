@@ -150,7 +150,10 @@ pub fn markdown(request: &PermissionRequested, res: Option<&PermissionResolved>)
             })
             .collect();
         let (expiry, _) = option_label(&r, &r.expiry_option_id);
-        let mut out = format!("**Permission requested:** {title}");
+        let mut out = format!(
+            "**Permission requested:** {title} (request `{}`)",
+            r.request_id.as_str()
+        );
         if !r.description.is_empty() {
             out.push_str("\n\n");
             out.push_str(&escape(&r.description));
@@ -191,7 +194,10 @@ pub fn ansi(request: &PermissionRequested, res: Option<&PermissionResolved>) -> 
     let r = shown(request);
     let title = visible(&r.title);
     let Some(res) = res else {
-        let mut lines = vec![format!("{YELLOW}{BOLD}⏸ Awaiting approval: {title}{RESET}")];
+        let mut lines = vec![format!(
+            "{YELLOW}{BOLD}⏸ Awaiting approval: {title}{RESET} {DIM}(request {}){RESET}",
+            r.request_id.as_str()
+        )];
         lines.extend(
             r.description
                 .lines()

@@ -77,6 +77,10 @@ async fn every_bad_token_is_unauthenticated() {
         "{}",
         e.message()
     );
+    // A CLI user is told the flag and the variable, not only the metadata.
+    for words in ["--token", "TOOLVIEW_TOKEN", "#token="] {
+        assert!(e.message().contains(words), "{}", e.message());
+    }
     assert_eq!(
         code(get_session(&mut c, "team-a/x").await),
         Code::Unauthenticated

@@ -366,3 +366,10 @@ def test_an_agent_used_as_a_tool_publishes_its_calls_under_that_tool_call(server
     answers = {v.message.text: v.message.parent_call_id for v in views if v.WhichOneof("update") == "message"}
     assert answers["net::reconnect is flaky."] == "call_agent_1"
     assert answers["Fixed."] == ""
+
+
+def test_openai_hooks_refuse_a_sync_session(server: Server) -> None:
+    from toolview.adapters.openai_agents import ToolviewRunHooks
+
+    with Client(server.address) as client, pytest.raises(TypeError, match="AsyncSession"):
+        ToolviewRunHooks(client.session("sync"))  # type: ignore[arg-type]

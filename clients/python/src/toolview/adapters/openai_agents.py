@@ -90,6 +90,14 @@ class ToolviewRunHooks(RunHooks[Any]):
     usage."""
 
     def __init__(self, session: AsyncSession) -> None:
+        # The SDK awaits its hooks on its event loop: a sync session's calls return nothing to
+        # await (it failed deep inside, "object Turn can't be used in 'await' expression"), so the
+        # wrong client is refused here, as the Claude adapter refuses it.
+        if not isinstance(session, AsyncSession):
+            raise TypeError(
+                "ToolviewRunHooks needs an AsyncSession: toolview.aio.AsyncClient(...).session(...), "
+                f"not {type(session).__name__}"
+            )
         self.session = session
         self._turn: Optional[AsyncTurn] = None
         self._calls: Dict[str, AsyncCall] = {}
