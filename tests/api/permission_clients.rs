@@ -35,6 +35,22 @@ fn rendered_through(target: &str, client: &str, extra: &[&str]) -> serde_json::V
     node.finish()
 }
 
+/// A server on `dir` (memory store) whose session `session` holds a `bash` call `c1` and a
+/// request `perm-1` about it, open for a minute; and a client of it.
+async fn one_request(
+    dir: &std::path::Path,
+    session: &str,
+) -> (support::process::ServerProcess, Client) {
+    let server = support::process::ServerProcess::spawn(dir, &["--store", "memory"]);
+    let mut c = client(&server.url).await;
+    let events = vec![
+        bash_call(session, "e1", "c1"),
+        ask(session, "perm-1", "c1", 60_000),
+    ];
+    publish(&mut c, events).await.unwrap();
+    (server, c)
+}
+
 /// Runs a `tests/js` client to its end off the runtime's threads: its report.
 async fn run_to_end(script: &str, args: &[&str]) -> serde_json::Value {
     let mut cmd = support::node::script(script);
@@ -311,17 +327,7 @@ async fn an_editor_without_the_approve_right_is_not_asked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chat_ui_answers_through_the_ai_sdk_endpoint() {
     let dir = tempfile::tempdir().unwrap();
-    let server = support::process::ServerProcess::spawn(dir.path(), &["--store", "memory"]);
-    let mut c = client(&server.url).await;
-    publish(
-        &mut c,
-        vec![
-            bash_call("chat", "e1", "c1"),
-            ask("chat", "perm-1", "c1", 60_000),
-        ],
-    )
-    .await
-    .unwrap();
+    let (server, _c) = one_request(dir.path(), "chat").await;
     let report = run_to_end(
         "ai_sdk_client",
         &[
@@ -350,17 +356,7 @@ async fn a_chat_ui_answers_through_the_ai_sdk_endpoint() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chat_sends_its_approval_once_while_the_call_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let server = support::process::ServerProcess::spawn(dir.path(), &["--store", "memory"]);
-    let mut c = client(&server.url).await;
-    publish(
-        &mut c,
-        vec![
-            bash_call("storm", "e1", "c1"),
-            ask("storm", "perm-1", "c1", 60_000),
-        ],
-    )
-    .await
-    .unwrap();
+    let (server, mut c) = one_request(dir.path(), "storm").await;
     let mut cmd = support::node::script("ai_sdk_client");
     cmd.args([
         "approve-counting",
@@ -391,17 +387,7 @@ async fn a_chat_sends_its_approval_once_while_the_call_runs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ag_ui_run_pauses_at_the_request_and_its_resume_answers_it() {
     let dir = tempfile::tempdir().unwrap();
-    let server = support::process::ServerProcess::spawn(dir.path(), &["--store", "memory"]);
-    let mut c = client(&server.url).await;
-    publish(
-        &mut c,
-        vec![
-            bash_call("ui", "e1", "c1"),
-            ask("ui", "perm-1", "c1", 60_000),
-        ],
-    )
-    .await
-    .unwrap();
+    let (server, _c) = one_request(dir.path(), "ui").await;
     let report = run_to_end(
         "agui_client",
         &[
