@@ -208,13 +208,8 @@ impl Access {
     pub fn require_any(&self, rights: &[Right], session: &SessionId) -> Result<(), Error> {
         match self {
             Access::Open => Ok(()),
-            Access::Token(p) => {
-                if rights
-                    .iter()
-                    .any(|&r| p.grants.iter().any(|g| g.allows(r, session)))
-                {
-                    return Ok(());
-                }
+            Access::Token(_) if rights.iter().any(|&r| self.allows(r, session)) => Ok(()),
+            Access::Token(_) => {
                 let names: Vec<&str> = rights.iter().map(|r| r.name()).collect();
                 Err(Error::PermissionDenied(format!(
                     "the token does not grant {} on session \"{session}\"",
@@ -224,11 +219,19 @@ impl Access {
         }
     }
 
+    /// Whether the access includes `right` on `session`.
+    pub fn allows(&self, right: Right, session: &SessionId) -> bool {
+        match self {
+            Access::Open => true,
+            Access::Token(p) => p.grants.iter().any(|g| g.allows(right, session)),
+        }
+    }
+
     /// The rights the access includes on `session`, in [`Right::ALL`]'s order.
     pub fn rights_on(&self, session: &SessionId) -> Vec<Right> {
         Right::ALL
             .into_iter()
-            .filter(|&r| self.require(r, session).is_ok())
+            .filter(|&r| self.allows(r, session))
             .collect()
     }
 
