@@ -1,6 +1,6 @@
 //! The NATS JetStream store: every session's log in one stream, one subject per session, any
 //! number of toolview replicas writing and reading it. The design and its reasons are in
-//! ARCHITECTURE.md ("The JetStream store").
+//! docs/design.md ("The JetStream store").
 //!
 //! - A message per event: the `toolview.storage.v1` record as payload, and headers for what
 //!   the log needs without decoding it (`Toolview-Offset`, `-Epoch`, `-Created-Ms`,
@@ -377,7 +377,7 @@ impl Store for JetStreamStore {
     }
 
     /// None: the stream ages events out itself (`max_age`), so the session layer has no idle
-    /// sessions to sweep (see ARCHITECTURE.md on the two TTLs).
+    /// sessions to sweep (see docs/design.md on the two TTLs).
     async fn sessions(&self) -> Result<Vec<(SessionId, SessionMeta)>, StoreError> {
         Ok(Vec::new())
     }
