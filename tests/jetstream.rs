@@ -513,6 +513,47 @@ async fn a_stream_that_breaks_the_guarantees_is_refused_at_start() {
     }
 }
 
+/// No NATS at the URL: `serve` says where it waits and for how long (a line every 10 s, not
+/// one per attempt), then exits naming the URL; `--nats-startup-wait-ms` sets the wait.
+#[test]
+fn an_unreachable_nats_is_named_with_its_deadline() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("nats://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let dir = tempfile::tempdir().unwrap();
+    let out = support::process::serve_command(
+        dir.path(),
+        &[
+            "--store",
+            "jetstream",
+            "--nats-url",
+            &url,
+            "--nats-startup-wait-ms",
+            "2500",
+        ],
+    )
+    .stderr(std::process::Stdio::piped())
+    .output()
+    .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let waiting: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("waiting for NATS"))
+        .collect();
+    assert_eq!(waiting.len(), 1, "one line for a 2.5 s wait: {stderr}");
+    assert!(waiting[0].contains(&url), "names the URL: {stderr}");
+    assert!(
+        waiting[0].contains("giving up in 3 s"),
+        "says the deadline: {stderr}"
+    );
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(&url) && last.contains("unreachable after 2.5 s"),
+        "the error names the URL and the wait: {stderr}"
+    );
+}
+
 /// NATS with a user and password, over TLS with a CA made here: the replica connects with
 /// --nats-user/--nats-password and --nats-tls-ca; without the password, or without the CA, it
 /// refuses to start and says why.

@@ -443,6 +443,31 @@ fn every_target_card_and_capability() {
     }
 }
 
+/// A command that exited 2, its result not flagged an error by the harness: VIEW's status and
+/// every drawing agree it failed (the red exit every person reads); ACP keeps the harness's word,
+/// as its spec says (`completed`, the exit code in the content).
+#[test]
+fn a_command_that_exited_unclean_reads_failed_in_view_and_drawings() {
+    let events = vec![
+        session(),
+        started(
+            1,
+            "c1",
+            "bash",
+            &json!({"command": "make", "description": "Build"}),
+            None,
+        ),
+        finished(2, "c1", &text_result("oops\n[exit code: 2]", false)),
+    ];
+    let caps = Capabilities::default();
+    let last = |target| show(&render_all("", &events, target, &caps)[2].body);
+    let view: Value = serde_json::from_str(&last(Target::View)).unwrap();
+    assert_eq!(view["status"], "failed", "{view}");
+    assert!(last(Target::Markdown).contains("Status: Failed"));
+    assert!(last(Target::Ansi).contains("make"));
+    assert!(last(Target::Acp).contains(r#""status": "completed""#));
+}
+
 /// Tool output, titles, commands, paths and tool names full of terminal escapes: the ANSI target
 /// lets none of them through (only its own SGR colours remain), on every card. A subscriber that
 /// asks for `tool_colors` gets a terminal output's own SGR colours too, and nothing more.

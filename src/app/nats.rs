@@ -16,6 +16,9 @@ pub const DEFAULT_NATS_REPLICAS: usize = 3;
 /// JetStream's own default (2 minutes): long enough to cover any retry of a lost
 /// acknowledgement, while the server keeps the ids in memory.
 pub const DEFAULT_NATS_DUPLICATE_WINDOW_MS: u64 = 120_000;
+/// How long `serve` waits at start for a NATS server to accept connections: NATS started by
+/// the same `docker compose up` or pod may come up a little after toolview.
+pub const DEFAULT_NATS_STARTUP_WAIT_MS: u64 = 30_000;
 
 /// Connection and stream settings of the JetStream store.
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
@@ -83,6 +86,16 @@ pub struct NatsConfig {
         default_value_t = DEFAULT_NATS_DUPLICATE_WINDOW_MS
     )]
     pub duplicate_window_ms: u64,
+
+    /// How long to wait at start for a NATS server to accept connections, in milliseconds;
+    /// then `serve` exits with an error naming the URLs. Refused credentials or certificates
+    /// fail at once.
+    #[arg(
+        long = "nats-startup-wait-ms",
+        env = "TOOLVIEW_NATS_STARTUP_WAIT_MS",
+        default_value_t = DEFAULT_NATS_STARTUP_WAIT_MS
+    )]
+    pub startup_wait_ms: u64,
 }
 
 impl Default for NatsConfig {
@@ -98,6 +111,7 @@ impl Default for NatsConfig {
             subject_prefix: DEFAULT_NATS_SUBJECT_PREFIX.to_owned(),
             replicas: DEFAULT_NATS_REPLICAS,
             duplicate_window_ms: DEFAULT_NATS_DUPLICATE_WINDOW_MS,
+            startup_wait_ms: DEFAULT_NATS_STARTUP_WAIT_MS,
         }
     }
 }
@@ -153,6 +167,7 @@ impl NatsConfig {
                 .then(|| std::time::Duration::from_secs(serve.session_ttl_secs)),
             max_event_bytes: serve.max_message_size,
             max_indexed_sessions: serve.max_loaded_sessions,
+            startup_wait: std::time::Duration::from_millis(self.startup_wait_ms),
         }
     }
 }

@@ -41,7 +41,7 @@ pub async fn approve(
             via: answer.via.to_owned(),
         })
         .await
-        .map_err(|s| anyhow::anyhow!("{}: {}", crate::grpc::code_name(s.code()), s.message()))?
+        .map_err(|s| super::failure::call_failed(&s, remote))?
         .into_inner();
     let resolution = response
         .resolution

@@ -60,6 +60,11 @@ pub struct Follower {
 }
 
 impl Follower {
+    /// The server it follows.
+    pub fn remote(&self) -> &Remote {
+        &self.remote
+    }
+
     /// A follower of `session` from `start`, reconnecting when `reconnect`.
     pub fn new(
         remote: Remote,

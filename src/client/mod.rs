@@ -10,7 +10,8 @@
 //! `Follower`: a waiting notice, AG-UI and AI SDK output framed by `render::StreamFrame`; ANSI and Markdown drawn
 //! by `screen.rs` from VIEW updates with appends, with the server's own card renderers: a terminal's
 //! running cards redrawn in place, a pipe's live lines, a transcript; each card once), `publish.rs` (`publish`: events
-//! from a pipe as they arrive), `approve.rs` (`toolview approve`: answers a permission request), `keys.rs` (`tail --approve`: a key
+//! from a pipe as they arrive), `failure.rs` (a failed call or connection as a person reads it,
+//! with a hint for the first-run ones), `approve.rs` (`toolview approve`: answers a permission request), `keys.rs` (`tail --approve`: a key
 //! per option answers the pending request), `lines.rs` (offline `render` of JSON lines), `json.rs` (the protobuf JSON mapping of events via
 //! `prost-reflect` and the embedded descriptor set), `acp.rs` (`toolview acp`: an ACP agent over
 //! stdio for editors, JSON-RPC lines built with the ACP schema crate: `initialize`, `session/load`
@@ -25,6 +26,7 @@
 pub mod acp;
 mod acp_relay;
 mod approve;
+mod failure;
 mod follow;
 mod json;
 mod keys;

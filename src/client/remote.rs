@@ -71,6 +71,7 @@ pub async fn health(remote: &Remote, service: &str, out: &mut impl Write) -> any
     let status = client
         .check(request)
         .await
+        .map_err(|s| super::failure::call_failed(&s, remote))
         .with_context(|| format!("health check of {:?} at {}", service, remote.url))?
         .into_inner()
         .status;
@@ -100,5 +101,5 @@ pub(crate) async fn channel(remote: &Remote) -> anyhow::Result<Channel> {
     endpoint
         .connect()
         .await
-        .with_context(|| format!("connecting to {url}"))
+        .map_err(|e| super::failure::connect_failed(&e, url))
 }

@@ -136,7 +136,7 @@ async fn updates(
             Err(status) => {
                 print_events(frame.error(status.message(), code_name(status.code())), out)?;
                 out.flush()?;
-                anyhow::bail!("{}: {}", status.code(), status.message());
+                return Err(super::failure::follow_failed(&status, &follower));
             }
         };
         out.flush()?;
@@ -208,7 +208,7 @@ async fn cards(
             }
             Ok(Err(status)) => {
                 screen.finish(out)?;
-                anyhow::bail!("{}: {}", status.code(), status.message());
+                return Err(super::failure::follow_failed(&status, &follower));
             }
         };
         if screen.dirty() && drawn.elapsed() >= FRAME {
@@ -288,7 +288,7 @@ async fn describe(
             }
             Ok((None, Waiting { shown: follow }))
         }
-        Err(s) => anyhow::bail!("{}: {}", s.code(), s.message()),
+        Err(s) => Err(super::failure::call_failed(&s, server)),
     }
 }
 

@@ -188,7 +188,9 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     ViewUpdate::Card(Box::new(CardSnapshot {
         call_id: state.call_id.to_string(),
         tool_name: state.tool_name.clone(),
-        status: state.status,
+        // What every drawing says: a command that exited unclean is failed here too, though
+        // the harness did not flag an error (ACP keeps the harness's word, as its spec says).
+        status: snap.shown_status(),
         call: snap.call.map(|v| degrade_call(v, caps)),
         result: snap.result.map(|v| degrade_result(v, state, caps)),
         streamed: snap.streamed.into_owned(),

@@ -219,6 +219,71 @@ async fn grpc_grpc_web_and_the_viewer_share_one_tls_port() {
     assert!(!refused.status.success());
 }
 
+/// The first-run mistakes with TLS, as the CLI reports them: one plain sentence of reasons (no
+/// tonic debug dump, no reason twice) and the flag or URL to change.
+#[tokio::test]
+async fn the_cli_says_what_to_change_when_tls_is_mismatched() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = Ca::generate();
+    let files = Files::write(dir.path(), &ca, &ca.server_leaf());
+    let server = spawn(dir.path(), &files.flags());
+    let port = server.addr().rsplit(':').next().unwrap().to_owned();
+    let plain_server =
+        ServerProcess::spawn(dir.path().join("plain").as_path(), &["--store", "memory"]);
+    let stderr = |args: &[&str]| {
+        let out = support::cli::command(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stderr).into_owned();
+        for dump in ["source:", "tonic::", "MetadataMap", "OtherError"] {
+            assert!(!text.contains(dump), "{args:?}: a debug dump: {text}");
+        }
+        text
+    };
+    // http:// to the TLS port: was `Unknown error: transport error` (tail) and a multi-clause
+    // debug dump (health).
+    let http = format!("http://127.0.0.1:{port}");
+    for args in [
+        vec!["tail", "--server", &http, "--session", "s", "--no-follow"],
+        vec!["health", "--server", &http],
+    ] {
+        let text = stderr(&args);
+        assert!(
+            text.contains(&format!("use --server https://127.0.0.1:{port}")),
+            "{args:?}: {text}"
+        );
+    }
+    // https:// without the CA: the reason once, and the flag.
+    let https = https_url(&server);
+    for args in [
+        vec!["health", "--server", &https],
+        vec!["tail", "--server", &https, "--session", "s"],
+    ] {
+        let text = stderr(&args);
+        assert_eq!(
+            text.matches("invalid peer certificate").count(),
+            1,
+            "{text}"
+        );
+        assert!(text.contains("pass --tls-ca"), "{args:?}: {text}");
+    }
+    // https:// to a plaintext port.
+    let plain = format!("https://{}", plain_server.addr());
+    let text = stderr(&["health", "--server", &plain]);
+    assert!(
+        text.contains(&format!("use --server http://{}", plain_server.addr())),
+        "{text}"
+    );
+    // Nothing listening.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let gone = format!("127.0.0.1:{}", closed.local_addr().unwrap().port());
+    drop(closed);
+    let text = stderr(&["tail", "--server", &gone, "--session", "s", "--no-follow"]);
+    assert!(
+        text.contains(&format!("nothing listens at {gone}")),
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn mutual_tls_accepts_signed_clients_only() {
     let dir = tempfile::tempdir().unwrap();

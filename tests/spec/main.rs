@@ -7,6 +7,7 @@
 mod bridge_vectors;
 mod producers_doc;
 mod properties;
+mod reference_docs;
 mod session_timers;
 mod store_contract;
 mod vectors;

@@ -4,6 +4,8 @@ typed errors, the bounded buffer with the server gone, the asyncio client, the u
 import asyncio
 import itertools
 import json
+import logging
+import socket
 import tempfile
 
 import grpc
@@ -139,6 +141,35 @@ def test_the_buffer_is_bounded_while_the_server_is_away() -> None:
         gone.session("away").start_call("bash")
         gone.close(timeout=0.3)
     assert undelivered.value.pending == 1
+
+
+def test_a_closed_port_is_named_at_once_and_in_the_undelivered_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Nothing listens: the first failed attempt logs one warning saying why (not one per
+    retry), and ``close`` running out of time names the refused connection with the count."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        address = "127.0.0.1:%d" % s.getsockname()[1]
+    caplog.set_level(logging.WARNING, logger="toolview")
+    with pytest.raises(Undelivered) as undelivered:
+        gone = Client(address, publish=PublishOptions(initial_backoff=0.01, max_backoff=0.05))
+        for i in range(25):
+            gone.session("away").start_call("bash", call_id=f"c{i}")
+        gone.close(timeout=1.0)
+    assert undelivered.value.pending == 25
+    assert "refused" in str(undelivered.value).lower(), undelivered.value
+    warnings = [r for r in caplog.records if "publishing failed" in r.getMessage()]
+    assert len(warnings) == 1, [r.getMessage() for r in caplog.records]
+    assert "refused" in warnings[0].getMessage().lower()
+
+    async def run() -> None:
+        client = AsyncClient(address, publish=PublishOptions(initial_backoff=0.01))
+        await client.session("away").start_call("bash")
+        with pytest.raises(Undelivered, match=r"(?i)refused"):
+            await client.close(timeout=1.0)
+
+    asyncio.run(run())
 
 
 def test_the_asyncio_client(server: Server) -> None:

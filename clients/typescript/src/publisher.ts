@@ -90,6 +90,9 @@ export class Publisher {
   private waiters: (() => void)[] = [];
   /** Attempts that failed transiently and were sent again. */
   retries = 0;
+  /** Why the latest attempt failed, while attempts fail transiently (unset once one succeeds):
+   * what `Undelivered` reports. */
+  lastFailure: ToolviewError | undefined;
   /** Events the server acknowledged (appended, or held already). */
   acknowledged = 0;
   /** Acknowledgements that said the server already held the event. */
@@ -218,10 +221,18 @@ export class Publisher {
         this.duplicates += response.acks.filter((a) => a.duplicate).length;
         this.drop(batch.length);
         backoff.reset();
+        this.lastFailure = undefined;
       } catch (e) {
         const error = ToolviewError.from(e);
-        if (error.code !== undefined && TRANSIENT.has(error.code)) transient = true;
-        else this.refuse(batch, error);
+        if (error.code !== undefined && TRANSIENT.has(error.code)) {
+          transient = true;
+          // Once per outage, not per retry: a harness should not wait for `close` to learn
+          // that nothing is listening.
+          if (this.lastFailure === undefined) {
+            console.warn(`toolview: publishing failed, retrying until it succeeds: ${error.message}`);
+          }
+          this.lastFailure = error;
+        } else this.refuse(batch, error);
       }
       // Events that arrived during the request waited already: send them at once.
       this.firstAt = 0;
@@ -249,7 +260,8 @@ export class Publisher {
             this.abandoned = true;
             this.notify();
           }
-          throw new Undelivered(`${pending} events were not acknowledged within ${timeoutMs} ms`, pending);
+          const why = this.lastFailure ? `: the last attempt failed: ${this.lastFailure.message}` : "";
+          throw new Undelivered(`${pending} events were not acknowledged within ${timeoutMs} ms${why}`, pending);
         }
         await this.changed(remaining);
       }

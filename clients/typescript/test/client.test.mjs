@@ -2,6 +2,7 @@
 // bounded buffer with the server away, a live start, the unary calls, and the CommonJS build.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
+import net from "node:net";
 import { after, before, test } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { Code, createClient } from "@connectrpc/connect";
@@ -172,6 +173,26 @@ test("the buffer is bounded while the server is away", async () => {
   );
   assert.ok(undelivered instanceof Undelivered && undelivered.pending === 1, String(undelivered));
   await away.stop();
+});
+
+test("a closed port is named at once and in the Undelivered error", async (t) => {
+  const probe = net.createServer();
+  await new Promise((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = `127.0.0.1:${probe.address().port}`;
+  await new Promise((resolve) => probe.close(resolve));
+  const warn = t.mock.method(console, "warn", () => {});
+  const gone = connect(address, { publish: { initialBackoffMs: 10, maxBackoffMs: 50 } });
+  for (let i = 0; i < 25; i++) await gone.session("away").startCall("bash", {}, { callId: `c${i}` });
+  const undelivered = await gone.close(1000).then(
+    () => undefined,
+    (e) => e,
+  );
+  assert.ok(undelivered instanceof Undelivered && undelivered.pending === 25, String(undelivered));
+  assert.match(undelivered.message, /ECONNREFUSED|refused/i);
+  // One warning for the outage, not one per retry, saying why.
+  const warnings = warn.mock.calls.map((c) => String(c.arguments[0]));
+  assert.equal(warnings.length, 1, warnings.join("\n"));
+  assert.match(warnings[0], /ECONNREFUSED|refused/i);
 });
 
 test("present and render need no session", async () => {

@@ -52,10 +52,10 @@ const MAX_BATCHES_IN_FLIGHT: usize = 16;
 const CHANGES_BUFFER: usize = 4096;
 /// How long an API request to the servers may take: a leader election takes seconds.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long a starting replica waits for JetStream to be ready: a new cluster elects its meta
-/// leader within seconds.
-const STARTUP_PATIENCE: Duration = Duration::from_secs(30);
-/// …asking it this often whether it is ready.
+/// How often a starting replica, waiting for NATS (`JetStreamOptions::startup_wait`), says it
+/// still is: one line per attempt (every half second) would bury the reason.
+const STARTUP_REPORT_INTERVAL: Duration = Duration::from_secs(10);
+/// A starting replica asks JetStream this often whether it is ready.
 const STARTUP_PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// One session's index slot: empty until loaded, and emptied when found stale.
@@ -158,7 +158,7 @@ impl JetStreamStore {
     }
 }
 
-/// Connects to NATS, waiting (up to [`STARTUP_PATIENCE`]) while no server accepts connections
+/// Connects to NATS, waiting (up to `startup_wait`) while no server accepts connections
 /// — NATS may start after toolview —; credentials or certificates that are refused fail at once.
 /// `connected` follows the connection from then on.
 async fn connect_patiently(
@@ -169,7 +169,9 @@ async fn connect_patiently(
     let storage = |what: &str, e: &dyn std::fmt::Display| {
         StoreError::Storage(format!("NATS ({}): {what}: {e}", options.urls.join(",")))
     };
-    let deadline = tokio::time::Instant::now() + STARTUP_PATIENCE;
+    let start = tokio::time::Instant::now();
+    let deadline = start + options.startup_wait;
+    let mut next_report = start;
     loop {
         let events = connected.clone();
         let interest = interest.clone();
@@ -222,8 +224,21 @@ async fn connect_patiently(
                 return Ok(client);
             }
             Err(e) if unreachable(&e) && tokio::time::Instant::now() < deadline => {
-                tracing::info!(error = %e, "waiting for NATS");
+                let now = tokio::time::Instant::now();
+                if now >= next_report {
+                    let left = deadline.saturating_duration_since(now).as_secs_f64().ceil();
+                    tracing::warn!(
+                        "waiting for NATS at {} ({e}); giving up in {left} s \
+                         (--nats-startup-wait-ms)",
+                        options.urls.join(",")
+                    );
+                    next_report = now + STARTUP_REPORT_INTERVAL;
+                }
                 tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) if unreachable(&e) => {
+                let waited = options.startup_wait.as_secs_f64();
+                return Err(storage(&format!("unreachable after {waited} s"), &e));
             }
             Err(e) => return Err(storage("connect", &e)),
         }
@@ -266,11 +281,16 @@ async fn open_stream_patiently(
     js: &jetstream::Context,
     options: &JetStreamOptions,
 ) -> Result<jetstream::stream::Stream, StoreError> {
-    let deadline = tokio::time::Instant::now() + STARTUP_PATIENCE;
+    let start = tokio::time::Instant::now();
+    let deadline = start + options.startup_wait;
+    let mut next_report = start;
     loop {
         match open_stream(js, options).await {
             Err(Unready(e)) if tokio::time::Instant::now() < deadline => {
-                tracing::info!(error = %e, "waiting for JetStream");
+                if tokio::time::Instant::now() >= next_report {
+                    tracing::warn!(error = %e, "waiting for JetStream to be ready");
+                    next_report += STARTUP_REPORT_INTERVAL;
+                }
                 tokio::time::sleep(Duration::from_millis(500)).await;
             }
             Err(Unready(e) | Refused(e)) => return Err(e),

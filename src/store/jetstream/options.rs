@@ -46,6 +46,8 @@ pub struct JetStreamOptions {
     pub max_event_bytes: usize,
     /// Sessions whose id index a replica keeps in memory, at most.
     pub max_indexed_sessions: usize,
+    /// How long to wait at start for a server to accept connections.
+    pub startup_wait: Duration,
 }
 
 impl JetStreamOptions {
@@ -191,6 +193,7 @@ mod tests {
             max_age: None,
             max_event_bytes: 4 << 20,
             max_indexed_sessions: 10,
+            startup_wait: Duration::from_secs(1),
         }
     }
 

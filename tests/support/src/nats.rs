@@ -25,6 +25,7 @@ pub fn store_options(nats: &Nats, replicas: usize) -> toolview::store::JetStream
         max_age: None,
         max_event_bytes: 4 << 20,
         max_indexed_sessions: 1000,
+        startup_wait: std::time::Duration::from_secs(30),
     }
 }
 

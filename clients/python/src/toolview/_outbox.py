@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Deque, List, Optional, Tuple
 
-from .errors import BufferFull, ToolviewError
+from .errors import BufferFull, ToolviewError, Undelivered
 from .v1 import events_pb2
 
 
@@ -87,6 +87,9 @@ class Outbox:
         self.acknowledged_events = 0
         #: Acknowledgements that said the server already held the event id.
         self.duplicates = 0
+        #: Why the latest attempt failed, while attempts fail transiently (``None`` once one
+        #: succeeds): what ``undelivered`` reports.
+        self.last_failure: Optional[ToolviewError] = None
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -142,7 +145,21 @@ class Outbox:
             self._bytes -= n
         self.settled += count
         self.acknowledged_events += count
+        self.last_failure = None
         self.duplicates += duplicates
+
+    def retrying(self, error: ToolviewError) -> bool:
+        """An attempt failed transiently (its events go again); ``True`` for the first failure
+        since the last success, which the client reports (once, not per retry)."""
+        first = self.last_failure is None
+        self.last_failure = error
+        return first
+
+    def undelivered(self, pending: int, timeout: Optional[float]) -> Undelivered:
+        """The error for a flush or close that ran out of time: the count, and why the server
+        did not take them (a refused connection, an unavailable server) when known."""
+        why = f": the last attempt failed: {self.last_failure}" if self.last_failure else ""
+        return Undelivered(f"{pending} events were not acknowledged within {timeout} s{why}", pending)
 
     def refused(self, batch: List[events_pb2.ToolEvent], error: ToolviewError) -> None:
         """The server refused ``batch`` for good: the event it named leaves the buffer (the

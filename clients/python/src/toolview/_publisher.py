@@ -10,7 +10,7 @@ from typing import Callable, List, Optional, Tuple
 import grpc
 
 from ._outbox import Backoff, Failure, Outbox, PublishOptions
-from .errors import TRANSIENT, PublisherClosed, ToolviewError, Undelivered, Unknown, from_rpc_error
+from .errors import TRANSIENT, PublisherClosed, ToolviewError, Unknown, from_rpc_error
 from .v1 import events_pb2, session_service_pb2
 
 log = logging.getLogger("toolview")
@@ -37,6 +37,8 @@ def settle(outbox: Outbox, batch: List[events_pb2.ToolEvent], outcome: object) -
     else:
         error = Unknown(f"publishing failed: {outcome!r}")
     if error.code in TRANSIENT:
+        if outbox.retrying(error):
+            log.warning("toolview: publishing failed, retrying until it succeeds: %s", error)
         return error
     log.warning("toolview refused a publish: %s", error)
     outbox.refused(batch, error)
@@ -160,9 +162,7 @@ class Publisher:
                         if closing:
                             self._abandoned = True
                             self._cond.notify_all()
-                        raise Undelivered(
-                            f"{pending} events were not acknowledged within {timeout} s", pending
-                        )
+                        raise self._outbox.undelivered(pending, timeout)
                     self._cond.wait(remaining)
             finally:
                 self._flushing -= 1

@@ -19,7 +19,7 @@ from ._outbox import Backoff, Outbox, PublishOptions
 from ._permissions import DEFAULT_OPTIONS, Decision, Option
 from ._publisher import OnError, raise_failures, settle
 from ._resume import Item, Resume, Start, target_of
-from .errors import ClientClosed, NotFound, PublisherClosed, Undelivered, from_rpc_error
+from .errors import ClientClosed, NotFound, PublisherClosed, from_rpc_error
 from .v1 import (
     events_pb2,
     permission_service_pb2,
@@ -150,9 +150,7 @@ class AsyncPublisher:
                     self._abandoned = True
                     if self._task is not None:
                         self._task.cancel()
-                raise Undelivered(
-                    f"{pending} events were not acknowledged within {timeout} s", pending
-                ) from None
+                raise self._outbox.undelivered(pending, timeout) from None
             finally:
                 self._flushing -= 1
             failures = self._outbox.take_failures()
