@@ -24,6 +24,8 @@ echo "== hadolint Dockerfile"
 echo "== yamllint deploy/kubernetes"
 LINT=deploy/kubernetes/.yamllint.yaml
 "$VENV/bin/yamllint" --strict -c "$LINT" deploy/kubernetes
+# The release workflow too (it runs only on a tag, so nothing else reads it before then).
+"$VENV/bin/yamllint" --strict -c "$LINT" .github/workflows
 
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT

@@ -66,6 +66,12 @@ echo "== cargo test"
 # builds the JetStream store, which tests/jetstream.rs runs against real nats-servers.
 cargo test --workspace --all-targets --locked --features toolview/failpoints,toolview/jetstream -- --show-output
 
+# Every shell example of the README and docs/ run as written (the rest marked), and the README's
+# picture still drawable (into the artifacts: docs/viewer.png changes only on purpose).
+echo "== the documentation's examples (tests/docs/examples.py)"
+python3 tests/docs/examples.py
+TOOLVIEW_BIN=target/release/toolview scripts/screenshot.sh target/test-artifacts/viewer-readme.png
+
 # The client packages built, installed clean and tested against a real server (including a
 # server killed and restarted under 1,000 events).
 scripts/clients-test.sh

@@ -4,7 +4,7 @@
 //
 // A token is passed to the page in its URL fragment (`#token=…`); CHROMIUM_ARGS adds
 // space-separated browser flags (e.g. a certificate pin for a test CA); CLICK, a CSS selector of a
-// button to press once it is shown.
+// button to press once it is shown; VIEWPORT, the page's size (WxH).
 // Prints "ready" once the first card is shown (the Rust test then publishes the rest of the
 // session live), waits for the final state, saves a screenshot, and prints a JSON summary of
 // the rendered DOM as its last line.
@@ -22,7 +22,9 @@ async function main() {
       ...extraArgs],
   });
   try {
-    const page = await browser.newPage({ viewport: { width: 1100, height: 1500 } });
+    // VIEWPORT=WxH (the README's picture is cut to its cards); the tests' default is tall.
+    const [width, height] = (process.env.VIEWPORT || '1100x1500').split('x').map(Number);
+    const page = await browser.newPage({ viewport: { width, height } });
     page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
     const fragment = token ? `#token=${encodeURIComponent(token)}` : '';
     const response = await page.goto(`${base}/?session=${encodeURIComponent(session)}${fragment}`);

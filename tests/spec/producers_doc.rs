@@ -28,6 +28,21 @@ names are the ones you get. The full rules, field by field, are the spec's
 
 Presenters never fail on what they are given: arguments or meta that do not fit give the
 generic card (vocabulary 1) or the documented fallback (vocabulary 2), never an error.
+
+**Try an example** with `toolview present` (no server needed): `--tool` is the example's `tool`,
+`--args` its `arguments` as JSON text, and `--result` its result as
+`{\"content\": [{\"type\": \"text\", \"text\": RESULT}], \"isError\": false, \"meta\": META}`. It prints
+the call card, then the result card, as VIEW JSON:
+
+```sh
+toolview present --tool bash --args '{\"command\": \"make\", \"description\": \"Build\"}' \\
+  --result '{\"content\": [{\"type\": \"text\", \"text\": \"oops\\n[exit code: 2]\"}], \"isError\": false}'
+```
+
+```json output
+{\"card\":\"terminal\",\"title\":\"make\",\"description\":\"Build\"}
+{\"card\":\"terminal\",\"output\":\"oops\",\"exitCode\":2}
+```
 ";
 
 fn name_list(tool: Tool) -> String {
