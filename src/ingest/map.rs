@@ -11,8 +11,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::envelope;
 use super::messages::{Said, assistant_outputs, user_inputs};
-use super::session::session_of;
+use super::session::{SESSION_ID_KEY, session_of};
 use super::span::Span;
 use crate::domain::{
     CallFinished, CallId, CallStarted, ContentBlock, EventBody, EventId, MessageFinished,
@@ -98,10 +99,12 @@ fn kind(span: &Span) -> Kind {
     }
 }
 
-/// For each span, what the request holds above it: the nearest tool span, and whether an
-/// agent span is among its ancestors. One walk per chain (memoized), safe against cycles.
+/// For each span, what the request holds above it: the nearest tool span, whether an agent
+/// span is among its ancestors, and the topmost ancestor. One walk per chain (memoized), safe
+/// against cycles.
 struct Ancestry {
     above: Vec<(Option<usize>, bool)>,
+    root: Vec<usize>,
 }
 
 impl Ancestry {
@@ -155,6 +158,7 @@ impl Ancestry {
         }
         Ancestry {
             above: memo.into_iter().map(Option::unwrap_or_default).collect(),
+            root: roots(&parent),
         }
     }
 
@@ -165,6 +169,39 @@ impl Ancestry {
     fn outermost(&self, i: usize) -> bool {
         self.above[i] == (None, false)
     }
+
+    /// The topmost ancestor the request holds (the span itself at the top).
+    fn root(&self, i: usize) -> usize {
+        self.root[i]
+    }
+}
+
+/// Each span's topmost ancestor through `parent`: memoized (each span walked once), a cycle
+/// cut where it closes.
+fn roots(parent: &[Option<usize>]) -> Vec<usize> {
+    let mut root: Vec<Option<usize>> = vec![None; parent.len()];
+    // The walk that last visited each span: one seen again in the same walk closes a cycle.
+    let mut walk: Vec<usize> = vec![usize::MAX; parent.len()];
+    let mut path = Vec::new();
+    for start in 0..parent.len() {
+        path.clear();
+        let mut at = start;
+        let top = loop {
+            if let Some(r) = root[at] {
+                break r;
+            }
+            walk[at] = start;
+            path.push(at);
+            match parent[at] {
+                Some(p) if walk[p] != start => at = p,
+                _ => break at,
+            }
+        };
+        for &node in &path {
+            root[node] = Some(top);
+        }
+    }
+    root.into_iter().map(Option::unwrap_or_default).collect()
 }
 
 /// An event and when it happened.
@@ -254,7 +291,7 @@ pub fn map_spans(spans: &[Span]) -> Mapped {
             mapped.reason.get_or_insert(why);
             continue;
         }
-        let session = session_of(&span.attributes, &span.resource, &span.trace_id);
+        let session = session(span, &spans[ancestry.root(i)]);
         let parent = ancestry.tool(i).and_then(|p| call_id(&spans[p]));
         let end = span.end_ns.max(span.start_ns);
         match kinds[i] {
@@ -273,7 +310,9 @@ pub fn map_spans(spans: &[Span]) -> Mapped {
             Kind::Agent => {
                 mapped.conversation += 1;
                 if ancestry.outermost(i) {
-                    turn(&mut out, span, &session);
+                    // The run is the agent's topmost ancestor: LangGraph's graph span holds an
+                    // agent span per step of its `agent` node, all one turn.
+                    turn(&mut out, &spans[ancestry.root(i)], span, &session);
                 }
                 users(&mut out, span, &session, &parent);
             }
@@ -295,6 +334,16 @@ pub fn map_spans(spans: &[Span]) -> Mapped {
     }
     mapped.events = out.finish();
     mapped
+}
+
+/// A span's session: the one it names outright (`toolview.session.id`), else its topmost
+/// ancestor's. A run started inside another's tool (a Pydantic AI agent calling another agent,
+/// each with its own `gen_ai.conversation.id`) joins the outer run's session, under that tool's
+/// call, instead of opening a session of its own.
+fn session(span: &Span, root: &Span) -> SessionId {
+    let named = span.attributes.first_str(&[SESSION_ID_KEY]).is_some();
+    let from = if named { span } else { root };
+    session_of(&from.attributes, &from.resource, &from.trace_id)
 }
 
 /// A span's ids as OTLP has them: 8 bytes of span id, 16 of trace id, a parent of 8 or none.
@@ -329,8 +378,10 @@ fn users(out: &mut Out, span: &Span, session: &SessionId, parent: &Option<CallId
     }
 }
 
-/// A turn for an agent invocation that runs under no other agent or tool.
-fn turn(out: &mut Out, span: &Span, session: &SessionId) {
+/// The turn of a run: `span` is the run (the topmost span over an agent span that runs under
+/// no other agent or tool), `agent` that agent span, whose token counts stand in for the run's
+/// when the run has none.
+fn turn(out: &mut Out, span: &Span, agent: &Span, session: &SessionId) {
     let Ok(turn_id) = TurnId::new(format!("otel:{}", span.span_id)) else {
         return;
     };
@@ -346,7 +397,7 @@ fn turn(out: &mut Out, span: &Span, session: &SessionId) {
     let finished = EventBody::TurnFinished(TurnFinished {
         turn_id,
         stop_reason,
-        usage: usage(&span.attributes),
+        usage: usage(&span.attributes).or_else(|| usage(&agent.attributes)),
     });
     out.push(
         span.end_ns.max(span.start_ns),
@@ -391,7 +442,7 @@ fn tool_call(span: &Span, parent: Option<CallId>) -> Result<(EventBody, EventBod
         .filter(|n| !n.is_empty())
         .ok_or_else(|| format!("span {:?}: a tool span names no tool", span.name))?;
     let call_id = call_id(span).ok_or_else(|| format!("span {:?}: no call id", span.name))?;
-    let result = a.first_text(RESULT_KEYS).map(unquote);
+    let result = a.first_text(RESULT_KEYS).map(unquote).map(envelope::result);
     let is_error = span.error.is_some();
     let text = match (result, &span.error) {
         (Some(result), _) => Some(result),
@@ -401,7 +452,10 @@ fn tool_call(span: &Span, parent: Option<CallId>) -> Result<(EventBody, EventBod
     let started = EventBody::CallStarted(CallStarted {
         call_id: call_id.clone(),
         tool_name: name.to_owned(),
-        arguments_json: a.first_text(ARGUMENT_KEYS).unwrap_or_default(),
+        arguments_json: a
+            .first_text(ARGUMENT_KEYS)
+            .map(envelope::arguments)
+            .unwrap_or_default(),
         view: None,
         input_streaming: false,
         parent,

@@ -224,3 +224,63 @@ fn openinference_and_legacy_names() {
         ]
     );
 }
+
+/// A run started inside another's tool (Pydantic AI: `await expert.run(…)` in a tool; each run
+/// names its own conversation) joins the outer run's session, its calls under that tool's call,
+/// with no turn of its own; a span naming its session outright keeps it.
+#[test]
+fn a_run_inside_a_tool_joins_the_outer_runs_session() {
+    let agent = |id, parent, conversation: &str| {
+        span(
+            id,
+            parent,
+            "invoke_agent",
+            (0, 100),
+            json!({"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": conversation}),
+        )
+    };
+    let mut named = tool(6, Some(4), (60, 70), "grep", "{}");
+    named
+        .attributes
+        .0
+        .push(("toolview.session.id".into(), json!("elsewhere")));
+    let spans = vec![
+        tool(5, Some(4), (40, 50), "read", "{}"),
+        named,
+        agent(4, Some(3), "inner"),
+        tool(3, Some(1), (20, 80), "ask_expert", "{}"),
+        agent(1, None, "outer"),
+    ];
+    let m = map_spans(&spans);
+    let sessions: std::collections::HashSet<&str> = m
+        .events
+        .iter()
+        .filter(|e| !e.event_id.as_str().starts_with(&format!("otel:{:016x}", 6)))
+        .map(|e| e.session_id.as_str())
+        .collect();
+    assert_eq!(sessions, ["outer"].into(), "{:?}", kinds(&m));
+    let read = m
+        .events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::CallStarted(c) if c.tool_name == "read" => Some(c),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        read.parent.as_ref().map(CallId::as_str),
+        Some(format!("otel:{:016x}", 3).as_str())
+    );
+    let turns = m
+        .events
+        .iter()
+        .filter(|e| matches!(e.body, EventBody::TurnStarted(_)))
+        .count();
+    assert_eq!(turns, 1, "the inner run is no turn of its own");
+    let grep = m
+        .events
+        .iter()
+        .find(|e| e.event_id.as_str().starts_with(&format!("otel:{:016x}", 6)))
+        .unwrap();
+    assert_eq!(grep.session_id.as_str(), "elsewhere");
+}

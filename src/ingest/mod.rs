@@ -9,9 +9,11 @@
 //!
 //! Files: `span.rs` (the records and their attributes), `map.rs` (spans → events: calls,
 //! messages, turns, nesting, ordering), `messages.rs` (the conversation in GenAI and
-//! OpenInference attributes), `session.rs` (the session a span belongs to), `logs.rs` (log
-//! records → events).
+//! OpenInference attributes), `session.rs` (the session a span belongs to), `envelope.rs`
+//! (framework serializations around arguments and results, taken off), `logs.rs` (log records →
+//! events).
 
+mod envelope;
 mod logs;
 mod map;
 mod messages;

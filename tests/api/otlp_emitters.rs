@@ -126,6 +126,90 @@ async fn pydantic_ai_with_instrumentation_on() {
     official_clients_accept(&server.url, &ids[0]).await;
 }
 
+/// A Pydantic AI tool that runs another agent: two runs, two conversation ids, one session —
+/// the expert's call under the lead's `ask_expert` call, one turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pydantic_ai_with_an_agent_in_a_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut cmd = Command::new(python());
+    cmd.arg(support::repo_dir().join("tests/otel/pydantic_ai_subagent.py"));
+    emit(cmd, &server.url, &[]);
+    let ids = sessions(&server.url, None).await;
+    assert_eq!(
+        ids.len(),
+        1,
+        "the expert's run is no session of its own: {ids:?}"
+    );
+    let cards: Vec<Value> = tail(&server.url, &ids[0], "view")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| v["view"]["card"].clone())
+        .filter(Value::is_object)
+        .collect();
+    let last = |tool: &str| cards.iter().rev().find(|c| c["toolName"] == tool).cloned();
+    let ask = last("ask_expert").expect("the lead's call");
+    let read = last("read_file").expect("the expert's call");
+    assert_eq!(read["parentCallId"], ask["callId"], "{read}");
+    let markdown = tail(&server.url, &ids[0], "markdown");
+    assert_eq!(
+        markdown.matches("*turn ").count(),
+        2,
+        "one turn, started and ended:\n{markdown}"
+    );
+}
+
+/// A LangGraph ReAct agent traced by `instrumentation` (`openinference`, `openllmetry`) over
+/// `protocol` (`http`, `grpc`): one session, one turn for the run (the graph's `agent` node is an
+/// agent span per step), each call's arguments and the tool's own text as its result — never the
+/// framework's serialization of them.
+async fn langgraph(instrumentation: &str, protocol: &str, arguments: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut cmd = Command::new(python());
+    cmd.arg(support::repo_dir().join("tests/otel/langgraph_emitter.py"))
+        .args([instrumentation, protocol]);
+    // Either exporter takes the same URL: the API port serves OTLP/HTTP and OTLP/gRPC.
+    emit(cmd, &server.url, &[("OTEL_EXPORTER_OTLP_INSECURE", "true")]);
+    let ids = sessions(&server.url, None).await;
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let markdown = tail(&server.url, &ids[0], "markdown");
+    let mut shown = vec![
+        "**Tool Call: bash**",
+        "**Tool Call: read\\_file**",
+        "a.txt\nb.txt",
+        "hello",
+        "a.txt says hello",
+    ];
+    shown.extend_from_slice(arguments);
+    for text in shown {
+        assert!(markdown.contains(text), "{text:?} in:\n{markdown}");
+    }
+    for serialized in ["\"lc\"", "\"type\": \"tool\"", "input\\_str", "ToolMessage"] {
+        assert!(
+            !markdown.contains(serialized),
+            "{serialized} in:\n{markdown}"
+        );
+    }
+    assert_eq!(
+        markdown.matches("*turn ").count(),
+        2,
+        "one turn, started and ended:\n{markdown}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn langgraph_with_openinference_over_http_and_grpc() {
+    // OpenInference writes a one-argument tool's input as its bare value.
+    langgraph("openinference", "http", &["ls", "a.txt"]).await;
+    langgraph("openinference", "grpc", &["ls", "a.txt"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn langgraph_with_openllmetry() {
+    langgraph("openllmetry", "http", &["\"command\"", "\"path\""]).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn openai_agents_with_openinference() {
     let dir = tempfile::tempdir().unwrap();

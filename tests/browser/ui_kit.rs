@@ -234,3 +234,56 @@ async fn the_hook_resumes_after_a_server_restart() {
     );
     server.stop();
 }
+
+/// The `useChat` page as `docs/ai-sdk.md` shows it (`resume: true`: the chat stays `streaming`
+/// while the session is live, and the AI SDK sends nothing while it streams) answers a
+/// permission request with its own buttons: one click, one `POST /permissions/…`, no
+/// `POST /ai-sdk`, and the harness waiting on the request gets the decision.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_use_chat_page_answers_a_request_once_while_it_streams() {
+    use support::permissions::{asking, requested, resolution};
+    use toolview::grpc::pb::permission_resolved::Outcome;
+    let session = "chat-approve";
+    let mut pages = Pages::start(&[
+        "--approve".into(),
+        session.into(),
+        "perm-1".into(),
+        "allow".into(),
+    ])
+    .await;
+    let config = toolview::app::ServeConfig {
+        cors_origins: vec![pages.origin.clone()],
+        ..toolview::app::ServeConfig::memory()
+    };
+    let server = Server::start_with(config).await;
+    let mut c = client(&server.url).await;
+    let ask = requested("perm-1", "c1", "Run rm -rf build?");
+    publish(
+        &mut c,
+        vec![bash_call(session, "e1", "c1"), asking(session, ask)],
+    )
+    .await
+    .unwrap();
+    // The harness, waiting for the decision as a client library does.
+    let url = server.url.clone();
+    let harness = tokio::spawn(async move { resolution(&url, session, "perm-1").await });
+    pages.say(&server.url);
+    let report = pages.report().await;
+    let decided = tokio::time::timeout(PATIENCE, harness)
+        .await
+        .expect("the harness is unblocked")
+        .unwrap();
+    assert_eq!(
+        decided.outcome,
+        Some(Outcome::SelectedOptionId("allow".into()))
+    );
+    assert_eq!(decided.resolved_by.unwrap().via, "react");
+    assert_eq!(report["state"], "allowed", "{report}");
+    let posts = report["posts"].as_object().unwrap();
+    assert_eq!(
+        posts.get(&format!("/permissions/{session}/perm-1")),
+        Some(&serde_json::json!(1)),
+        "{report}"
+    );
+    assert_eq!(posts.len(), 1, "no other POST, none to /ai-sdk: {report}");
+}

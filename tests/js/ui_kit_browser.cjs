@@ -12,14 +12,19 @@
 // --follow: only the hook's page (session.html); once it shows <first> finished cards it prints
 // "ready", waits for "published" on stdin (the test restarts the server and publishes more), then
 // for <cards>, and prints {calls}: the call ids of the cards shown, in page order.
+//   node ui_kit_browser.cjs --approve <pages-dir> <session> <screenshots-dir> <request> <option>
+// --approve: only the useChat page; once request <request> shows its buttons it presses
+// <option>'s, waits for the decision to be shown, then 2 s more, and prints {state, posts}: the
+// prompt's state and the page's POSTs, counted by path.
 const { chromium } = require('playwright-core');
 const http = require('http');
 const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 
-const follow = process.argv[2] === '--follow';
-const [pages, session, shots, ...counts] = process.argv.slice(follow ? 3 : 2);
+const mode = process.argv[2].startsWith('--') ? process.argv[2] : '';
+const follow = mode === '--follow';
+const [pages, session, shots, ...counts] = process.argv.slice(mode ? 3 : 2);
 const cards = Number(counts[counts.length - 1]);
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.woff2': 'font/woff2', '.woff': 'font/woff', '.ttf': 'font/ttf' };
 
@@ -89,6 +94,27 @@ async function followAcrossRestart(browser, url, lines) {
   return { calls: await page.evaluate(() => [...document.querySelectorAll('section.card')].map((c) => c.dataset.call)) };
 }
 
+/** The useChat page answering a permission request with its own buttons. */
+async function approve(browser, url) {
+  const [request, option] = counts;
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1200 } });
+  page.on('pageerror', (e) => console.error(`use-chat: page error: ${e.message}`));
+  const posts = {};
+  page.on('request', (r) => {
+    if (r.method() !== 'POST') return;
+    const where = new URL(r.url()).pathname;
+    posts[where] = (posts[where] || 0) + 1;
+  });
+  await page.goto(url);
+  const prompt = `section.permission[data-request="${request}"]`;
+  await page.click(`${prompt} button[data-option="${option}"]`, { timeout: 60000 });
+  await page.waitForSelector(`${prompt}:not([data-state="pending"])`, { timeout: 60000 });
+  await page.waitForTimeout(2000);
+  const state = await page.getAttribute(prompt, 'data-state');
+  await page.screenshot({ path: path.join(shots, 'ui-kit-use-chat-approve.png'), fullPage: true });
+  return { state, posts };
+}
+
 async function main() {
   const server = await serve();
   console.log(`origin http://127.0.0.1:${server.address().port}`);
@@ -104,7 +130,9 @@ async function main() {
   try {
     const result = follow
       ? await followAcrossRestart(browser, `${origin}/session.html?${query}`, lines)
-      : {
+      : mode === '--approve'
+        ? await approve(browser, `${origin}/use-chat.html?${query}`)
+        : {
           viewer: await show(browser, 'viewer', `${base}/?session=${encodeURIComponent(session)}`),
           copilotkit: await show(browser, 'copilotkit', `${origin}/copilotkit.html?${query}`),
           useChat: await show(browser, 'use-chat', `${origin}/use-chat.html?${query}`),
