@@ -196,3 +196,82 @@ async fn http_bodies_follow_the_message_size() {
         );
     }
 }
+
+/// A long session's text fallback (what a host without apps shows): within 64 KiB with its note,
+/// the **latest** calls rather than the first, cut where no code fence is open (each call's
+/// output is a fenced block), so the note before it renders as text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_sessions_transcript_is_its_latest_part_within_64_kib() {
+    use toolview::client::mcp::{MAX_TRANSCRIPT_BYTES, RemoteBackend, transcript};
+    let server = support::server::Server::start().await;
+    let mut c = client(&server.url).await;
+    let output = "line of output\n".repeat(300);
+    let mut events = Vec::new();
+    for i in 0..60 {
+        let (call, args) = (
+            format!("c{i}"),
+            format!(r#"{{"command":"step-{i}","description":"y"}}"#),
+        );
+        events.push(start_call("long", &format!("s{i}"), &call, "bash", &args));
+        events.push(finish("long", &format!("f{i}"), &call, &output, ""));
+    }
+    publish(&mut c, events).await.unwrap();
+    let remote = toolview::client::Remote {
+        url: server.url.clone(),
+        ..Default::default()
+    };
+    let backend = RemoteBackend::connect(&remote).await.unwrap();
+    let text = transcript(&backend, "long").await;
+    assert!(text.len() <= MAX_TRANSCRIPT_BYTES, "{} bytes", text.len());
+    assert!(
+        text.starts_with("*… the session's start is left out"),
+        "{}",
+        &text[..200]
+    );
+    assert!(text.contains("toolview tail --session long --from-beginning"));
+    // The last call is there with its whole output; the first is not.
+    assert!(text.contains("$ step-59\n"), "the latest call");
+    assert!(!text.contains("$ step-0\n"), "not the first");
+    assert_eq!(
+        text.matches("line of output").count() % 300,
+        0,
+        "every kept output whole"
+    );
+    // Fences balance: the text after the note starts outside any.
+    let fences = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("```"))
+        .count();
+    assert_eq!(fences % 2, 0, "{text}");
+}
+
+/// The official Python SDK (`mcp` 2.3) in its default mode discovers the 2026-07-28 revision and
+/// reads every result (that revision requires `resultType` on each; they lacked it), over the
+/// service's `/mcp` and over `toolview mcp` on stdio.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_speaks_the_2026_07_28_revision() {
+    let server = support::server::Server::start().await;
+    let mut c = client(&server.url).await;
+    publish(&mut c, vec![bash_call("py", "e1", "c1")])
+        .await
+        .unwrap();
+    let python = support::repo_dir().join("tests/.venv/bin/python");
+    let script = support::repo_dir().join("tests/python/mcp_client.py");
+    let bin = support::toolview_bin();
+    for kind in ["http", "stdio"] {
+        let out = std::process::Command::new(&python)
+            .arg(&script)
+            .args([kind, server.url.as_str(), "py"])
+            .arg(&bin)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{kind}: {stderr}");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["protocol"], "2026-07-28", "{kind}: {report}");
+        assert_eq!(report["tools"].as_array().unwrap().len(), 4, "{report}");
+        assert_eq!(report["view"], "text/html;profile=mcp-app");
+        assert_eq!(report["sessions"]["sessions"][0]["session"], "py");
+        assert_eq!(report["watch"]["isError"], false, "{report}");
+    }
+}

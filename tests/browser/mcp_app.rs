@@ -5,7 +5,9 @@
 //! poll tool (also after a poll the host failed, as when it suspends the view: the view asks
 //! again after its cursor, showing nothing twice), a person's Allow clicked in the view decides
 //! a permission request (through the
-//! app-only answer tool), the policy is never violated, and the screenshot is kept.
+//! app-only answer tool), the policy is never violated (not even by a probe the view catches),
+//! a link clicked in the view opens through the host, the host's teardown is answered, and the
+//! screenshot is kept.
 
 use support::node::NodeClient;
 use support::server::Server;
@@ -21,6 +23,14 @@ async fn a_host_shows_the_view_and_a_new_call_arrives_live() {
     publish(&mut c, crate::sample_session_for_viewer("mcp-web"))
         .await
         .unwrap();
+    // An MCP tool's long name (163 characters, no space to break at).
+    let long = format!(
+        "mcp__{}__search_all_the_documents",
+        "very_long_server_name_".repeat(6)
+    );
+    assert_eq!(long.len(), 163);
+    let named = start_call("mcp-web", "long-1", "long-name", &long, r#"{"q":"x"}"#);
+    publish(&mut c, vec![named]).await.unwrap();
     let mut cmd = support::node::script("mcp_host");
     cmd.arg(support::toolview_bin())
         .args([server.url.as_str(), "mcp-web", shot.to_str().unwrap()]);
@@ -56,6 +66,22 @@ async fn a_host_shows_the_view_and_a_new_call_arrives_live() {
     let answered = report["answered"].as_str().unwrap_or_default();
     assert!(answered.starts_with("Allow — "), "{report}");
     assert!(answered.contains("via mcp-app"), "{report}");
+    // The long name wraps in its share of the header; the title keeps a readable width (it was
+    // squeezed to 15 px wide and 2,626 px tall).
+    let (width, height) = (
+        report["longTitle"]["width"].as_u64().unwrap(),
+        report["longTitle"]["height"].as_u64().unwrap(),
+    );
+    assert!(width >= 200 && height <= 100, "{report}");
+    // A link clicked in the view opens through the host (the sandbox blocks new windows).
+    let links = report["openedLinks"].as_array().unwrap();
+    assert_eq!(links.len(), 1, "{report}");
+    assert!(
+        links[0].as_str().unwrap().starts_with("https://"),
+        "{report}"
+    );
+    // The host's teardown is answered with an empty result, not "Method not found".
+    assert_eq!(report["teardown"], serde_json::json!({}), "{report}");
     assert!(std::fs::metadata(&shot).is_ok(), "the screenshot is saved");
     println!("MCP App screenshot: {}", shot.display());
 }

@@ -12,7 +12,10 @@
 //       "shown" goes to stderr once the view shows the session's cards; then, on a stdin line with a call
 //       id, it reports how long that call's card took to appear in the view.
 //
-// Prints {cards, late, lateMs, violations, csp, pollCalls, html} as JSON.
+// Then it clicks a link in a card (the view must ask the host to open it: `ui/open-link`) and
+// tears the view down (`ui/resource-teardown`, answered `{}`).
+//
+// Prints {cards, late, lateMs, violations, csp, pollCalls, html, openedLinks, teardown} as JSON.
 import { spawnSync } from "node:child_process";
 import { dirname } from "node:path";
 import readline from "node:readline";
@@ -36,8 +39,13 @@ window.startHost = async ({ html, input, result }) => {
   iframe.srcdoc = html;
   document.body.append(iframe);
   await new Promise((resolve) => iframe.addEventListener("load", resolve, { once: true }));
-  const bridge = new AppBridge(null, { name: "toolview-test-host", version: "1.0.0" }, { serverTools: {} });
+  const bridge = new AppBridge(null, { name: "toolview-test-host", version: "1.0.0" }, { serverTools: {}, openLinks: {} });
   bridge.oncalltool = (params) => window.hostCallTool(params);
+  bridge.onopenlink = async (params) => {
+    await window.hostOpenLink(params.url);
+    return {};
+  };
+  window.bridge = bridge;
   const ready = new Promise((resolve) => (bridge.oninitialized = resolve));
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
   await ready;
@@ -69,7 +77,10 @@ const policy = [
   `connect-src ${origins(csp.connectDomains)}`,
   `font-src ${origins(csp.resourceDomains)}`,
 ].join("; ");
-const html = resource.text.replace("<head>", `<head><meta http-equiv="Content-Security-Policy" content="${policy}">`);
+// A violation reported in the view (a caught \`new Function\` too, which logs nothing) is kept
+// where the host can read it.
+const watchPolicy = `<script>window.violations = []; document.addEventListener("securitypolicyviolation", (e) => window.violations.push(e.violatedDirective + " " + e.blockedURI));</script>`;
+const html = resource.text.replace("<head>", `<head><meta http-equiv="Content-Security-Policy" content="${policy}">${watchPolicy}`);
 
 let pollCalls = 0;
 // The host "suspends" the view once: the first poll after the view showed its cards fails, as a
@@ -86,6 +97,8 @@ try {
   page.on("console", (m) => {
     if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
   });
+  const openedLinks = [];
+  await page.exposeFunction("hostOpenLink", async (url) => openedLinks.push(url));
   await page.exposeFunction("hostCallTool", async (params) => {
     if (params.name === "poll_session") {
       pollCalls += 1;
@@ -105,6 +118,11 @@ try {
   const view = page.frames().find((f) => f !== page.mainFrame());
   await view.waitForSelector("[data-call]", { timeout: 20000 });
   const cards = await view.$$eval("[data-call]", (els) => els.length);
+  // A call whose tool name is 163 characters: its title keeps a readable width.
+  const longTitle = await view.$eval('[data-call="long-name"] .title', (e) => {
+    const r = e.getBoundingClientRect();
+    return { width: Math.round(r.width), height: Math.round(r.height) };
+  });
   suspendOnce = true;
   process.stderr.write("shown\n");
 
@@ -126,7 +144,14 @@ try {
   }
   await page.locator("iframe").screenshot({ path: screenshot });
   const title = await view.$eval("#session", (e) => e.textContent);
-  const report = { cards, late, lateMs, lateShown, suspended, violations, policy, pollCalls, title, answered };
+  // A link in a card: the sandbox blocks a new window, so the view asks the host to open it.
+  await view.click('a[href^="https://"]');
+  await page.waitForFunction(() => true);
+  for (let i = 0; i < 50 && openedLinks.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  violations.push(...(await view.evaluate(() => window.violations)));
+  // The host tears the view down: the view answers (with `{}`), as the spec asks.
+  const teardown = await page.evaluate(() => window.bridge.teardownResource({}).then((r) => r, (e) => ({ error: String(e) })));
+  const report = { cards, late, lateMs, lateShown, suspended, violations, policy, pollCalls, title, answered, openedLinks, teardown, longTitle };
   lines.close();
   process.stdout.write(JSON.stringify(report), () => process.exit(0));
 } finally {

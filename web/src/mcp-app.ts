@@ -7,6 +7,8 @@
 // answer through the app-only `answer_permission` tool. The view reaches no network of its own:
 // everything comes through the host.
 
+// First: zod (the bridge's schemas) must not probe for `eval` under the host's policy.
+import "./jitless";
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { RenderedUpdateSchema } from "@toolview/client";
 import { App } from "@modelcontextprotocol/ext-apps";
@@ -98,6 +100,19 @@ app.ontoolresult = (result) => {
   state.textContent = "live";
   void poll(page.session);
 };
+
+// The sandbox blocks a new window: a link in a card is opened by the host (`ui/open-link`),
+// which may ask the person first or refuse.
+cards.addEventListener("click", (e) => {
+  const link = (e.target as Element | null)?.closest?.("a[href]") as HTMLAnchorElement | null;
+  if (!link || !/^https?:$/.test(new URL(link.href).protocol)) return;
+  e.preventDefault();
+  app.openLink({ url: link.href }).catch((err) => (state.textContent = `the link was not opened: ${err}`));
+});
+
+// The host tears the view down (it closed the conversation, or scrolled far away): nothing to
+// keep, but the request is answered, as the spec asks.
+app.onteardown = async () => ({});
 
 app.connect().catch((e) => {
   state.textContent = `error: ${e}`;

@@ -11,9 +11,11 @@
 //! gets the server's refusal. Files: `mod.rs` (the handler), `page.rs`, `tools.rs` (the tools'
 //! and the resource's definitions, the view's document).
 
+mod args;
 mod backend;
 mod page;
 mod tools;
+mod transcript;
 
 use std::time::Duration;
 
@@ -27,9 +29,11 @@ use serde_json::{Map, Value, json};
 
 pub use backend::{Backend, RemoteBackend, Updates};
 pub use page::{MAX_PAGE_BYTES, MAX_PAGE_UPDATES, MAX_POLL_WAIT};
-pub use tools::{MAX_TRANSCRIPT_BYTES, MAX_TRANSCRIPT_UPDATES, VIEW_URI};
+pub use tools::VIEW_URI;
+pub use transcript::{MAX_TRANSCRIPT_BYTES, MAX_TRANSCRIPT_UPDATES, transcript};
 
-use self::page::{After, read_page};
+use self::args::Args;
+use self::page::read_page;
 use crate::client::remote::Remote;
 
 /// The MCP server over a toolview service (`backend`).
@@ -63,44 +67,39 @@ struct Call<B> {
 /// A tool's failure: a result the model (or the view) reads, not a protocol error.
 fn failed(text: impl Into<String>) -> CallToolResponse {
     let text: String = text.into();
-    let value = json!({"content": [{"type": "text", "text": text}], "isError": true});
-    CallToolResponse::Complete(serde_json::from_value(value).expect("a valid result"))
+    result(json!({"content": [{"type": "text", "text": text}], "isError": true}))
 }
 
 fn refused(status: &tonic::Status) -> CallToolResponse {
     failed(format!("{:?}: {}", status.code(), status.message()))
 }
 
-/// A result from JSON (rmcp's types are non-exhaustive; MCP's JSON is the contract).
-fn result(value: Value) -> CallToolResponse {
+/// A result from JSON (rmcp's types are non-exhaustive; MCP's JSON is the contract), marked
+/// `resultType: complete`, which the 2026-07-28 revision requires on every result (rmcp strips
+/// it for a peer that negotiated an older one).
+fn result(mut value: Value) -> CallToolResponse {
+    if let Some(object) = value.as_object_mut() {
+        object.insert("resultType".into(), json!("complete"));
+    }
     match serde_json::from_value::<CallToolResult>(value) {
         Ok(r) => CallToolResponse::Complete(r),
-        Err(e) => failed(format!("internal: {e}")),
+        Err(e) => CallToolResponse::Complete(CallToolResult::error(vec![
+            rmcp::model::ContentBlock::text(format!("internal: {e}")),
+        ])),
     }
-}
-
-/// A required string argument, or the text of its refusal.
-fn argument<'a>(args: &'a Map<String, Value>, name: &str) -> Result<&'a str, String> {
-    args.get(name)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| format!("{name}: a non-empty string is required"))
 }
 
 impl<B: Backend> Call<B> {
     async fn list_sessions(&self, args: &Map<String, Value>) -> CallToolResponse {
-        let page_size = args
-            .get("pageSize")
-            .and_then(Value::as_u64)
-            .unwrap_or(50)
-            .min(200);
+        let checked = Args::new(args, &["pageSize", "pageToken"])
+            .and_then(|a| Ok((a.integer("pageSize", 1..=200)?, a.string("pageToken")?)));
+        let (page_size, page_token) = match checked {
+            Ok(checked) => checked,
+            Err(e) => return failed(e),
+        };
         let request = crate::grpc::pb::ListSessionsRequest {
-            page_size: page_size as u32,
-            page_token: args
-                .get("pageToken")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .into(),
+            page_size: page_size.unwrap_or(50) as u32,
+            page_token: page_token.unwrap_or("").into(),
         };
         match self.backend.list_sessions(request).await {
             Ok(page) => result(tools::sessions_result(&page)),
@@ -109,7 +108,7 @@ impl<B: Backend> Call<B> {
     }
 
     async fn watch_session(&self, args: &Map<String, Value>) -> CallToolResponse {
-        let session = match argument(args, "session") {
+        let session = match Args::new(args, &["session"]).and_then(|a| a.required("session")) {
             Ok(s) => s,
             Err(e) => return failed(e),
         };
@@ -117,7 +116,7 @@ impl<B: Backend> Call<B> {
             Ok(page) => page,
             Err(status) => return refused(&status),
         };
-        let transcript = tools::transcript(&self.backend, session).await;
+        let transcript = transcript::transcript(&self.backend, session).await;
         result(json!({
             "content": [{"type": "text", "text": transcript}],
             "structuredContent": page.to_json(session),
@@ -125,17 +124,19 @@ impl<B: Backend> Call<B> {
     }
 
     async fn poll_session(&self, args: &Map<String, Value>) -> CallToolResponse {
-        let session = match argument(args, "session") {
-            Ok(s) => s,
+        let most = MAX_POLL_WAIT.as_millis() as u64;
+        let checked = Args::new(args, &["session", "after", "waitMs"]).and_then(|a| {
+            Ok((
+                a.required("session")?,
+                a.after()?,
+                a.integer("waitMs", 0..=most)?,
+            ))
+        });
+        let (session, after, wait) = match checked {
+            Ok(checked) => checked,
             Err(e) => return failed(e),
         };
-        let after = args.get("after").and_then(|a| {
-            Some(After {
-                epoch: a.get("epoch")?.as_str()?.to_owned(),
-                offset: a.get("offset")?.as_u64()?,
-            })
-        });
-        let wait = Duration::from_millis(args.get("waitMs").and_then(Value::as_u64).unwrap_or(0));
+        let wait = Duration::from_millis(wait.unwrap_or(0));
         match read_page(&self.backend, session, after, wait).await {
             Ok(page) => {
                 let n = page.updates.len();
@@ -153,13 +154,16 @@ impl<B: Backend> Call<B> {
     /// A person's answer from the view's prompt: the first answer wins, and everyone (this
     /// view too, through its next page) sees the decision.
     async fn answer_permission(&self, args: &Map<String, Value>) -> CallToolResponse {
-        let (session, request, option) = match (
-            argument(args, "session"),
-            argument(args, "requestId"),
-            argument(args, "optionId"),
-        ) {
-            (Ok(s), Ok(r), Ok(o)) => (s, r, o),
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return failed(e),
+        let checked = Args::new(args, &["session", "requestId", "optionId"]).and_then(|a| {
+            Ok((
+                a.required("session")?,
+                a.required("requestId")?,
+                a.required("optionId")?,
+            ))
+        });
+        let (session, request, option) = match checked {
+            Ok(checked) => checked,
+            Err(e) => return failed(e),
         };
         let request = crate::grpc::pb::RespondPermissionRequest {
             session_id: session.into(),

@@ -1,33 +1,23 @@
-//! The MCP server's definitions: its tools, the view's resource and document, and the text a
-//! host without apps shows (the session's Markdown transcript, bounded).
-
-use std::io::Write;
+//! The MCP server's definitions: its tools, the view's resource and document (the text a host
+//! without apps shows is `transcript.rs`'s).
 
 use rmcp::model::{
     ListResourcesResult, ListToolsResult, ProtocolVersion, ReadResourceResult, ServerConfig,
 };
 use serde_json::{Value, json};
 
-use tokio_stream::StreamExt as _;
-
-use super::backend::Backend;
-use crate::client::screen::{Mode, Screen, Style};
 use crate::domain::MCP_APP_MIME_TYPE;
 use crate::grpc::pb;
-use crate::render::{Capabilities, ViewUpdate};
 
 /// The view: one document, the viewer's cards on the MCP Apps bridge (`web/src/mcp-app.ts`,
 /// built by `npm run build` in `web/` into `web/dist/mcp-app.html`).
 pub const VIEW_URI: &str = "ui://toolview/session";
 const VIEW_HTML: &str = include_str!("../../../web/dist/mcp-app.html");
 
-/// The transcript a `watch_session` result carries as text, at most this many bytes (the
-/// start of the session; the view, or `toolview tail`, shows the rest).
-pub const MAX_TRANSCRIPT_BYTES: usize = 64 << 10;
-/// …drawn from at most this many updates (a long session's transcript is cut, not read whole).
-pub const MAX_TRANSCRIPT_UPDATES: usize = 5_000;
-/// …read within this long.
-const TRANSCRIPT_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+/// How long a host may keep the tool and resource lists and the view's document (the 2026-07-28
+/// revision asks for a freshness on them): they are the same for every token and change only
+/// with the server's version, so a few minutes, not the upgrade's worth.
+const LIST_TTL_MS: u64 = 300_000;
 
 pub const LIST_SESSIONS: &str = "list_sessions";
 pub const WATCH_SESSION: &str = "watch_session";
@@ -54,7 +44,7 @@ pub fn server_info() -> ServerConfig {
 
 pub fn list() -> ListToolsResult {
     let session = json!({"type": "string", "description": "The session id (`team-a/run-42`)."});
-    let tools = json!({"tools": [
+    let tools = json!({"resultType": "complete", "ttlMs": LIST_TTL_MS, "cacheScope": "public", "tools": [
         {
             "name": LIST_SESSIONS,
             "title": "List agent sessions",
@@ -79,7 +69,13 @@ pub fn list() -> ListToolsResult {
             "description": "For the session view: the updates after a cursor, waiting up to waitMs at the head.",
             "inputSchema": {"type": "object", "properties": {
                 "session": session,
-                "after": {"type": "object", "properties": {"epoch": {"type": "string"}, "offset": {"type": "integer", "minimum": 0}}, "required": ["epoch", "offset"]},
+                "after": {
+                    "description": "The cursor of the last update the view has: the page's `cursor`, or an update's own (its offset as text).",
+                    "type": "object",
+                    "properties": {"epoch": {"type": "string"}, "offset": {"type": ["integer", "string"], "minimum": 0, "pattern": "^[0-9]+$"}},
+                    "required": ["epoch", "offset"],
+                    "additionalProperties": false,
+                },
                 "waitMs": {"type": "integer", "minimum": 0, "maximum": super::MAX_POLL_WAIT.as_millis() as u64},
             }, "required": ["session"], "additionalProperties": false},
             "annotations": {"readOnlyHint": true, "openWorldHint": false},
@@ -102,7 +98,7 @@ pub fn list() -> ListToolsResult {
 }
 
 pub fn resources() -> ListResourcesResult {
-    let resources = json!({"resources": [{
+    let resources = json!({"resultType": "complete", "ttlMs": LIST_TTL_MS, "cacheScope": "public", "resources": [{
         "uri": VIEW_URI,
         "name": "session",
         "title": "toolview session",
@@ -115,7 +111,7 @@ pub fn resources() -> ListResourcesResult {
 
 pub fn read(uri: &str) -> Option<ReadResourceResult> {
     (uri == VIEW_URI).then(|| {
-        let contents = json!({"contents": [{
+        let contents = json!({"resultType": "complete", "ttlMs": LIST_TTL_MS, "cacheScope": "public", "contents": [{
             "uri": VIEW_URI,
             "mimeType": MCP_APP_MIME_TYPE,
             "text": VIEW_HTML,
@@ -145,113 +141,4 @@ pub fn sessions_result(page: &pb::ListSessionsResponse) -> Value {
         "content": [{"type": "text", "text": text}],
         "structuredContent": {"sessions": sessions, "nextPageToken": page.next_page_token},
     })
-}
-
-/// Keeps the first `max` bytes written, and counts the rest.
-struct Bounded {
-    kept: Vec<u8>,
-    max: usize,
-    dropped: usize,
-}
-
-impl Write for Bounded {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let room = self.max.saturating_sub(self.kept.len()).min(buf.len());
-        self.kept.extend_from_slice(&buf[..room]);
-        self.dropped += buf.len() - room;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// The session so far as Markdown (what `toolview tail --no-follow --target markdown` prints),
-/// at most [`MAX_TRANSCRIPT_BYTES`] from its first [`MAX_TRANSCRIPT_UPDATES`] updates; a line
-/// says what was left out, or why there is none.
-pub async fn transcript(backend: &impl Backend, session: &str) -> String {
-    let mut out = Bounded {
-        kept: Vec::new(),
-        max: MAX_TRANSCRIPT_BYTES,
-        dropped: 0,
-    };
-    let read = match markdown(backend, session, &mut out).await {
-        Ok(read) => read,
-        Err(status) => return format!("The session could not be read: {}", status.message()),
-    };
-    let mut text = String::from_utf8_lossy(&out.kept).into_owned();
-    if out.dropped > 0 || read == Read::Cut {
-        // A cut inside a character became U+FFFD above; the note says what is missing.
-        text.push_str(&format!(
-            "\n\n… more of the session: watch it in an app host, or `toolview tail --session {session}`.\n"
-        ));
-    }
-    if text.trim().is_empty() {
-        text = format!("Session {session} has no events yet.");
-    }
-    text
-}
-
-/// Whether a transcript holds the whole session.
-#[derive(Debug, PartialEq, Eq)]
-enum Read {
-    Whole,
-    Cut,
-}
-
-/// The session's VIEW updates up to its head, drawn by the Markdown transcript's `Screen`.
-async fn markdown(
-    backend: &impl Backend,
-    session: &str,
-    out: &mut Bounded,
-) -> Result<Read, tonic::Status> {
-    let head = match backend
-        .get_session(pb::GetSessionRequest {
-            session_id: session.into(),
-        })
-        .await
-    {
-        Ok(info) => info.head_offset,
-        Err(status) if status.code() == tonic::Code::NotFound => return Ok(Read::Whole),
-        Err(status) => return Err(status),
-    };
-    let request = pb::SubscribeRequest {
-        session_id: session.into(),
-        target: pb::Target::View.into(),
-        capabilities: Some(super::page::capabilities()),
-        start: Some(pb::subscribe_request::Start::FromBeginning(
-            pb::StartFromBeginning {},
-        )),
-    };
-    let mut stream = backend.subscribe(request).await?;
-    let caps = Capabilities {
-        output_appends: true,
-        ..Capabilities::all(true)
-    };
-    let mut screen = Screen::new(Style::Markdown, Mode::Transcript, caps);
-    let deadline = tokio::time::Instant::now() + TRANSCRIPT_TIME;
-    let mut read = Read::Cut;
-    for _ in 0..MAX_TRANSCRIPT_UPDATES {
-        let Ok(Some(item)) = tokio::time::timeout_at(deadline, stream.next()).await else {
-            break;
-        };
-        let Some(pb::subscribe_response::Item::Update(u)) = item?.item else {
-            // A heartbeat: nothing more up to the head.
-            read = Read::Whole;
-            break;
-        };
-        let offset = u.cursor.as_ref().map_or(0, |c| c.offset);
-        if let Some(pb::rendered_update::Body::View(v)) = u.body
-            && let Ok(update) = ViewUpdate::try_from(v)
-        {
-            let _ = screen.apply(update, out);
-        }
-        if offset >= head {
-            read = Read::Whole;
-            break;
-        }
-    }
-    let _ = screen.finish(out);
-    Ok(read)
 }
