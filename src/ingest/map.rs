@@ -70,6 +70,10 @@ pub struct Mapped {
 enum Kind {
     Tool,
     Agent,
+    /// An agent run inside another agent's run with no tool call between, which an agent of
+    /// the request declares as its managed agent (smolagents): shown as a call of its own, so
+    /// what it does nests under it.
+    Subagent,
     Model,
     Other,
 }
@@ -122,12 +126,14 @@ impl Ancestry {
             })
             .collect();
         let through = |p: usize, (tool, agent): (Option<usize>, bool)| {
-            let tool = if kinds[p] == Kind::Tool {
-                Some(p)
-            } else {
-                tool
+            let tool = match kinds[p] {
+                Kind::Tool | Kind::Subagent => Some(p),
+                _ => tool,
             };
-            (tool, agent || kinds[p] == Kind::Agent)
+            (
+                tool,
+                agent || matches!(kinds[p], Kind::Agent | Kind::Subagent),
+            )
         };
         let mut memo: Vec<Option<(Option<usize>, bool)>> = vec![None; spans.len()];
         let mut path = Vec::new();
@@ -281,7 +287,15 @@ fn call_id(span: &Span) -> Option<CallId> {
 
 /// Maps a request's spans to events (see the module doc).
 pub fn map_spans(spans: &[Span]) -> Mapped {
-    let kinds: Vec<Kind> = spans.iter().map(kind).collect();
+    let mut kinds: Vec<Kind> = spans.iter().map(kind).collect();
+    let first = Ancestry::new(spans, &kinds);
+    let managed = managed_agents(spans);
+    for (i, k) in kinds.iter_mut().enumerate() {
+        let declared = agent_name(&spans[i]).is_some_and(|n| managed.contains(n));
+        if *k == Kind::Agent && first.above[i] == (None, true) && declared {
+            *k = Kind::Subagent;
+        }
+    }
     let ancestry = Ancestry::new(spans, &kinds);
     let mut mapped = Mapped::default();
     let mut out = Out::default();
@@ -295,18 +309,34 @@ pub fn map_spans(spans: &[Span]) -> Mapped {
         let parent = ancestry.tool(i).and_then(|p| call_id(&spans[p]));
         let end = span.end_ns.max(span.start_ns);
         match kinds[i] {
-            Kind::Tool => match tool_call(span, parent) {
-                Ok((started, finished)) => {
-                    mapped.calls += 1;
-                    let id = &span.span_id;
-                    out.push(span.start_ns, &session, format!("otel:{id}:call"), started);
-                    out.push(end, &session, format!("otel:{id}:call:end"), finished);
+            Kind::Tool => match final_answer(span) {
+                Some(text) => {
+                    mapped.conversation += 1;
+                    let said = Said {
+                        index: 0,
+                        role: MessageRole::Assistant,
+                        text,
+                    };
+                    let id = format!("otel:{}:out:0", span.span_id);
+                    out.message(end, &session, id, said, parent.clone());
                 }
-                Err(why) => {
-                    mapped.rejected += 1;
-                    mapped.reason.get_or_insert(why);
-                }
+                None => call(
+                    &mut out,
+                    &mut mapped,
+                    span,
+                    tool_name(span),
+                    &session,
+                    parent,
+                ),
             },
+            Kind::Subagent => call(
+                &mut out,
+                &mut mapped,
+                span,
+                agent_name(span),
+                &session,
+                parent,
+            ),
             Kind::Agent => {
                 mapped.conversation += 1;
                 if ancestry.outermost(i) {
@@ -344,6 +374,31 @@ fn session(span: &Span, root: &Span) -> SessionId {
     let named = span.attributes.first_str(&[SESSION_ID_KEY]).is_some();
     let from = if named { span } else { root };
     session_of(&from.attributes, &from.resource, &from.trace_id)
+}
+
+/// A tool span (or a subagent's, named `name`) as a call: started at its start, finished at its
+/// end; a span that cannot be one is counted refused.
+fn call(
+    out: &mut Out,
+    mapped: &mut Mapped,
+    span: &Span,
+    name: Option<&str>,
+    session: &SessionId,
+    parent: Option<CallId>,
+) {
+    match tool_call(span, name, parent) {
+        Ok((started, finished)) => {
+            mapped.calls += 1;
+            let id = &span.span_id;
+            out.push(span.start_ns, session, format!("otel:{id}:call"), started);
+            let end = span.end_ns.max(span.start_ns);
+            out.push(end, session, format!("otel:{id}:call:end"), finished);
+        }
+        Err(why) => {
+            mapped.rejected += 1;
+            mapped.reason.get_or_insert(why);
+        }
+    }
 }
 
 /// A span's ids as OTLP has them: 8 bytes of span id, 16 of trace id, a parent of 8 or none.
@@ -433,11 +488,13 @@ fn usage(a: &super::Attributes) -> Option<TokenUsage> {
 }
 
 /// A tool span's call: its start and its finish.
-fn tool_call(span: &Span, parent: Option<CallId>) -> Result<(EventBody, EventBody), String> {
+fn tool_call(
+    span: &Span,
+    name: Option<&str>,
+    parent: Option<CallId>,
+) -> Result<(EventBody, EventBody), String> {
     let a = &span.attributes;
-    let name = a
-        .first_str(TOOL_NAME_KEYS)
-        .or_else(|| span.name.strip_prefix(EXECUTE_TOOL_PREFIX))
+    let name = name
         .map(str::trim)
         .filter(|n| !n.is_empty())
         .ok_or_else(|| format!("span {:?}: a tool span names no tool", span.name))?;
@@ -471,6 +528,47 @@ fn tool_call(span: &Span, parent: Option<CallId>) -> Result<(EventBody, EventBod
         view: None,
     });
     Ok((started, finished))
+}
+
+/// A tool span's tool name.
+fn tool_name(span: &Span) -> Option<&str> {
+    let a = &span.attributes;
+    a.first_str(TOOL_NAME_KEYS)
+        .or_else(|| span.name.strip_prefix(EXECUTE_TOOL_PREFIX))
+}
+
+/// A subagent's name, as its card's tool name: the GenAI conventions' agent name, else the span
+/// name without smolagents' `.run`.
+fn agent_name(span: &Span) -> Option<&str> {
+    let a = &span.attributes;
+    a.first_str(&["gen_ai.agent.name"])
+        .or_else(|| Some(span.name.strip_suffix(".run").unwrap_or(&span.name)))
+}
+
+/// The agents that agents of the request declare as theirs to call (smolagents'
+/// `smolagents.managed_agents.<i>.name`).
+fn managed_agents(spans: &[Span]) -> HashSet<&str> {
+    spans
+        .iter()
+        .flat_map(|s| s.attributes.0.iter())
+        .filter(|(k, _)| k.starts_with("smolagents.managed_agents.") && k.ends_with(".name"))
+        .filter_map(|(_, v)| v.as_str())
+        .collect()
+}
+
+/// smolagents ends a run by calling its `final_answer` tool (its envelope,
+/// `{"args", "kwargs", "sanitize_inputs_outputs"}`, tells it from a tool of that name): the
+/// answer is the assistant's words, not a card.
+fn final_answer(span: &Span) -> Option<String> {
+    let a = &span.attributes;
+    if a.first_str(TOOL_NAME_KEYS) != Some("final_answer") {
+        return None;
+    }
+    let arguments = a.first_text(ARGUMENT_KEYS)?;
+    if !arguments.contains("\"sanitize_inputs_outputs\"") {
+        return None;
+    }
+    a.first_text(RESULT_KEYS).map(unquote)
 }
 
 /// A result as the tool gave it: emitters that write results as JSON (the AI SDK) quote a

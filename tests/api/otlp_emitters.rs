@@ -210,6 +210,53 @@ async fn langgraph_with_openllmetry() {
     langgraph("openllmetry", "http", &["\"command\"", "\"path\""]).await;
 }
 
+/// smolagents with a managed agent, traced by OpenInference: the managed agent is a card of its
+/// own, its call and its (long) task prompt nested under it; arguments without smolagents'
+/// envelope; each `final_answer` the assistant's words, not a card; one turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn smolagents_with_a_managed_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    let mut cmd = Command::new(python());
+    cmd.arg(support::repo_dir().join("tests/otel/smolagents_emitter.py"));
+    emit(cmd, &server.url, &[]);
+    let ids = sessions(&server.url, None).await;
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let cards: Vec<Value> = tail(&server.url, &ids[0], "view")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| v["view"]["card"].clone())
+        .filter(Value::is_object)
+        .collect();
+    let last = |tool: &str| cards.iter().rev().find(|c| c["toolName"] == tool).cloned();
+    let helper = last("weather_helper").expect("the managed agent's card");
+    let weather = last("get_weather").expect("its call");
+    assert_eq!(weather["parentCallId"], helper["callId"], "{weather}");
+    assert!(last("final_answer").is_none(), "no final_answer card");
+    let markdown = tail(&server.url, &ids[0], "markdown");
+    for shown in [
+        "\"city\": \"Lisbon\"",
+        "sunny in Lisbon",
+        "It is sunny in Lisbon.",
+        "Lisbon is sunny.",
+    ] {
+        assert!(markdown.contains(shown), "{shown:?} in:\n{markdown}");
+    }
+    assert!(!markdown.contains("sanitize"), "{markdown}");
+    assert!(
+        markdown.contains("**Assistant:**\n\nIt is sunny in Lisbon."),
+        "{markdown}"
+    );
+    // The managed agent's task prompt is quoted under its card, not a top-level prompt.
+    let top_level_prompts = markdown.matches("\n**User:**").count();
+    assert_eq!(top_level_prompts, 1, "{markdown}");
+    assert_eq!(
+        markdown.matches("*turn ").count(),
+        2,
+        "one turn:\n{markdown}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn openai_agents_with_openinference() {
     let dir = tempfile::tempdir().unwrap();
