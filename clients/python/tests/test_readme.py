@@ -14,7 +14,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 def example(section: str) -> str:
     text = README.read_text()
     after = text[text.index(f"## {section}") :]
-    match = re.search(r"```python\n(.*?)```", after, re.S)
+    match = re.search(r"```python[^\n]*\n(.*?)```", after, re.S)
     assert match, f"no python block under {section}"
     return match.group(1)
 

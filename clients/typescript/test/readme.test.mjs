@@ -21,7 +21,7 @@ after(() => server.stop());
 
 function example(section) {
   const text = readFileSync(README, "utf8");
-  const block = /```ts\n([\s\S]*?)```/.exec(text.slice(text.indexOf(`## ${section}`)));
+  const block = /```ts[^\n]*\n([\s\S]*?)```/.exec(text.slice(text.indexOf(`## ${section}`)));
   assert.ok(block, `no ts block under ${section}`);
   return block[1];
 }
