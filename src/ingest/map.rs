@@ -82,6 +82,7 @@ fn kind(span: &Span) -> Kind {
     let a = &span.attributes;
     let operation = a.first_str(&["gen_ai.operation.name"]);
     let openinference = a.first_str(&["openinference.span.kind"]);
+    let ai_operation = a.first_str(&["ai.operationId"]);
     if operation == Some("execute_tool")
         || openinference == Some("TOOL")
         || a.is("traceloop.span.kind", "tool")
@@ -90,12 +91,21 @@ fn kind(span: &Span) -> Kind {
         || span.name.starts_with(EXECUTE_TOOL_PREFIX)
     {
         Kind::Tool
-    } else if operation == Some("invoke_agent") || openinference == Some("AGENT") {
+    } else if operation == Some("invoke_agent")
+        || openinference == Some("AGENT")
+        // The AI SDK's own spans (before `@ai-sdk/otel`): a generation is a run…
+        || matches!(ai_operation, Some("ai.generateText" | "ai.streamText"))
+    {
         Kind::Agent
     } else if matches!(
         operation,
         Some("chat" | "text_completion" | "generate_content")
     ) || openinference == Some("LLM")
+        // …and each of its steps' model calls a model call.
+        || matches!(
+            ai_operation,
+            Some("ai.generateText.doGenerate" | "ai.streamText.doStream")
+        )
     {
         Kind::Model
     } else {
@@ -462,7 +472,8 @@ fn turn(out: &mut Out, span: &Span, agent: &Span, session: &SessionId) {
     );
 }
 
-/// An agent span's token counts (the GenAI conventions', or Pydantic AI's aggregated ones).
+/// An agent span's token counts (the GenAI conventions', Pydantic AI's aggregated ones, or the
+/// AI SDK's own).
 fn usage(a: &super::Attributes) -> Option<TokenUsage> {
     let count = |keys: &[&str]| {
         keys.iter()
@@ -471,10 +482,12 @@ fn usage(a: &super::Attributes) -> Option<TokenUsage> {
     let input = count(&[
         "gen_ai.usage.input_tokens",
         "gen_ai.aggregated_usage.input_tokens",
+        "ai.usage.inputTokens",
     ]);
     let output = count(&[
         "gen_ai.usage.output_tokens",
         "gen_ai.aggregated_usage.output_tokens",
+        "ai.usage.outputTokens",
     ]);
     if input.is_none() && output.is_none() {
         return None;

@@ -1,6 +1,7 @@
 //! The conversation in span attributes: the GenAI conventions' `gen_ai.input.messages` and
-//! `gen_ai.output.messages` (JSON, `{role, parts: [{type, content}]}`), and OpenInference's
-//! flattened `llm.input_messages.<i>.message.role` / `.content` / `.contents.<j>.message_content.text`.
+//! `gen_ai.output.messages` (JSON, `{role, parts: [{type, content}]}`), OpenInference's
+//! flattened `llm.input_messages.<i>.message.role` / `.content` / `.contents.<j>.message_content.text`,
+//! and the AI SDK's own `ai.prompt.messages` (JSON, `{role, content}`) and `ai.response.text`.
 
 use std::collections::BTreeMap;
 
@@ -26,6 +27,9 @@ pub fn user_inputs(attrs: &Attributes) -> Vec<Said> {
     if said.is_empty() {
         said = openinference(attrs, "llm.input_messages.");
     }
+    if said.is_empty() {
+        said = ai_sdk(attrs.get("ai.prompt.messages"));
+    }
     said.retain(|s| s.role == MessageRole::User);
     said
 }
@@ -36,8 +40,46 @@ pub fn assistant_outputs(attrs: &Attributes) -> Vec<Said> {
     if said.is_empty() {
         said = openinference(attrs, "llm.output_messages.");
     }
+    if said.is_empty()
+        && let Some(text) = attrs.get("ai.response.text").and_then(Value::as_str)
+    {
+        push(&mut said, 0, MessageRole::Assistant, text.to_owned());
+    }
     said.retain(|s| s.role != MessageRole::User);
     said
+}
+
+/// The AI SDK's own spans (before `@ai-sdk/otel`): `ai.prompt.messages`, a JSON list of
+/// `{role, content}`, the content a string or parts of which `{type: "text", text}` count.
+fn ai_sdk(value: Option<&Value>) -> Vec<Said> {
+    let Some(Ok(Value::Array(list))) = value
+        .and_then(Value::as_str)
+        .map(serde_json::from_str::<Value>)
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (index, message) in list.iter().enumerate() {
+        let Some(role) = message
+            .get("role")
+            .and_then(Value::as_str)
+            .and_then(speaker)
+        else {
+            continue;
+        };
+        let text = match message.get("content") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(parts)) => parts
+                .iter()
+                .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => continue,
+        };
+        push(&mut out, index, role, text);
+    }
+    out
 }
 
 /// GenAI messages: a JSON string (or an array value) of `{role, parts}`; a part of type

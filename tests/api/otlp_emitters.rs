@@ -126,6 +126,17 @@ async fn pydantic_ai_with_instrumentation_on() {
     official_clients_accept(&server.url, &ids[0]).await;
 }
 
+/// The session's cards as VIEW gives them; a lookup of the last state of a tool's card.
+fn last_cards(url: &str, session: &str) -> impl Fn(&str) -> Option<Value> {
+    let cards: Vec<Value> = tail(url, session, "view")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| v["view"]["card"].clone())
+        .filter(Value::is_object)
+        .collect();
+    move |tool| cards.iter().rev().find(|c| c["toolName"] == tool).cloned()
+}
+
 /// A Pydantic AI tool that runs another agent: two runs, two conversation ids, one session —
 /// the expert's call under the lead's `ask_expert` call, one turn.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -141,13 +152,7 @@ async fn pydantic_ai_with_an_agent_in_a_tool() {
         1,
         "the expert's run is no session of its own: {ids:?}"
     );
-    let cards: Vec<Value> = tail(&server.url, &ids[0], "view")
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .map(|v| v["view"]["card"].clone())
-        .filter(Value::is_object)
-        .collect();
-    let last = |tool: &str| cards.iter().rev().find(|c| c["toolName"] == tool).cloned();
+    let last = last_cards(&server.url, &ids[0]);
     let ask = last("ask_expert").expect("the lead's call");
     let read = last("read_file").expect("the expert's call");
     assert_eq!(read["parentCallId"], ask["callId"], "{read}");
@@ -222,13 +227,7 @@ async fn smolagents_with_a_managed_agent() {
     emit(cmd, &server.url, &[]);
     let ids = sessions(&server.url, None).await;
     assert_eq!(ids.len(), 1, "{ids:?}");
-    let cards: Vec<Value> = tail(&server.url, &ids[0], "view")
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .map(|v| v["view"]["card"].clone())
-        .filter(Value::is_object)
-        .collect();
-    let last = |tool: &str| cards.iter().rev().find(|c| c["toolName"] == tool).cloned();
+    let last = last_cards(&server.url, &ids[0]);
     let helper = last("weather_helper").expect("the managed agent's card");
     let weather = last("get_weather").expect("its call");
     assert_eq!(weather["parentCallId"], helper["callId"], "{weather}");
@@ -290,6 +289,32 @@ async fn the_ai_sdk_with_telemetry_on_over_protobuf_json_and_grpc() {
         seen.extend(new);
     }
     official_clients_accept(&server.url, &seen[0]).await;
+}
+
+/// The AI SDK 6's own spans (no `@ai-sdk/otel`): the cards, and the conversation they carry —
+/// the prompt (`ai.prompt.messages`), the answer (`ai.response.text`), one turn with its usage.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ai_sdk_6_with_its_own_telemetry() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
+    emit(support::node::script("otel_ai_sdk6"), &server.url, &[]);
+    let ids = sessions(&server.url, None).await;
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let markdown = check_markdown(&server.url, &ids[0], "Done: two files.");
+    assert!(
+        markdown.contains("**User:**\n\nList and read."),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("**Assistant:**\n\nDone: two files."),
+        "{markdown}"
+    );
+    assert_eq!(
+        markdown.matches("*turn ").count(),
+        2,
+        "one turn:\n{markdown}"
+    );
+    assert!(markdown.contains("tokens: 2 in, 2 out"), "{markdown}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,6 +11,7 @@ import { OTLPTraceExporter as Json } from "@opentelemetry/exporter-trace-otlp-ht
 import { OTLPTraceExporter as Grpc } from "@opentelemetry/exporter-trace-otlp-grpc";
 import { detectResources, envDetector } from "@opentelemetry/resources";
 import { z } from "zod";
+import { doGenerate, prompt, tools } from "./scripted_generation.mjs";
 
 const Exporter = { "http/json": Json, grpc: Grpc }[process.env.OTEL_EXPORTER_OTLP_PROTOCOL] ?? Proto;
 // The resource from OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, as the Node SDK makes it.
@@ -19,42 +20,11 @@ const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSp
 provider.register();
 registerTelemetry(new OpenTelemetry());
 
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-let step = 0;
-const model = new MockLanguageModelV4({
-  doGenerate: async () => {
-    step++;
-    if (step === 1) {
-      return {
-        content: [
-          { type: "tool-call", toolCallId: "c1", toolName: "bash", input: JSON.stringify({ command: "ls" }) },
-          { type: "tool-call", toolCallId: "c2", toolName: "read_file", input: JSON.stringify({ path: "a.txt" }) },
-        ],
-        finishReason: { unified: "tool-calls", raw: undefined },
-        usage,
-        warnings: [],
-      };
-    }
-    return {
-      content: [{ type: "text", text: "Done: two files." }],
-      finishReason: { unified: "stop", raw: undefined },
-      usage,
-      warnings: [],
-    };
-  },
-});
-
 await generateText({
-  model,
-  prompt: "List and read.",
+  model: new MockLanguageModelV4({ doGenerate: doGenerate() }),
+  prompt,
   stopWhen: isStepCount(3),
-  tools: {
-    bash: tool({ inputSchema: z.object({ command: z.string() }), execute: async () => "a.txt\nb.txt" }),
-    read_file: tool({ inputSchema: z.object({ path: z.string() }), execute: async () => "hello" }),
-  },
+  tools: tools(tool, z),
   experimental_telemetry: { isEnabled: true },
 });
 // Flushes the batch: the spans are exported before the process ends.
