@@ -517,9 +517,9 @@ async fn a_stream_that_breaks_the_guarantees_is_refused_at_start() {
 /// one per attempt), then exits naming the URL; `--nats-startup-wait-ms` sets the wait.
 #[test]
 fn an_unreachable_nats_is_named_with_its_deadline() {
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("nats://{}", closed.local_addr().unwrap());
-    drop(closed);
+    // Port 1: nothing listens there, and no parallel test's nats-server can take it (a port
+    // freed here could become another test's node, and the replica would make its stream there).
+    let url = "nats://127.0.0.1:1".to_owned();
     let dir = tempfile::tempdir().unwrap();
     let out = support::process::serve_command(
         dir.path(),

@@ -274,9 +274,8 @@ async fn the_cli_says_what_to_change_when_tls_is_mismatched() {
         "{text}"
     );
     // Nothing listening.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let gone = format!("127.0.0.1:{}", closed.local_addr().unwrap().port());
-    drop(closed);
+    // Port 1: nothing listens there, and no parallel test's server can take it.
+    let gone = "127.0.0.1:1".to_owned();
     let text = stderr(&["tail", "--server", &gone, "--session", "s", "--no-follow"]);
     assert!(
         text.contains(&format!("nothing listens at {gone}")),

@@ -5,7 +5,6 @@ import asyncio
 import itertools
 import json
 import logging
-import socket
 import tempfile
 
 import grpc
@@ -148,9 +147,8 @@ def test_a_closed_port_is_named_at_once_and_in_the_undelivered_error(
 ) -> None:
     """Nothing listens: the first failed attempt logs one warning saying why (not one per
     retry), and ``close`` running out of time names the refused connection with the count."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        address = "127.0.0.1:%d" % s.getsockname()[1]
+    # Port 1: nothing listens there, and no parallel test's server can take it.
+    address = "127.0.0.1:1"
     caplog.set_level(logging.WARNING, logger="toolview")
     with pytest.raises(Undelivered) as undelivered:
         gone = Client(address, publish=PublishOptions(initial_backoff=0.01, max_backoff=0.05))
