@@ -196,7 +196,10 @@ def run_block(b: Block, env: dict[str, str], scratch: Path) -> str:
                     )
                 continue
             if until:
-                wait_until(f"{until!r} in the output", lambda: until in text(), deadline)
+                # The commands before the one that follows must not fail (a failed script ends
+                # early; what it started in the background would otherwise be waited on).
+                alive = lambda: p.poll() in (None, 0)  # noqa: E731
+                wait_until(f"{until!r} in the output", lambda: until in text(), deadline, alive)
             else:
                 try:
                     p.wait(max(1.0, deadline - time.monotonic()))
