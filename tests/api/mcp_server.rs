@@ -275,3 +275,23 @@ async fn the_python_sdk_speaks_the_2026_07_28_revision() {
         assert_eq!(report["watch"]["isError"], false, "{report}");
     }
 }
+
+/// The TypeScript SDK's v2 client with version negotiation `auto` discovers the 2026-07-28
+/// revision and reads every result over `/mcp`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_v2_typescript_client_speaks_the_2026_07_28_revision() {
+    let server = support::server::Server::start().await;
+    let mut c = client(&server.url).await;
+    publish(&mut c, vec![bash_call("v2", "e1", "c1")])
+        .await
+        .unwrap();
+    let mut cmd = support::node::script("mcp_v2_client");
+    cmd.args([server.url.as_str(), "v2"]);
+    let report = tokio::task::spawn_blocking(move || NodeClient::spawn(cmd).finish())
+        .await
+        .unwrap();
+    assert_eq!(report["protocol"], "2026-07-28", "{report}");
+    assert_eq!(report["tools"].as_array().unwrap().len(), 4, "{report}");
+    assert_eq!(report["view"], "text/html;profile=mcp-app");
+    assert_eq!(report["watch"]["isError"], false, "{report}");
+}
