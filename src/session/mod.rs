@@ -333,6 +333,15 @@ impl Sessions {
         let meta = match self.loaded(id) {
             Some(entry) => {
                 let mut state = entry.state.lock().await;
+                // Another replica's append moved the head past what was loaded, and the feed
+                // could not mark the state stale (it was busy with a publish here): read again.
+                let behind = |state: &State| {
+                    let head = entry.head.borrow().last;
+                    state.meta.as_ref().is_some_and(|m| m.head_offset < head)
+                };
+                if state.loaded && behind(&state) && state.inflight_ids.is_empty() {
+                    state.loaded = false;
+                }
                 self.ensure_loaded(&entry, &mut state).await?;
                 state.meta.clone()
             }
