@@ -173,51 +173,7 @@ async fn connect_patiently(
     let deadline = start + options.startup_wait;
     let mut next_report = start;
     loop {
-        let events = connected.clone();
-        let interest = interest.clone();
-        let mut connect = async_nats::ConnectOptions::new()
-            .name("toolview")
-            .connection_timeout(REQUEST_TIMEOUT)
-            .request_timeout(Some(REQUEST_TIMEOUT))
-            .max_reconnects(None)
-            .event_callback(move |event| {
-                let events = events.clone();
-                let interest = interest.clone();
-                async move {
-                    match event {
-                        async_nats::Event::Connected => {
-                            tracing::info!("connected to NATS");
-                            events.send_replace(true);
-                            // Appends republished while away were lost: read them again.
-                            interest.lost();
-                        }
-                        async_nats::Event::SlowConsumer(_) => {
-                            tracing::warn!("NATS dropped messages for a slow subscription");
-                            interest.lost();
-                        }
-                        async_nats::Event::Disconnected | async_nats::Event::Closed => {
-                            tracing::warn!("lost the connection to NATS; reconnecting");
-                            events.send_replace(false);
-                        }
-                        other => tracing::info!(event = %other, "NATS"),
-                    }
-                }
-            });
-        if let Some((user, password)) = &options.user_password {
-            connect = connect.user_and_password(user.clone(), password.clone());
-        }
-        if let Some(token) = &options.token {
-            connect = connect.token(token.clone());
-        }
-        if let Some(file) = &options.credentials_file {
-            connect = connect
-                .credentials_file(file)
-                .await
-                .map_err(|e| storage(&format!("credentials {}", file.display()), &e))?;
-        }
-        if let Some(ca) = &options.tls_ca {
-            connect = connect.add_root_certificates(ca.clone()).require_tls(true);
-        }
+        let connect = connect_options(options, connected, interest).await?;
         match connect.connect(options.urls.as_slice()).await {
             Ok(client) => {
                 connected.send_replace(true);
@@ -243,6 +199,60 @@ async fn connect_patiently(
             Err(e) => return Err(storage("connect", &e)),
         }
     }
+}
+
+/// The connection settings: credentials, TLS, timeouts, and the events that follow the
+/// connection (`connected`) and re-read what was lost while away (`interest`).
+async fn connect_options(
+    options: &JetStreamOptions,
+    connected: &watch::Sender<bool>,
+    interest: &Arc<feed::Interest>,
+) -> Result<async_nats::ConnectOptions, StoreError> {
+    let events = connected.clone();
+    let interest = interest.clone();
+    let mut connect = async_nats::ConnectOptions::new()
+        .name("toolview")
+        .connection_timeout(REQUEST_TIMEOUT)
+        .request_timeout(Some(REQUEST_TIMEOUT))
+        .max_reconnects(None)
+        .event_callback(move |event| {
+            let events = events.clone();
+            let interest = interest.clone();
+            async move {
+                match event {
+                    async_nats::Event::Connected => {
+                        tracing::info!("connected to NATS");
+                        events.send_replace(true);
+                        // Appends republished while away were lost: read them again.
+                        interest.lost();
+                    }
+                    async_nats::Event::SlowConsumer(_) => {
+                        tracing::warn!("NATS dropped messages for a slow subscription");
+                        interest.lost();
+                    }
+                    async_nats::Event::Disconnected | async_nats::Event::Closed => {
+                        tracing::warn!("lost the connection to NATS; reconnecting");
+                        events.send_replace(false);
+                    }
+                    other => tracing::info!(event = %other, "NATS"),
+                }
+            }
+        });
+    if let Some((user, password)) = &options.user_password {
+        connect = connect.user_and_password(user.clone(), password.clone());
+    }
+    if let Some(token) = &options.token {
+        connect = connect.token(token.clone());
+    }
+    if let Some(file) = &options.credentials_file {
+        connect = connect.credentials_file(file).await.map_err(|e| {
+            StoreError::Storage(format!("NATS credentials {}: {e}", file.display()))
+        })?;
+    }
+    if let Some(ca) = &options.tls_ca {
+        connect = connect.add_root_certificates(ca.clone()).require_tls(true);
+    }
+    Ok(connect)
 }
 
 /// Whether a failed connect found no server (worth waiting for), rather than one that refused
