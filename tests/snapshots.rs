@@ -464,7 +464,12 @@ fn a_command_that_exited_unclean_reads_failed_in_view_and_drawings() {
     let view: Value = serde_json::from_str(&last(Target::View)).unwrap();
     assert_eq!(view["status"], "failed", "{view}");
     assert!(last(Target::Markdown).contains("Status: Failed"));
-    assert!(last(Target::Ansi).contains("make"));
+    // ANSI draws the status mark red (escapes made visible by `show`).
+    assert!(
+        last(Target::Ansi).contains("␛[31m●"),
+        "{}",
+        last(Target::Ansi)
+    );
     assert!(last(Target::Acp).contains(r#""status": "completed""#));
 }
 
