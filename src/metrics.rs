@@ -67,6 +67,25 @@ pub struct OtlpLabels {
     pub result: OtlpResult,
 }
 
+/// Why spans stopped waiting for their ancestors without them.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum HoldRelease {
+    /// Their window (`--otlp-hold-ms`) passed.
+    expired,
+    /// Waiting spans weighed more than `--otlp-hold-mb`.
+    full,
+    /// The server stopped.
+    stopped,
+}
+
+/// The labels of spans let go.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct HoldLabels {
+    /// Why.
+    pub why: HoldRelease,
+}
+
 /// Why a store append failed.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
@@ -282,6 +301,12 @@ pub struct Metrics {
     pub permission_answers: Family<AnswerLabels, Counter>,
     /// Spans and log records received over OTLP, by signal and result.
     pub otlp_records: Family<OtlpLabels, Counter>,
+    /// Spans waiting for their ancestors (set after each export).
+    pub otlp_held_spans: Gauge,
+    /// What they weigh, estimated.
+    pub otlp_held_bytes: Gauge,
+    /// Spans placed without their ancestors, by why.
+    pub otlp_hold_released: Family<HoldLabels, Counter>,
 }
 
 impl Metrics {
@@ -324,6 +349,9 @@ impl Metrics {
             permission_wait_seconds: Histogram::new(exponential_buckets(0.1, 2.0, 17)),
             permission_answers: Family::default(),
             otlp_records: Family::default(),
+            otlp_held_spans: Gauge::default(),
+            otlp_held_bytes: Gauge::default(),
+            otlp_hold_released: Family::default(),
             registry: Registry::default(),
         };
         m.register_calls(&mut registry);
@@ -351,6 +379,22 @@ impl Metrics {
             "otlp_records",
             "Spans and log records received over OTLP",
             self.otlp_records.clone(),
+        );
+        r.register(
+            "otlp_held_spans",
+            "Spans waiting for their ancestors",
+            self.otlp_held_spans.clone(),
+        );
+        r.register_with_unit(
+            "otlp_held",
+            "What spans waiting for their ancestors weigh, estimated",
+            Unit::Bytes,
+            self.otlp_held_bytes.clone(),
+        );
+        r.register(
+            "otlp_hold_released",
+            "Spans placed without their ancestors",
+            self.otlp_hold_released.clone(),
         );
         r.register_with_unit(
             "store_append_duration",

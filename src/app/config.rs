@@ -7,6 +7,7 @@ use clap::{Args, ValueEnum};
 
 use super::listen::ConnectionLimits;
 use super::nats::NatsConfig;
+use super::otlp_config::OtlpConfig;
 use super::tls::TlsFiles;
 use crate::auth::{JwtSettings, KeySource};
 use crate::session::Clock;
@@ -60,23 +61,6 @@ pub const DEFAULT_JWT_AUDIENCE: &str = "toolview";
 /// Clock skew allowed between the token issuer and this server. Short, since a subscription
 /// also lasts this long past its token's `exp`.
 pub const DEFAULT_JWT_LEEWAY_SECS: u64 = 30;
-
-/// Spans (or log records) one OTLP request may carry: four times the OpenTelemetry SDKs'
-/// default export batch (512, `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`), so every default exporter fits
-/// while one request stays a bounded publish.
-pub const DEFAULT_OTLP_MAX_RECORDS: usize = 2048;
-
-/// Attributes kept per OTLP resource, span, event or log record (and entries per array or
-/// key-value list value): twice the SDKs' default attribute count limit (128,
-/// `OTEL_ATTRIBUTE_COUNT_LIMIT`), so no default export loses one, while a body of a million
-/// empty attributes costs a bounded mapping.
-pub const DEFAULT_OTLP_MAX_ATTRIBUTES: usize = 256;
-
-/// Entries of repeated fields (spans and log records, attributes, events, links, array and
-/// key-value list values) one OTLP request may carry: 128 per record at the records limit
-/// (2,048 × 128), so full batches of SDK-default spans fit, while what a body decodes to stays
-/// bounded (about 64 bytes an entry) whatever its bytes.
-pub const DEFAULT_OTLP_MAX_ENTRIES: usize = 262_144;
 
 /// A listen address: `IP:port`, or `host:port` resolved once at start (the first address the
 /// name resolves to; `localhost` is loopback, so the no-auth default still holds).
@@ -346,24 +330,9 @@ pub struct ServeConfig {
     #[arg(long, env = "TOOLVIEW_TLS_CLIENT_CA", requires = "tls_cert")]
     pub tls_client_ca: Option<PathBuf>,
 
-    /// Turn off the OTLP receiver (OTLP/gRPC's trace and logs services, OTLP/HTTP's
-    /// `/v1/traces` and `/v1/logs`): telemetry sent to the port is then refused as unknown.
-    #[arg(long, env = "TOOLVIEW_DISABLE_OTLP")]
-    pub disable_otlp: bool,
-
-    /// Spans or log records one OTLP request may carry; more is RESOURCE_EXHAUSTED (HTTP 413).
-    #[arg(long, env = "TOOLVIEW_OTLP_MAX_RECORDS", default_value_t = DEFAULT_OTLP_MAX_RECORDS)]
-    pub otlp_max_records: usize,
-
-    /// Attributes kept per OTLP resource, span, event or log record, and entries per array or
-    /// key-value list value; the rest are dropped unread.
-    #[arg(long, env = "TOOLVIEW_OTLP_MAX_ATTRIBUTES", default_value_t = DEFAULT_OTLP_MAX_ATTRIBUTES)]
-    pub otlp_max_attributes: usize,
-
-    /// Entries of repeated fields (records, attributes, events, links, values) one OTLP request
-    /// may carry, counted before it is decoded; more is RESOURCE_EXHAUSTED (HTTP 413).
-    #[arg(long, env = "TOOLVIEW_OTLP_MAX_ENTRIES", default_value_t = DEFAULT_OTLP_MAX_ENTRIES)]
-    pub otlp_max_entries: usize,
+    /// The OpenTelemetry receiver's limits.
+    #[command(flatten)]
+    pub otlp: OtlpConfig,
 
     /// Log format.
     #[arg(long, env = "TOOLVIEW_LOG_FORMAT", value_enum, default_value = "human")]
@@ -562,10 +531,7 @@ impl Default for ServeConfig {
             tls_client_ca: None,
             log_format: LogFormat::Human,
             metrics_listen: None,
-            disable_otlp: false,
-            otlp_max_records: DEFAULT_OTLP_MAX_RECORDS,
-            otlp_max_attributes: DEFAULT_OTLP_MAX_ATTRIBUTES,
-            otlp_max_entries: DEFAULT_OTLP_MAX_ENTRIES,
+            otlp: OtlpConfig::default(),
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod listen;
 pub mod mcp;
 pub mod nats;
 pub mod observe;
+pub mod otlp_config;
 pub mod server;
 pub mod tls;
 pub mod web;

@@ -17,7 +17,7 @@ use super::tls::Tls;
 use crate::auth::Authenticator;
 use crate::grpc::{Health, Limits, Services, StorageCodec, method_paths, transport_status};
 use crate::metrics::Metrics;
-use crate::otlp::{Limits as OtlpLimits, Otlp};
+use crate::otlp::Otlp;
 use crate::session::{Sessions, SessionsConfig};
 use crate::store::{EmbeddedStore, MemoryStore, Store};
 
@@ -117,8 +117,15 @@ impl Server {
         // Held in a set: an early return aborts them all, and none outlives `serve`.
         let mut background = tokio::task::JoinSet::new();
         spawn_background(&mut background, &config, &sessions, &auth, &tls, &health);
-        let app = router(routes, &config, &sessions, &auth);
-        let (stopping, fired) = stopping(shutdown, sessions.clone(), health);
+        let otlp = (!config.otlp.disable).then(|| {
+            let limits = config.otlp.limits(config.max_message_size);
+            Otlp::new(sessions.clone(), auth.clone(), limits)
+        });
+        if let Some(otlp) = &otlp {
+            background.spawn(otlp.clone().end_waits());
+        }
+        let app = router(routes, &config, &sessions, &auth, otlp.as_ref());
+        let (stopping, fired) = stopping(shutdown, sessions.clone(), health, otlp);
 
         tracing::info!(
             addr = %listener.local_addr()?,
@@ -202,28 +209,19 @@ fn router(
     config: &ServeConfig,
     sessions: &Arc<Sessions>,
     auth: &Arc<Authenticator>,
+    otlp: Option<&Otlp>,
 ) -> axum::Router {
     let mut paths = method_paths();
     let mut http =
         crate::http::routes(sessions.clone(), auth.clone(), config.max_message_size).merge(
             super::mcp::routes(sessions.clone(), auth.clone(), config.max_message_size),
         );
-    let routes = match config.disable_otlp {
-        true => routes,
-        false => {
-            let otlp = Otlp::new(
-                sessions.clone(),
-                auth.clone(),
-                OtlpLimits {
-                    max_records: config.otlp_max_records.max(1),
-                    max_attributes: config.otlp_max_attributes.max(1),
-                    max_entries: config.otlp_max_entries.max(1),
-                    max_body: config.max_message_size,
-                },
-            );
+    let routes = match otlp {
+        None => routes,
+        Some(otlp) => {
             paths.extend(crate::otlp::METHOD_PATHS.map(str::to_owned));
             http = http.merge(crate::otlp::routes(otlp.clone()));
-            crate::otlp::services(otlp, routes)
+            crate::otlp::services(otlp.clone(), routes)
         }
     };
     let observe = Observe::new(sessions.metrics().clone(), paths);
@@ -252,12 +250,13 @@ fn router(
         ))
 }
 
-/// What runs when `shutdown` resolves: subscriptions stop (their streams end) and publishes are
-/// refused, then the connections drain. The receiver fires once that happened.
+/// What runs when `shutdown` resolves: spans held for their ancestors are published, subscriptions
+/// stop (their streams end) and publishes are refused, then the connections drain. The receiver fires once that happened.
 fn stopping(
     shutdown: impl Future<Output = ()> + Send + 'static,
     sessions: Arc<Sessions>,
     health: Health,
+    otlp: Option<Otlp>,
 ) -> (
     impl Future<Output = ()> + Send + 'static,
     tokio::sync::oneshot::Receiver<()>,
@@ -267,6 +266,10 @@ fn stopping(
         shutdown.await;
         tracing::info!("shutting down");
         health.set_sessions_serving(false).await;
+        // Spans waiting for their ancestors are placed as they are, while publishes still go.
+        if let Some(otlp) = otlp {
+            otlp.stop_holding().await;
+        }
         sessions.begin_shutdown();
         let _ = fired_tx.send(());
     };

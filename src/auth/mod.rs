@@ -93,6 +93,8 @@ pub struct Principal {
     /// When the token stops being valid (its `exp` plus the leeway).
     pub valid_until: SystemTime,
     grants: Vec<Grant>,
+    /// A digest of the token: tells one caller's requests from another's.
+    fingerprint: u64,
 }
 
 impl Authenticator {
@@ -186,6 +188,10 @@ impl Jwt {
             subject: sub,
             valid_until,
             grants,
+            fingerprint: std::hash::BuildHasher::hash_one(
+                &std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default(),
+                token,
+            ),
         })
     }
 }
@@ -196,6 +202,15 @@ impl Access {
         match self {
             Access::Open => "",
             Access::Token(p) => p.subject.as_deref().unwrap_or(""),
+        }
+    }
+
+    /// Who is calling, as a number: the same for every request with the same token (0 when
+    /// authentication is off), for state kept between one caller's requests.
+    pub fn caller(&self) -> u64 {
+        match self {
+            Access::Open => 0,
+            Access::Token(p) => p.fingerprint,
         }
     }
 

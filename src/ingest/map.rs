@@ -194,7 +194,7 @@ impl Ancestry {
 
 /// Each span's topmost ancestor through `parent`: memoized (each span walked once), a cycle
 /// cut where it closes.
-fn roots(parent: &[Option<usize>]) -> Vec<usize> {
+pub(super) fn roots(parent: &[Option<usize>]) -> Vec<usize> {
     let mut root: Vec<Option<usize>> = vec![None; parent.len()];
     // The walk that last visited each span: one seen again in the same walk closes a cycle.
     let mut walk: Vec<usize> = vec![usize::MAX; parent.len()];
@@ -412,7 +412,7 @@ fn call(
 }
 
 /// A span's ids as OTLP has them: 8 bytes of span id, 16 of trace id, a parent of 8 or none.
-fn check_ids(span: &Span) -> Result<(), String> {
+pub(super) fn check_ids(span: &Span) -> Result<(), String> {
     let hex = |s: &str, len: usize| s.len() == len && s.bytes().all(|b| b.is_ascii_hexdigit());
     if !hex(&span.span_id, 16) {
         return Err(format!("span {:?}: span_id must be 8 bytes", span.name));

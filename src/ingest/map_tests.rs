@@ -13,6 +13,7 @@ fn span(id: u8, parent: Option<u8>, name: &str, at: (u64, u64), attrs: serde_jso
         trace_id: TRACE.into(),
         span_id: hex(id),
         parent_span_id: parent.map(hex).unwrap_or_default(),
+        parent_remote: false,
         name: name.into(),
         start_ns: at.0,
         end_ns: at.1,

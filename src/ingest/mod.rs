@@ -10,16 +10,18 @@
 //! Files: `span.rs` (the records and their attributes), `map.rs` (spans → events: calls,
 //! messages, turns, nesting, ordering), `messages.rs` (the conversation in GenAI and
 //! OpenInference attributes), `session.rs` (the session a span belongs to), `envelope.rs`
-//! (framework serializations around arguments and results, taken off), `logs.rs` (log records →
-//! events).
+//! (framework serializations around arguments and results, taken off), `hold.rs` (spans held,
+//! bounded, until the ancestors a later export brings arrive), `logs.rs` (log records → events).
 
 mod envelope;
+mod hold;
 mod logs;
 mod map;
 mod messages;
 mod session;
 mod span;
 
+pub use hold::{Batch, Caller, Hold, HoldLimits, Release, Released};
 pub use logs::map_logs;
 pub use map::{Mapped, map_spans};
 pub use span::{Attributes, LogRecord, Span};

@@ -48,6 +48,9 @@ pub struct Span {
     pub span_id: String,
     /// The parent span, 16 hex digits, or empty for a root.
     pub parent_span_id: String,
+    /// The exporter says the parent is another process's (a propagated context): it is not
+    /// waited for.
+    pub parent_remote: bool,
     /// The span's name.
     pub name: String,
     /// Start, nanoseconds since the Unix epoch.

@@ -6,13 +6,19 @@
 //! `/v1/logs`, protobuf or JSON, plain or gzip (`http.rs`), over one core here: the request
 //! read into `ingest`'s records, mapped to events, every session they name checked for the
 //! caller's publish right, and the whole request published as one batch (so a retried export
-//! is acknowledged as duplicates and appends nothing). The OTLP types are the OpenTelemetry
-//! project's generated ones (`opentelemetry-proto`), on the same tonic and prost as ours.
+//! is acknowledged as duplicates and appends nothing). Spans whose parent has not arrived wait,
+//! bounded, for the export that brings it (`ingest::Hold`): they are checked with their request
+//! and published with the one that completes them, or when their wait ends. The OTLP types are
+//! the OpenTelemetry project's generated ones (`opentelemetry-proto`), on the same tonic and
+//! prost as ours.
 //!
-//! Files: `mod.rs` (the core and the record conversion), `grpc.rs`, `http.rs`, `scan.rs` (a
-//! body's entries counted before it is decoded, so what it decodes to is bounded).
+//! Files: `mod.rs` (the core), `convert.rs` (the generated types read into records),
+//! `held.rs` (what waits: its clock, its releases), `grpc.rs`, `http.rs`, `scan.rs` (a body's
+//! entries counted before it is decoded, so what it decodes to is bounded).
 
+mod convert;
 mod grpc;
+mod held;
 mod http;
 mod scan;
 
@@ -25,17 +31,14 @@ use opentelemetry_proto::tonic::collector::logs::v1::{
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTracePartialSuccess, ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
-use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
-use opentelemetry_proto::tonic::resource::v1::Resource;
-use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
-use serde_json::Value;
+use parking_lot::Mutex;
 
 pub use grpc::{METHOD_PATHS, services};
 pub use http::routes;
 
 use crate::auth::{Access, Authenticator, Right};
 use crate::error::Error;
-use crate::ingest::{self, Attributes, LogRecord, Mapped, Span};
+use crate::ingest::{self, Hold, HoldLimits, Mapped};
 use crate::metrics::{OtlpLabels, OtlpResult};
 use crate::session::Sessions;
 
@@ -52,6 +55,8 @@ pub struct Limits {
     /// Entries of repeated fields (records, attributes, events, links, values) one request may
     /// carry, counted before it is decoded; more is RESOURCE_EXHAUSTED (HTTP 413).
     pub max_entries: usize,
+    /// How long and how much spans wait for their ancestors.
+    pub hold: HoldLimits,
 }
 
 impl Limits {
@@ -70,6 +75,8 @@ pub struct Otlp {
     sessions: Arc<Sessions>,
     auth: Arc<Authenticator>,
     limits: Limits,
+    /// Spans waiting for their ancestors, with the access of the request that sent them.
+    hold: Arc<Mutex<Hold<Access>>>,
 }
 
 /// What became of an accepted request: OTLP's partial success.
@@ -122,6 +129,7 @@ impl Otlp {
             sessions,
             auth,
             limits,
+            hold: Arc::new(Mutex::new(Hold::new(limits.hold))),
         }
     }
 
@@ -138,8 +146,42 @@ impl Otlp {
             .map(|s| s.spans.len())
             .sum();
         self.check_count(count, "spans")?;
-        let mapped = ingest::map_spans(&spans(request, self.limits.max_attributes));
-        self.publish("traces", access, mapped).await
+        let spans = convert::spans(request, self.limits.max_attributes);
+        // Its own task: a caller that hangs up mid-publish must not drop the spans it took from
+        // the hold.
+        let this = self.clone();
+        let access = access.clone();
+        tokio::spawn(async move { this.ingest_spans(&access, spans).await })
+            .await
+            .map_err(|e| Error::Internal(format!("the OTLP export's task failed: {e}")))?
+    }
+
+    async fn ingest_spans(
+        &self,
+        access: &Access,
+        spans: Vec<ingest::Span>,
+    ) -> Result<Outcome, Error> {
+        let batch = self
+            .hold
+            .lock()
+            .take(access.caller(), access.clone(), spans);
+        let now = std::time::Instant::now();
+        // What waits is checked as it would be published if its wait ran out, so a request
+        // refused today is refused now, not dropped later.
+        let waiting = ingest::map_spans(&batch.waiting);
+        let published = match check(access, &waiting.events) {
+            Ok(()) => {
+                let mapped = ingest::map_spans(&batch.ready);
+                self.publish("traces", access, mapped).await
+            }
+            Err(e) => Err(e),
+        };
+        let released = match published {
+            Ok(_) => self.hold.lock().commit(batch, now),
+            Err(_) => self.hold.lock().abort(batch, now),
+        };
+        self.publish_released(released).await;
+        published
     }
 
     /// Ingests a logs export.
@@ -155,7 +197,7 @@ impl Otlp {
             .map(|s| s.log_records.len())
             .sum();
         self.check_count(count, "log records")?;
-        let mapped = ingest::map_logs(&log_records(request, self.limits.max_attributes));
+        let mapped = ingest::map_logs(&convert::log_records(request, self.limits.max_attributes));
         self.publish("logs", access, mapped).await
     }
 
@@ -170,6 +212,7 @@ impl Otlp {
         Ok(())
     }
 
+    /// Counts a request's records, checks and publishes its events.
     async fn publish(
         &self,
         signal: &'static str,
@@ -197,11 +240,7 @@ impl Otlp {
                     .inc_by(n as u64);
             }
         }
-        // Every session of the request, before anything is published.
-        let sessions: BTreeSet<_> = events.iter().map(|e| &e.session_id).collect();
-        for session in sessions {
-            access.require(Right::Publish, session)?;
-        }
+        check(access, &events)?;
         if !events.is_empty() {
             self.sessions.publish(events).await.map_err(Error::from)?;
         }
@@ -214,138 +253,11 @@ impl Otlp {
     }
 }
 
-/// A trace export's spans, each with its resource's attributes.
-fn spans(request: ExportTraceServiceRequest, max: usize) -> Vec<Span> {
-    let mut out = Vec::new();
-    for resource_spans in request.resource_spans {
-        let resource = resource(resource_spans.resource, max);
-        for span in resource_spans.scope_spans.into_iter().flat_map(|s| s.spans) {
-            let error = span
-                .status
-                .as_ref()
-                .filter(|s| s.code == StatusCode::Error as i32)
-                .map(|s| {
-                    let exception = span.events.iter().find(|e| e.name == "exception");
-                    let message = exception.and_then(|e| {
-                        attributes(e.attributes.clone(), max)
-                            .first_str(&["exception.message"])
-                            .map(str::to_owned)
-                    });
-                    match (s.message.is_empty(), message) {
-                        (false, _) => s.message.clone(),
-                        (true, Some(m)) => m,
-                        (true, None) => String::new(),
-                    }
-                });
-            out.push(Span {
-                trace_id: hex(&span.trace_id),
-                span_id: hex(&span.span_id),
-                parent_span_id: hex(&span.parent_span_id),
-                name: span.name,
-                start_ns: span.start_time_unix_nano,
-                end_ns: span.end_time_unix_nano,
-                attributes: attributes(span.attributes, max),
-                resource: resource.clone(),
-                error,
-            });
-        }
+/// `Ok` if `access` may publish into every session of `events` (checked before anything is).
+fn check(access: &Access, events: &[crate::domain::ToolEvent]) -> Result<(), Error> {
+    let sessions: BTreeSet<_> = events.iter().map(|e| &e.session_id).collect();
+    for session in sessions {
+        access.require(Right::Publish, session)?;
     }
-    out
-}
-
-/// A logs export's records, each with its resource's attributes.
-fn log_records(request: ExportLogsServiceRequest, max: usize) -> Vec<LogRecord> {
-    let mut out = Vec::new();
-    for resource_logs in request.resource_logs {
-        let resource = resource(resource_logs.resource, max);
-        for record in resource_logs
-            .scope_logs
-            .into_iter()
-            .flat_map(|s| s.log_records)
-        {
-            let attributes = attributes(record.attributes, max);
-            let event_name = match record.event_name.is_empty() {
-                false => record.event_name,
-                true => attributes
-                    .first_str(&["event.name"])
-                    .unwrap_or_default()
-                    .to_owned(),
-            };
-            let time_ns = match record.time_unix_nano {
-                0 => record.observed_time_unix_nano,
-                t => t,
-            };
-            out.push(LogRecord {
-                time_ns,
-                event_name,
-                attributes,
-                resource: resource.clone(),
-            });
-        }
-    }
-    out
-}
-
-fn resource(resource: Option<Resource>, max: usize) -> Arc<Attributes> {
-    Arc::new(attributes(
-        resource.map(|r| r.attributes).unwrap_or_default(),
-        max,
-    ))
-}
-
-/// The first `max` attributes (`--otlp-max-attributes`); the rest are dropped unread, as an
-/// SDK drops those past its attribute count limit, so every later lookup is O(max).
-fn attributes(pairs: Vec<KeyValue>, max: usize) -> Attributes {
-    Attributes(
-        pairs
-            .into_iter()
-            .take(max)
-            .map(|kv| {
-                (
-                    kv.key,
-                    kv.value.map(|v| json(v, max)).unwrap_or(Value::Null),
-                )
-            })
-            .collect(),
-    )
-}
-
-/// An `AnyValue` as JSON, arrays and key-value lists cut to their first `max` entries. Its depth
-/// is bounded by the decoders' recursion limits (prost's and serde_json's), so this recursion is
-/// too.
-fn json(value: AnyValue, max: usize) -> Value {
-    use any_value::Value as V;
-    match value.value {
-        None => Value::Null,
-        Some(V::StringValue(s)) => Value::String(s),
-        Some(V::BoolValue(b)) => Value::Bool(b),
-        Some(V::IntValue(i)) => Value::from(i),
-        Some(V::DoubleValue(d)) => Value::from(d),
-        Some(V::BytesValue(b)) => {
-            use base64::Engine as _;
-            Value::String(base64::engine::general_purpose::STANDARD.encode(b))
-        }
-        Some(V::ArrayValue(a)) => Value::Array(
-            a.values
-                .into_iter()
-                .take(max)
-                .map(|v| json(v, max))
-                .collect(),
-        ),
-        Some(V::KvlistValue(kv)) => {
-            Value::Object(attributes(kv.values, max).0.into_iter().collect())
-        }
-        Some(V::StringValueStrindex(_)) => Value::Null,
-    }
-}
-
-/// Bytes as lowercase hex digits (a table, not `write!` per byte: three ids per span).
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
-    }
-    s
+    Ok(())
 }

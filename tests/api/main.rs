@@ -24,6 +24,7 @@ mod mcp_server;
 mod metrics;
 mod otlp;
 mod otlp_emitters;
+mod otlp_order;
 mod permission_clients;
 mod permissions;
 mod polyglot;

@@ -28,8 +28,9 @@ fn python() -> std::path::PathBuf {
     python
 }
 
-/// Runs an emitter to its end with the OpenTelemetry environment pointing at `url`.
-fn emit(mut cmd: Command, url: &str, env: &[(&str, &str)]) {
+/// Runs an emitter to its end with the OpenTelemetry environment pointing at `url`; what it
+/// printed.
+fn emit(mut cmd: Command, url: &str, env: &[(&str, &str)]) -> String {
     cmd.env("OTEL_EXPORTER_OTLP_ENDPOINT", url)
         .env("OTEL_SERVICE_NAME", "emitter")
         .env("OPENAI_API_KEY", "offline")
@@ -40,6 +41,7 @@ fn emit(mut cmd: Command, url: &str, env: &[(&str, &str)]) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The server's sessions, with a bearer token or none.
@@ -141,11 +143,31 @@ fn last_cards(url: &str, session: &str) -> impl Fn(&str) -> Option<Value> {
 /// the expert's call under the lead's `ask_expert` call, one turn.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pydantic_ai_with_an_agent_in_a_tool() {
+    pydantic_ai_subagent(false).await;
+}
+
+/// The same with the SDK's batching at work: the expert's spans are exported before the call
+/// that ran them, the lead's first model call before its run — and placed as if exported at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pydantic_ai_with_an_agent_in_a_tool_in_several_exports() {
+    pydantic_ai_subagent(true).await;
+}
+
+async fn pydantic_ai_subagent(batched: bool) {
     let dir = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn(dir.path(), &["--store", "memory"]);
     let mut cmd = Command::new(python());
     cmd.arg(support::repo_dir().join("tests/otel/pydantic_ai_subagent.py"));
-    emit(cmd, &server.url, &[]);
+    if batched {
+        cmd.arg("batched");
+    }
+    let printed = emit(cmd, &server.url, &[]);
+    let exports: usize = printed
+        .trim()
+        .strip_prefix("exports: ")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the emitter's count: {printed:?}"));
+    assert!(!batched || exports >= 2, "{exports} exports");
     let ids = sessions(&server.url, None).await;
     assert_eq!(
         ids.len(),
@@ -162,6 +184,9 @@ async fn pydantic_ai_with_an_agent_in_a_tool() {
         2,
         "one turn, started and ended:\n{markdown}"
     );
+    let turn = markdown.find("*turn ").unwrap_or(usize::MAX);
+    let prompt = markdown.find("Ask the expert.").expect("the prompt");
+    assert!(turn < prompt, "the turn starts first:\n{markdown}");
 }
 
 /// A LangGraph ReAct agent traced by `instrumentation` (`openinference`, `openllmetry`) over
