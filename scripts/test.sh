@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 echo "== test tools (npm ci in tests/js)"
 npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 
+# MCP Inspector's CLI wants Node 22: its folder brings that binary (the npm package `node`).
+echo "== test tools (npm ci in tests/inspector: MCP Inspector 2.12 on Node 22)"
+npm ci --prefix tests/inspector --no-audit --no-fund --loglevel=error
+
 # The Node example runs on the TypeScript package, which this install builds (a folder
 # dependency's `prepare`).
 echo "== test tools (npm ci in examples/node: @toolview/client from clients/typescript)"

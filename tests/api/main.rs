@@ -20,6 +20,7 @@ mod journal;
 mod late_joiners;
 mod list_sessions;
 mod mcp_apps;
+mod mcp_inspector;
 mod mcp_server;
 mod metrics;
 mod otlp;

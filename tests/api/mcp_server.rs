@@ -109,7 +109,9 @@ async fn host_session(transport: &str) {
     );
 }
 
-fn pb_publish(events: Vec<toolview::grpc::pb::ToolEvent>) -> toolview::grpc::pb::PublishRequest {
+pub(crate) fn pb_publish(
+    events: Vec<toolview::grpc::pb::ToolEvent>,
+) -> toolview::grpc::pb::PublishRequest {
     toolview::grpc::pb::PublishRequest { events }
 }
 

@@ -72,7 +72,7 @@ pub fn list() -> ListToolsResult {
                 "after": {
                     "description": "The cursor of the last update the view has: the page's `cursor`, or an update's own (its offset as text).",
                     "type": "object",
-                    "properties": {"epoch": {"type": "string"}, "offset": {"type": ["integer", "string"], "minimum": 0, "pattern": "^[0-9]+$"}},
+                    "properties": {"epoch": {"type": "string"}, "offset": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": "^[0-9]+$"}]}},
                     "required": ["epoch", "offset"],
                     "additionalProperties": false,
                 },
