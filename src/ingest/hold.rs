@@ -245,15 +245,16 @@ impl<A: Clone> Hold<A> {
                 let root = &spans[top[i]].0;
                 let missing = parent[top[i]].is_none()
                     && !root.parent_span_id.is_empty()
-                    && !root.parent_remote;
-                let wait = Wait {
+                    && !root.parent_remote
+                    // A span the mapping refuses is refused now, in the request's answer.
+                    && check_ids(&spans[i].0).is_ok()
+                    && self.holding();
+                let wait = missing.then(|| Wait {
                     caller,
                     trace: root.trace_id.clone(),
                     parent: root.parent_span_id.clone(),
-                };
-                // A span the mapping refuses is refused now, in the request's answer.
-                let valid = check_ids(&spans[i].0).is_ok();
-                (missing && valid && self.holding() && !self.was_given_up(&wait)).then_some(wait)
+                });
+                wait.filter(|w| !self.was_given_up(w))
             })
             .collect();
         let mut ready = Vec::new();
