@@ -2,10 +2,11 @@
 //!
 //! Layers, in dependency order (see `ARCHITECTURE.md`): [`domain`] (the render-intent union,
 //! events, ids) ← [`present`] (tool calls → cards) ← [`render`] (cards × capabilities → typed
-//! events) ← [`session`] (publish rules, lanes, subscriptions, over a [`store`]); the edges
-//! [`grpc`] and [`http`], with [`auth`], [`error`] and [`metrics`]; [`client`] (the CLI's client
-//! programs); [`app`] wires it all together. [`grpc`] and [`client`] are the only modules that
-//! name generated types.
+//! events) ← [`session`] (publish rules, lanes, subscriptions, over a [`store`]); [`ingest`]
+//! (telemetry → events, pure); the edges [`grpc`], [`http`], [`otlp`] and [`mcp`], with
+//! [`auth`], [`error`] and [`metrics`]; [`client`] (the CLI's client programs, never used by the
+//! server); [`app`] wires it all together. Wire types are named only by the edges and the
+//! client.
 
 pub mod app;
 pub mod auth;
@@ -15,6 +16,7 @@ pub mod error;
 pub mod grpc;
 pub mod http;
 pub mod ingest;
+pub mod mcp;
 pub mod metrics;
 pub mod otlp;
 pub mod present;

@@ -10,11 +10,11 @@ use super::cli::{
     AcpArgs, ApproveArgs, HealthArgs, McpArgs, PresentArgs, PublishArgs, RenderArgs, TailArgs,
     TokenArgs, health_url,
 };
-use crate::client::screen::Size;
 use crate::client::{self, Remote, acp, tail};
 use crate::domain::ContentBlock;
 use crate::present::{self, FinishedInput};
 use crate::render::Capabilities;
+use crate::render::screen::Size;
 
 /// A small runtime for a client command.
 fn client_runtime() -> std::io::Result<tokio::runtime::Runtime> {
@@ -42,7 +42,8 @@ impl TailArgs {
             },
             from_beginning: self.from_beginning,
             follow: !self.no_follow,
-            terminal: (!self.plain && on_terminal).then_some(Size::of_stdout as fn() -> Size),
+            terminal: (!self.plain && on_terminal)
+                .then_some(crate::client::stdout_size as fn() -> Size),
             approve: self.approve,
         };
         let remote = self.server.remote();
@@ -158,7 +159,7 @@ impl AcpArgs {
 impl McpArgs {
     /// `toolview mcp`: an MCP server on stdin and stdout.
     pub fn run(self) -> anyhow::Result<()> {
-        client_runtime()?.block_on(client::mcp::serve_stdio(self.server.remote()))
+        client_runtime()?.block_on(client::serve_mcp(self.server.remote()))
     }
 }
 

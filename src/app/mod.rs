@@ -13,7 +13,6 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod listen;
-pub mod mcp;
 pub mod nats;
 pub mod observe;
 pub mod otlp_config;

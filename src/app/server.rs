@@ -214,7 +214,7 @@ fn router(
     let mut paths = method_paths();
     let mut http =
         crate::http::routes(sessions.clone(), auth.clone(), config.max_message_size).merge(
-            super::mcp::routes(sessions.clone(), auth.clone(), config.max_message_size),
+            crate::mcp::routes(sessions.clone(), auth.clone(), config.max_message_size),
         );
     let routes = match otlp {
         None => routes,

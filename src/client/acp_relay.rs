@@ -114,7 +114,7 @@ impl Relay {
         match (pending, asked) {
             (true, None) => {
                 let expires = permission["expiresAtMs"].as_u64().unwrap_or(0);
-                if expires > crate::store::now_ms() && self.may_answer(session).await {
+                if expires > now_ms() && self.may_answer(session).await {
                     let tool_call = update["toolCallId"].as_str().unwrap_or_default();
                     self.ask(session, request, tool_call, permission).await;
                 }
@@ -263,4 +263,12 @@ impl Relay {
             })?;
         Ok(())
     }
+}
+
+/// Milliseconds since the Unix epoch, by this machine's clock (a request's expiry is the
+/// server's wall-clock time).
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }

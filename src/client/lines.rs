@@ -4,9 +4,9 @@
 
 use std::io::{BufRead, Write};
 
-use super::json::{event_from_json, to_json};
 use crate::domain::Lifecycle;
 use crate::grpc::convert::events_from_pb;
+use crate::grpc::json::{event_from_json, to_json};
 use crate::grpc::pb;
 use crate::render::{self, Body, Capabilities, StreamEvent, StreamFrame, Target};
 

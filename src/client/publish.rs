@@ -20,8 +20,8 @@ use tokio_util::codec::{FramedRead, LinesCodec};
 use tonic::Code;
 
 use super::Remote;
-use super::json::{event_from_json, to_json};
 use super::remote::connect;
+use crate::grpc::json::{event_from_json, to_json};
 use crate::grpc::pb;
 
 /// Longest line read: the server's default message limit; an event longer could not be

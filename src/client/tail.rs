@@ -11,10 +11,10 @@ use tonic::Code;
 
 use super::keys::{Approver, RawKeys};
 use super::lines::print_events;
-use super::screen::{Mode, Screen, Size, Style};
 use super::{Followed, Follower, Remote, connect, print_framed};
 use crate::grpc::code_name;
 use crate::grpc::pb::{self, subscribe_request::Start};
+use crate::render::screen::{Mode, Screen, Size, Style};
 use crate::render::{Capabilities, StreamFrame, Target, ViewUpdate};
 
 /// The longest a terminal's running cards wait for a redraw while updates keep coming: at most

@@ -9,11 +9,13 @@
 //! handler runs), thin service impls (`presentation.rs`, `session.rs`, `permission.rs`), `services.rs` (the API
 //! services with their limits, health and reflection, assembled for `app`), `storage.rs`
 //! (`StorageCodec`: records as `toolview.storage.v1` messages), `auth.rs` (the `authorization`
-//! metadata → `Access`; `Expiring` ends a stream with `UNAUTHENTICATED` at its token's expiry)
+//! metadata → `Access`; `Expiring` ends a stream with `UNAUTHENTICATED` at its token's expiry),
+//! `json.rs` (the protobuf JSON mapping, through the embedded descriptor set)
 
 mod auth;
 pub mod codec;
 pub mod convert;
+pub mod json;
 mod permission;
 mod presentation;
 mod services;
@@ -24,6 +26,7 @@ pub mod wire;
 
 pub use crate::error::code_name;
 pub use auth::access;
+pub use convert::rendered_update;
 pub use permission::PermissionApi;
 pub use presentation::PresentationApi;
 pub use services::{Health, Limits, Services, method_paths, services};

@@ -2,22 +2,14 @@
 //! subscriber's target and capabilities. Pure: the same events, target and capabilities always
 //! give the same bytes, live or replayed.
 //!
-//! Where things are: `renderer.rs` (`Renderer::step`, the one rendering step of `Render`, the lanes
-//! and the bench: fold, render, and a stand-in card for an update over the size limit), `fold.rs`
-//! (events → per-call `CallState`; total over any sequence), `streamed.rs` (a call's live output
-//! kept within the output cap: head, tail, length), `input.rs` (a call's input while it streams), `markdown_text.rs` (escaping untrusted text for
-//! Markdown), `md/` (an answer's Markdown read into a sanitized tree, written as Markdown or for a
-//! terminal), `visible.rs` (untrusted text made safe for terminals), `card.rs` (`Capabilities`;
-//! target-independent preparation: relativized titles, resolved terminal cwd, capped blocks;
-//! capability degradation), `cap.rs` (the output cap: head and tail of long text, streamed output
-//! cut at the crossing chunk), `text_form.rs` (`CONSOLE`, `UNIFIED`, the search and web forms,
-//! flattened content, in a `TextStyle`), `frame.rs` (`StreamFrame`: what the AG-UI and AI SDK
-//! transports send around the updates — AG-UI runs, one AI SDK message — for the HTTP endpoints,
-//! `tail` and the offline `render`), `transcript.rs` (messages and turn lines as Markdown and
-//! ANSI, for those targets and `tail`), `paths.rs` (lexical paths), `json_len.rs` (JSON text
-//! and its length), one module per target: `view.rs`, `acp.rs` (built with
-//! `agent-client-protocol-schema`), `agui/` (typed `AgUiEvent`s), `markdown.rs`, `ansi.rs`,
-//! `ai_sdk/` (typed `UiChunk`s of the AI SDK's UI message stream).
+//! Where things are: `renderer.rs` (`Renderer::step`: fold, render, a stand-in card for an
+//! update over the size limit), `fold/` (events → `CallState`, `MessageState`, turns; total over
+//! any sequence), `streamed.rs`, `input.rs` and `cap.rs` (live output and input within the output
+//! cap), `card.rs` (`Capabilities`, target-independent preparation and degradation), one module
+//! per target (`view.rs`, `acp.rs`, `agui/`, `ai_sdk/`, `markdown.rs`, `ansi.rs`), the text they
+//! share (`text_form.rs`, `transcript.rs`, `markdown_text.rs`, `md/`, `visible.rs`, `permission.rs`),
+//! `frame/` (`StreamFrame`: the AG-UI and AI SDK streams' framing), `screen/` (VIEW updates drawn
+//! as text, each card once: `tail` and the MCP edge's transcript).
 //! `render_all` renders with no limit (offline and tests).
 
 mod acp;
@@ -36,6 +28,7 @@ mod md;
 pub mod paths;
 mod permission;
 mod renderer;
+pub mod screen;
 mod streamed;
 mod text_form;
 mod transcript;

@@ -98,13 +98,13 @@ async fn host_session(transport: &str) {
     assert_eq!(poll["cursor"]["offset"], head + 1, "{poll}");
     assert_eq!(poll["updates"][0]["callId"], "late");
     assert_eq!(poll["updates"][0]["view"]["card"]["toolName"], "bash");
-    // A session outside the token.
+    // A session outside the token: the refusal named by its code, as every surface names it.
     assert_eq!(report["other"]["isError"], true);
     assert!(
         report["other"]["text"]
             .as_str()
             .unwrap()
-            .contains("PermissionDenied"),
+            .starts_with("PERMISSION_DENIED: "),
         "{report}"
     );
 }
@@ -204,7 +204,8 @@ async fn http_bodies_follow_the_message_size() {
 /// output is a fenced block), so the note before it renders as text.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_sessions_transcript_is_its_latest_part_within_64_kib() {
-    use toolview::client::mcp::{MAX_TRANSCRIPT_BYTES, RemoteBackend, transcript};
+    use toolview::client::mcp::RemoteBackend;
+    use toolview::mcp::{MAX_TRANSCRIPT_BYTES, transcript};
     let server = support::server::Server::start().await;
     let mut c = client(&server.url).await;
     let output = "line of output\n".repeat(300);

@@ -1,17 +1,19 @@
 //! The text a host without MCP Apps shows for `watch_session`: the session's Markdown transcript
-//! (what `toolview tail --no-follow --target markdown` prints), its **latest** part when it is
-//! long, within [`MAX_TRANSCRIPT_BYTES`] all told, cut only where no code fence is open — so the
-//! note saying what was left out never renders as code.
+//! (what `toolview tail --no-follow --target markdown` prints: its VIEW updates drawn by the
+//! render layer's `Screen`), its **latest** part when it is long, within [`MAX_TRANSCRIPT_BYTES`]
+//! all told, cut only where no code fence is open — so the note saying what was left out never
+//! renders as code.
 
 use std::collections::VecDeque;
 use std::io::Write;
 
 use tokio_stream::StreamExt as _;
 
-use super::backend::Backend;
-use crate::client::screen::{Mode, Screen, Style};
+use super::backend::{Backend, Item};
+use crate::domain::{Cursor, Epoch};
 use crate::grpc::pb;
-use crate::render::{Capabilities, ViewUpdate};
+use crate::render::screen::{Mode, Screen, Style};
+use crate::render::{Body, Capabilities};
 
 /// The transcript a `watch_session` result carries as text, at most this many bytes, the note
 /// included (the latest part of the session; the view, or `toolview tail`, shows the rest).
@@ -66,20 +68,11 @@ async fn markdown(
     };
     let head = info.head_offset;
     let first = head.saturating_sub(MAX_TRANSCRIPT_UPDATES as u64);
-    let start = match first {
-        0 => pb::subscribe_request::Start::FromBeginning(pb::StartFromBeginning {}),
-        after => pb::subscribe_request::Start::After(pb::Cursor {
-            offset: after,
-            epoch: info.epoch,
-        }),
+    let after = match (first, Epoch::new(info.epoch)) {
+        (0, _) | (_, Err(_)) => None,
+        (offset, Ok(epoch)) => Some(Cursor { offset, epoch }),
     };
-    let request = pb::SubscribeRequest {
-        session_id: session.into(),
-        target: pb::Target::View.into(),
-        capabilities: Some(super::page::capabilities()),
-        start: Some(start),
-    };
-    let mut stream = backend.subscribe(request).await?;
+    let mut stream = backend.view(session, after.as_ref()).await?;
     let caps = Capabilities {
         output_appends: true,
         ..Capabilities::all(true)
@@ -90,22 +83,19 @@ async fn markdown(
         let Ok(Some(item)) = tokio::time::timeout_at(deadline, stream.next()).await else {
             break;
         };
-        // A heartbeat: nothing more up to the head.
-        let Some(pb::subscribe_response::Item::Update(u)) = item?.item else {
+        // A heartbeat or a reset: nothing more up to the head (a reset's log is another's).
+        let Item::Update { cursor, rendered } = item? else {
             break;
         };
-        let offset = u.cursor.as_ref().map_or(0, |c| c.offset);
-        if let Some(pb::rendered_update::Body::View(v)) = u.body
-            && let Ok(update) = ViewUpdate::try_from(v)
-        {
+        if let Body::View(update) = rendered.body {
             let _ = screen.apply(update, out);
         }
-        if offset >= head {
+        if cursor.offset >= head {
             break;
         }
     }
     let _ = screen.finish(out);
-    Ok(first > 0)
+    Ok(after.is_some())
 }
 
 /// Keeps the latest whole lines written, at most `max` bytes, each marked with whether a code

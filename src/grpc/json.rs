@@ -1,5 +1,5 @@
-//! The protobuf JSON mapping of our messages (for the CLI's JSON lines), through the
-//! descriptor set compiled into the binary.
+//! The protobuf JSON mapping of our messages (the CLI's JSON lines, the MCP view's updates),
+//! through the descriptor set compiled into the binary.
 
 use std::sync::OnceLock;
 
@@ -33,10 +33,25 @@ pub fn event_from_json(text: &str) -> Result<pb::ToolEvent, String> {
         .map_err(|e| e.to_string())
 }
 
+/// `message` as a reflected message (prost-reflect's transcoding).
+fn dynamic<M: Message>(message: &M, full_name: &str) -> DynamicMessage {
+    let mut dynamic = DynamicMessage::new(descriptor(full_name));
+    dynamic
+        .transcode_from(message)
+        .expect("a message transcodes to its own descriptor");
+    dynamic
+}
+
+/// A message in the protobuf JSON mapping, as a JSON value.
+pub fn to_json_value<M: Message>(message: &M, full_name: &str) -> serde_json::Value {
+    dynamic(message, full_name)
+        .serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new())
+        .expect("messages serialize to JSON")
+}
+
 /// A message in the protobuf JSON mapping, on one line.
 pub fn to_json<M: Message>(message: &M, full_name: &str) -> String {
-    let dynamic = DynamicMessage::decode(descriptor(full_name), message.encode_to_vec().as_slice())
-        .expect("a message decodes as itself");
+    let dynamic = dynamic(message, full_name);
     let mut out = serde_json::Serializer::new(Vec::new());
     dynamic
         .serialize_with_options(&mut out, &SerializeOptions::new())

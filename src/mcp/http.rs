@@ -1,14 +1,13 @@
-//! The MCP server on the API port: `/mcp`, MCP's streamable HTTP, for hosts that reach MCP
-//! servers over the network (ChatGPT's developer mode, remote connectors). The same handler as
-//! `toolview mcp` (`client::mcp`), over the service's own gRPC services called in process with
-//! each request's `Authorization` header: a host can do no more than its bearer may, exactly as
-//! over gRPC, and a request without a valid one is `401` before MCP reads it. Stateless (no MCP
-//! session is kept between requests), so a host costs nothing between its calls; the `Host`
-//! and `Origin` checks and the body limit (`--max-message-size`) are the API port's.
+//! `/mcp` on the API port: MCP's streamable HTTP, for hosts that reach MCP servers over the
+//! network (ChatGPT's developer mode, remote connectors). The same handler as `toolview mcp`,
+//! over this service in process with each request's `Authorization` header: a host can do no
+//! more than its bearer may, exactly as over gRPC, and a request without a valid one is `401`
+//! before MCP reads it. Stateless (no MCP session is kept between requests), so a host costs
+//! nothing between its calls; the `Host` and `Origin` checks and the body limit
+//! (`--max-message-size`) are the API port's.
 
 use std::sync::Arc;
 
-use prost::Message as _;
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -16,21 +15,29 @@ use tokio_stream::StreamExt as _;
 use tonic::Status;
 use tonic::metadata::{Ascii, MetadataValue};
 
-use crate::auth::Authenticator;
-use crate::client::mcp::{Backend, Toolview, Updates};
+use super::Toolview;
+use super::backend::{Backend, Item, Updates, view_capabilities};
+use crate::auth::{Authenticator, Right};
+use crate::domain::{Cursor, SessionId};
+use crate::error::Error;
 use crate::grpc::pb::{
     self, permission_service_server::PermissionService, session_service_server::SessionService,
 };
 use crate::grpc::{PermissionApi, SessionApi};
-use crate::session::Sessions;
+use crate::render::Target;
+use crate::session::{Sessions, Start, SubscribeItem};
 
 /// Where the MCP server answers.
 pub const PATH: &str = "/mcp";
 
-/// The service's gRPC services, called in process with one request's bearer.
+/// This service, in process, with one request's bearer: the API's own handlers for the calls
+/// that answer once (their rules are the API's), the session layer's subscription for updates
+/// (the lanes' typed updates).
 #[derive(Clone)]
 struct InProcess {
-    sessions: SessionApi,
+    sessions: Arc<Sessions>,
+    auth: Arc<Authenticator>,
+    session_api: SessionApi,
     permissions: PermissionApi,
     authorization: Option<MetadataValue<Ascii>>,
 }
@@ -65,7 +72,8 @@ impl Backend for InProcess {
         &self,
         request: pb::GetSessionRequest,
     ) -> Result<pb::GetSessionResponse, Status> {
-        let response = SessionService::get_session(&self.sessions, self.request(request)).await?;
+        let response =
+            SessionService::get_session(&self.session_api, self.request(request)).await?;
         Ok(response.into_inner())
     }
 
@@ -73,20 +81,27 @@ impl Backend for InProcess {
         &self,
         request: pb::ListSessionsRequest,
     ) -> Result<pb::ListSessionsResponse, Status> {
-        let response = SessionService::list_sessions(&self.sessions, self.request(request)).await?;
+        let response =
+            SessionService::list_sessions(&self.session_api, self.request(request)).await?;
         Ok(response.into_inner())
     }
 
-    async fn subscribe(&self, request: pb::SubscribeRequest) -> Result<Updates, Status> {
-        let stream = SessionService::subscribe(&self.sessions, self.request(request))
-            .await?
-            .into_inner();
-        // A lane's update comes as its shared encoding (what the wire sends); read it back.
+    async fn view(&self, session: &str, after: Option<&Cursor>) -> Result<Updates, Status> {
+        let bearer = self.authorization.as_ref().and_then(|v| v.to_str().ok());
+        let access = self.auth.authenticate(bearer)?;
+        let id = SessionId::new(session).map_err(|e| Error::invalid(format!("session: {e}")))?;
+        access.require(Right::Subscribe, &id)?;
+        let start = after.map_or(Start::FromBeginning, |a| Start::After(a.clone()));
+        let caps = view_capabilities();
+        let stream = self.sessions.subscribe(&id, Target::View, caps, start);
         Ok(Box::pin(stream.map(|item| {
-            item.map(|response| match response.item {
-                Some(_) => response,
-                None => pb::SubscribeResponse::decode(response.encode_to_vec().as_slice())
-                    .unwrap_or_default(),
+            Ok(match item.map_err(|e| Status::from(Error::from(e)))? {
+                SubscribeItem::Update { delivered, cursor } => Item::Update {
+                    cursor,
+                    rendered: delivered.rendered.clone(),
+                },
+                SubscribeItem::Heartbeat { .. } => Item::Heartbeat,
+                SubscribeItem::Reset { head, .. } => Item::Reset { head },
             })
         })))
     }
@@ -108,8 +123,10 @@ pub fn routes(
     max_message_size: usize,
 ) -> axum::Router {
     let backend = InProcess {
-        sessions: SessionApi::new(sessions.clone(), auth.clone(), max_message_size),
-        permissions: PermissionApi::new(sessions, auth.clone()),
+        session_api: SessionApi::new(sessions.clone(), auth.clone(), max_message_size),
+        permissions: PermissionApi::new(sessions.clone(), auth.clone()),
+        sessions,
+        auth: auth.clone(),
         authorization: None,
     };
     // The API port checks the `Host` of every request a browser could send (`web::check_host`),
