@@ -8,7 +8,6 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_nats::HeaderMap;
 use async_nats::jetstream::message::{OutboundMessage, PublishMessage};
@@ -17,25 +16,12 @@ use futures_util::FutureExt as _;
 use jetstream_extra::batch_publish::BatchPublishExt as _;
 use tokio::sync::{oneshot, watch};
 
+use super::headers::{APPEND, CALLS, CREATED, CWD, EPOCH, OFFSET, TITLE, UPDATED, text_header};
 use super::index::{Index, Stored};
-use super::load::{APPEND, CALLS, CREATED, CWD, EPOCH, OFFSET, TITLE, UPDATED, text_header};
+use super::retry::{ATTEMPT_TIMEOUT, PUBLISH_PATIENCE, RETRY_FIRST_WAIT, RETRY_MAX_WAIT};
 use super::{Inner, REQUEST_TIMEOUT};
 use crate::domain::{Epoch, SessionId};
 use crate::store::{Durable, SessionAppend, SessionMeta, StoreError, unique_hex};
-
-/// A publish that gets no answer (a lost acknowledgement, a leader election) is sent again, the
-/// same, for this long: the compare-and-set (and `Nats-Msg-Id`) make the repeat harmless. It
-/// outlasts a Raft election (4-9 s in nats-server) with room for a second one.
-pub(super) const PUBLISH_PATIENCE: Duration = Duration::from_secs(15);
-/// An attempt unanswered this long is sent again: a stream leader acknowledges in
-/// milliseconds, and one that died never answers.
-pub(super) const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
-/// Between attempts refused at once (no stream leader yet): doubling from the first to the
-/// most, so an append goes through at most this long after the new leader is elected; only
-/// the first append of each session's chain retries, so an election costs a few requests per
-/// active session a second.
-pub(super) const RETRY_FIRST_WAIT: Duration = Duration::from_millis(50);
-pub(super) const RETRY_MAX_WAIT: Duration = Duration::from_millis(250);
 
 /// JetStream's "wrong last sequence" errors: the compare-and-set failed (10071), or another
 /// checked append to the subject is in flight (10164).

@@ -24,7 +24,7 @@ use futures_util::stream::{AbortHandle, Abortable, SelectAll};
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt as _;
 
-use super::load::{EPOCH, OFFSET};
+use super::headers::{EPOCH, OFFSET};
 use super::{Inner, subject};
 use crate::domain::{Epoch, SessionId};
 use crate::store::{Change, StoreError};

@@ -11,6 +11,7 @@ use async_nats::jetstream::stream::LastRawMessageErrorKind;
 use jetstream_extra::batch_fetch::BatchFetchExt as _;
 use tokio_stream::StreamExt as _;
 
+use super::headers::{CALLS, CREATED, CWD, EPOCH, OFFSET, TITLE, UPDATED};
 use super::index::{Index, Stored};
 use super::{Inner, Slot, subject};
 use crate::domain::{Epoch, EventId, SessionId, Subject};
@@ -26,24 +27,6 @@ const LAGGING_ROUNDS: u32 = 5;
 const LAGGING_WAIT: Duration = Duration::from_millis(10);
 /// A log rebuilt while retention trims it starts over at most this many times.
 const REBUILD_ATTEMPTS: u32 = 5;
-
-pub(super) const OFFSET: &str = "Toolview-Offset";
-pub(super) const EPOCH: &str = "Toolview-Epoch";
-pub(super) const CREATED: &str = "Toolview-Created-Ms";
-pub(super) const UPDATED: &str = "Toolview-Updated-Ms";
-pub(super) const CALLS: &str = "Toolview-Calls";
-/// The session's title and cwd (base64url of the UTF-8, as a header value must be plain
-/// ASCII), when the session has them; absent on messages written before titles existed.
-pub(super) const TITLE: &str = "Toolview-Title";
-pub(super) const CWD: &str = "Toolview-Cwd";
-
-/// A header value for text: base64url, no padding.
-pub(super) fn text_header(text: &str) -> String {
-    use base64::Engine as _;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
-}
-/// On an append's first message: the append's unique id (see `append::write`).
-pub(super) const APPEND: &str = "Toolview-Append";
 
 /// A stored message back: the record from the payload, the log's facts from the headers.
 pub(super) fn parse(
@@ -145,11 +128,11 @@ impl Inner {
     /// append is (`PUBLISH_PATIENCE`): a publish that must read its session first waits as
     /// long as one that need not.
     pub(super) async fn last(&self, subject: &str) -> Result<Option<Stored>, StoreError> {
-        let deadline = tokio::time::Instant::now() + super::append::PUBLISH_PATIENCE;
-        let mut wait = super::append::RETRY_FIRST_WAIT;
+        let deadline = tokio::time::Instant::now() + super::retry::PUBLISH_PATIENCE;
+        let mut wait = super::retry::RETRY_FIRST_WAIT;
         loop {
             let got = tokio::time::timeout(
-                super::append::ATTEMPT_TIMEOUT,
+                super::retry::ATTEMPT_TIMEOUT,
                 self.stream.get_last_raw_message_by_subject(subject),
             )
             .await;
@@ -171,7 +154,7 @@ impl Inner {
                 )));
             }
             tokio::time::sleep(wait).await;
-            wait = (wait * 2).min(super::append::RETRY_MAX_WAIT);
+            wait = (wait * 2).min(super::retry::RETRY_MAX_WAIT);
         }
     }
 

@@ -19,10 +19,12 @@
 mod append;
 mod directory;
 mod feed;
+mod headers;
 mod index;
 mod load;
 mod options;
 mod ready;
+mod retry;
 mod subject;
 
 use std::collections::HashMap;
