@@ -11,11 +11,15 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use agent_client_protocol_schema::v1 as acp;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::remote::{Remote, bearer, channel};
+use crate::domain::permission::OptionKind;
 use crate::grpc::pb::{self, permission_service_client::PermissionServiceClient};
+use crate::render::acp_meta::ToolviewMeta;
+use crate::render::permission::{PermissionPrompt, PromptState};
 
 /// How long an answer to the server may take before it is given up (the editor's choice is
 /// then lost; the prompt shows again on the next connection).
@@ -38,21 +42,59 @@ pub struct Relay {
     asked: parking_lot::Mutex<HashMap<String, Asked>>,
     /// Per session being replayed: the requests pending so far in the replay, in order, with
     /// the notification that showed each (at most [`MAX_ASKED`] a session).
-    held: parking_lot::Mutex<HashMap<String, Vec<(String, Value)>>>,
+    held: parking_lot::Mutex<HashMap<String, Vec<(String, Shown)>>>,
     /// Per session: whether this token may answer its requests ([`Relay::may_answer`]).
     approve: parking_lot::Mutex<HashMap<String, bool>>,
     next: std::sync::atomic::AtomicU64,
 }
 
-/// A notification about a permission request, parsed; `None` for any other.
-fn permission_message(notification: &str) -> Option<Value> {
+/// A permission prompt the session's ACP rendering showed, and the card it is on.
+#[derive(Debug, Clone)]
+struct Shown {
+    tool_call: String,
+    prompt: Box<PermissionPrompt>,
+}
+
+/// The parts of a `session/update` notification the relay reads.
+#[derive(Deserialize)]
+struct Notification {
+    params: Params,
+}
+
+#[derive(Deserialize)]
+struct Params {
+    update: Update,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Update {
+    #[serde(default)]
+    tool_call_id: String,
+    #[serde(rename = "_meta", default)]
+    meta: Option<Meta>,
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    toolview: Option<ToolviewMeta>,
+}
+
+/// A notification about a permission request, read; `None` for any other.
+fn permission_message(notification: &str) -> Option<Shown> {
     // Only a likely one is parsed: most notifications are about calls and messages.
     if !notification.contains("\"permission\"") {
         return None;
     }
-    let message = serde_json::from_str::<Value>(notification).ok()?;
-    let permission = &message["params"]["update"]["_meta"]["toolview"]["permission"];
-    permission["requestId"].is_string().then_some(message)
+    let update = serde_json::from_str::<Notification>(notification)
+        .ok()?
+        .params
+        .update;
+    let prompt = update.meta?.toolview?.permission?;
+    Some(Shown {
+        tool_call: update.tool_call_id,
+        prompt,
+    })
 }
 
 impl Relay {
@@ -71,8 +113,8 @@ impl Relay {
     /// Looks at one notification forwarded to the editor: a pending request that has not
     /// expired is asked; a decided one withdraws the prompt still out for it.
     pub async fn notice(&self, session: &str, notification: &str) {
-        if let Some(message) = permission_message(notification) {
-            self.act(session, &message).await;
+        if let Some(shown) = permission_message(notification) {
+            self.act(session, &shown).await;
         }
     }
 
@@ -80,43 +122,34 @@ impl Relay {
     /// when the replay reaches the head are asked ([`Self::caught_up`]), so a late editor is
     /// never asked about a request decided further on in the log.
     pub fn hold(&self, session: &str, notification: &str) {
-        let Some(message) = permission_message(notification) else {
+        let Some(shown) = permission_message(notification) else {
             return;
         };
-        let permission = &message["params"]["update"]["_meta"]["toolview"]["permission"];
-        let Some(request) = permission["requestId"].as_str() else {
-            return;
-        };
+        let request = shown.prompt.request_id.clone();
         let mut held = self.held.lock();
         let pending = held.entry(session.to_owned()).or_default();
-        pending.retain(|(r, _)| r != request);
-        if permission["state"] == "pending" && pending.len() < MAX_ASKED {
-            pending.push((request.to_owned(), message.clone()));
+        pending.retain(|(r, _)| *r != request);
+        if shown.prompt.state == PromptState::Pending && pending.len() < MAX_ASKED {
+            pending.push((request, shown));
         }
     }
 
     /// The replay of `session` reached the head: asks about the requests still pending there.
     pub async fn caught_up(&self, session: &str) {
         let pending = self.held.lock().remove(session).unwrap_or_default();
-        for (_, message) in pending {
-            self.act(session, &message).await;
+        for (_, shown) in pending {
+            self.act(session, &shown).await;
         }
     }
 
-    async fn act(&self, session: &str, message: &Value) {
-        let update = &message["params"]["update"];
-        let permission = &update["_meta"]["toolview"]["permission"];
-        let Some(request) = permission["requestId"].as_str() else {
-            return;
-        };
-        let pending = permission["state"] == "pending";
-        let asked = self.out_for(session, request);
+    async fn act(&self, session: &str, shown: &Shown) {
+        let prompt = &shown.prompt;
+        let pending = prompt.state == PromptState::Pending;
+        let asked = self.out_for(session, &prompt.request_id);
         match (pending, asked) {
             (true, None) => {
-                let expires = permission["expiresAtMs"].as_u64().unwrap_or(0);
-                if expires > now_ms() && self.may_answer(session).await {
-                    let tool_call = update["toolCallId"].as_str().unwrap_or_default();
-                    self.ask(session, request, tool_call, permission).await;
+                if prompt.expires_at_ms > now_ms() && self.may_answer(session).await {
+                    self.ask(session, shown).await;
                 }
             }
             (false, Some(id)) => {
@@ -167,32 +200,35 @@ impl Relay {
             .map(|(id, _)| id.clone())
     }
 
-    async fn ask(&self, session: &str, request: &str, tool_call: &str, permission: &Value) {
-        let options: Vec<acp::PermissionOption> = permission["options"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|o| {
-                let kind = match o["kind"].as_str()? {
-                    "allow_once" => acp::PermissionOptionKind::AllowOnce,
-                    "allow_always" => acp::PermissionOptionKind::AllowAlways,
-                    "reject_once" => acp::PermissionOptionKind::RejectOnce,
-                    "reject_always" => acp::PermissionOptionKind::RejectAlways,
-                    _ => return None,
+    async fn ask(&self, session: &str, shown: &Shown) {
+        let request = shown.prompt.request_id.as_str();
+        let options: Vec<acp::PermissionOption> = shown
+            .prompt
+            .options
+            .iter()
+            .map(|o| {
+                let kind = match o.kind {
+                    OptionKind::AllowOnce => acp::PermissionOptionKind::AllowOnce,
+                    OptionKind::AllowAlways => acp::PermissionOptionKind::AllowAlways,
+                    OptionKind::RejectOnce => acp::PermissionOptionKind::RejectOnce,
+                    OptionKind::RejectAlways => acp::PermissionOptionKind::RejectAlways,
                 };
-                Some(acp::PermissionOption::new(
-                    o["optionId"].as_str()?.to_owned(),
-                    o["name"].as_str().unwrap_or_default().to_owned(),
-                    kind,
-                ))
+                acp::PermissionOption::new(o.option_id.clone(), o.name.clone(), kind)
             })
             .collect();
         let call = acp::ToolCallUpdate::new(
-            tool_call.to_owned(),
+            shown.tool_call.clone(),
             acp::ToolCallUpdateFields::new().status(acp::ToolCallStatus::Pending),
         );
+        let toolview = ToolviewMeta {
+            permission: Some(shown.prompt.clone()),
+            ..ToolviewMeta::default()
+        };
         let mut meta = serde_json::Map::new();
-        meta.insert("toolview".into(), json!({"permission": permission}));
+        meta.insert(
+            "toolview".into(),
+            serde_json::to_value(toolview).unwrap_or_default(),
+        );
         let params =
             acp::RequestPermissionRequest::new(session.to_owned(), call, options).meta(meta);
         let id = format!(

@@ -6,10 +6,13 @@
 //! budget, the oldest messages are dropped (a result whose call was dropped then comes last,
 //! as the client would place it).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::render::AgUiEvent;
-use crate::render::agui::{PatchKind, PatchOp, TextRole};
+use crate::render::agui::{
+    Activity, AgUiFunction, AgUiMessage, AgUiToolCall, Content, PatchKind, PatchOp, Role, TextRole,
+};
+use crate::render::json_len;
 
 /// Messages a snapshot holds at most by default (`forwardedProps.toolview.snapshotMessages`
 /// lowers or raises it, up to [`MAX_SNAPSHOT_MESSAGES`]): a long session's recent history.
@@ -19,11 +22,10 @@ pub const MAX_SNAPSHOT_MESSAGES: usize = 10_000;
 /// Bytes of JSON a snapshot holds at most, whatever the count: the same reason.
 pub const MAX_SNAPSHOT_BYTES: usize = 16 << 20;
 
-/// The messages folded so far: each an `agent.messages` entry (JSON, as the client holds it)
-/// and its size.
+/// The messages folded so far: each an `agent.messages` entry and the size of its JSON.
 #[derive(Debug)]
 pub struct Messages {
-    messages: Vec<(Value, usize)>,
+    messages: Vec<(AgUiMessage, usize)>,
     bytes: usize,
     limit: usize,
 }
@@ -62,19 +64,17 @@ impl Messages {
     // Both search from the newest message: deltas, outputs and results are nearly always about
     // a recent one, so folding a long replay costs about O(events), not O(events × messages).
     fn find(&self, id: &str) -> Option<usize> {
-        self.messages.iter().rposition(|(m, _)| m["id"] == id)
+        self.messages.iter().rposition(|(m, _)| m.id == id)
     }
 
     fn holding_call(&self, call: &str) -> Option<usize> {
-        self.messages.iter().rposition(|(m, _)| {
-            m["toolCalls"]
-                .as_array()
-                .is_some_and(|calls| calls.iter().any(|c| c["id"] == call))
-        })
+        self.messages
+            .iter()
+            .rposition(|(m, _)| m.tool_calls.iter().any(|c| c.id == call))
     }
 
-    fn push(&mut self, at: Option<usize>, message: Value) {
-        let size = message.to_string().len();
+    fn push(&mut self, at: Option<usize>, message: AgUiMessage) {
+        let size = json_len(&message);
         self.bytes += size;
         match at {
             Some(i) => self.messages.insert(i, (message, size)),
@@ -82,10 +82,10 @@ impl Messages {
         }
     }
 
-    /// Appends `delta` to a string field of message `id`.
-    fn append(&mut self, id: &str, field: &str, delta: &str) {
+    /// Appends `delta` to the text of message `id`.
+    fn append(&mut self, id: &str, delta: &str) {
         if let Some(i) = self.find(id)
-            && let Some(Value::String(text)) = self.messages[i].0.get_mut(field)
+            && let Some(Content::Text(text)) = &mut self.messages[i].0.content
         {
             text.push_str(delta);
             self.grow(i, delta.len());
@@ -97,9 +97,13 @@ impl Messages {
         self.bytes += by;
     }
 
-    fn start_message(&mut self, id: &str, role: &str) {
+    fn start_message(&mut self, id: &str, role: Role) {
         if self.find(id).is_none() {
-            self.push(None, json!({"id": id, "role": role, "content": ""}));
+            let message = AgUiMessage {
+                content: Some(Content::Text(String::new())),
+                ..message(id, role)
+            };
+            self.push(None, message);
         }
     }
 
@@ -107,28 +111,35 @@ impl Messages {
         match event {
             AgUiEvent::TextMessageStart { message_id, role } => {
                 let role = match role {
-                    TextRole::User => "user",
-                    TextRole::Assistant => "assistant",
+                    TextRole::User => Role::User,
+                    TextRole::Assistant => Role::Assistant,
                 };
                 self.start_message(message_id, role);
             }
             AgUiEvent::ReasoningMessageStart { message_id, .. } => {
-                self.start_message(message_id, "reasoning");
+                self.start_message(message_id, Role::Reasoning);
             }
             AgUiEvent::TextMessageContent { message_id, delta }
             | AgUiEvent::ReasoningMessageContent { message_id, delta } => {
-                self.append(message_id, "content", delta);
+                self.append(message_id, delta);
             }
             AgUiEvent::ToolCallStart {
                 tool_call_id,
                 tool_call_name,
             } if self.holding_call(tool_call_id).is_none() => {
-                let call = json!({"id": tool_call_id, "type": "function",
-                    "function": {"name": tool_call_name, "arguments": ""}});
-                self.push(
-                    None,
-                    json!({"id": tool_call_id, "role": "assistant", "toolCalls": [call]}),
-                );
+                let call = AgUiToolCall {
+                    id: tool_call_id.clone(),
+                    kind: "function".into(),
+                    function: AgUiFunction {
+                        name: tool_call_name.clone(),
+                        arguments: String::new(),
+                    },
+                };
+                let message = AgUiMessage {
+                    tool_calls: vec![call],
+                    ..message(tool_call_id, Role::Assistant)
+                };
+                self.push(None, message);
             }
             AgUiEvent::ToolCallArgs {
                 tool_call_id,
@@ -166,13 +177,17 @@ impl Messages {
 
     /// A tool message: right after its call, after the results before it.
     fn result(&mut self, id: &str, call: &str, content: &str) {
-        let result = json!({"id": id, "role": "tool", "toolCallId": call, "content": content});
+        let result = AgUiMessage {
+            tool_call_id: Some(call.to_owned()),
+            content: Some(Content::Text(content.to_owned())),
+            ..message(id, Role::Tool)
+        };
         let at = self.holding_call(call).map(|i| {
             let mut at = i + 1;
             while self
                 .messages
                 .get(at)
-                .is_some_and(|(m, _)| m["role"] == "tool")
+                .is_some_and(|(m, _)| m.role == Role::Tool)
             {
                 at += 1;
             }
@@ -182,13 +197,16 @@ impl Messages {
     }
 
     /// An activity message, added or (with `replace`) replacing the one with its id.
-    fn activity(&mut self, id: &str, activity_type: &str, content: &Value, replace: bool) {
-        let message = json!({"id": id, "role": "activity",
-            "activityType": activity_type, "content": content});
+    fn activity(&mut self, id: &str, activity_type: &str, content: &Activity, replace: bool) {
+        let message = AgUiMessage {
+            activity_type: Some(activity_type.to_owned()),
+            content: Some(Content::Activity(content.clone())),
+            ..message(id, Role::Activity)
+        };
         match self.find(id) {
             None => self.push(None, message),
             Some(i) if replace => {
-                let size = message.to_string().len();
+                let size = json_len(&message);
                 self.bytes = self.bytes + size - self.messages[i].1.min(self.bytes);
                 self.messages[i] = (message, size);
             }
@@ -202,16 +220,21 @@ impl Messages {
         let Some(i) = self.find(id) else {
             return;
         };
+        let Some(Content::Activity(Activity::Card(card))) = &mut self.messages[i].0.content else {
+            return;
+        };
+        let mut grown = 0;
         for op in patch {
             let PatchKind::Add = op.op;
             let Some(array) = op.path.strip_suffix("/-") else {
                 continue;
             };
-            if let Some(Value::Array(items)) = self.messages[i].0["content"].pointer_mut(array) {
+            if let Some(Value::Array(items)) = card.pointer_mut(array) {
                 items.push(op.value.clone());
-                self.grow(i, op.value.to_string().len());
+                grown += json_len(&op.value);
             }
         }
+        self.grow(i, grown);
     }
 
     /// Appends argument text to the call `id`'s `function.arguments`.
@@ -219,15 +242,9 @@ impl Messages {
         let Some(i) = self.holding_call(id) else {
             return;
         };
-        for call in self.messages[i].0["toolCalls"]
-            .as_array_mut()
-            .into_iter()
-            .flatten()
-        {
-            if call["id"] == id
-                && let Some(Value::String(args)) = call["function"].get_mut("arguments")
-            {
-                args.push_str(delta);
+        for call in &mut self.messages[i].0.tool_calls {
+            if call.id == id {
+                call.function.arguments.push_str(delta);
             }
         }
         self.grow(i, delta.len());
@@ -250,8 +267,22 @@ impl Messages {
     }
 }
 
+/// A message with only its id and role.
+fn message(id: &str, role: Role) -> AgUiMessage {
+    AgUiMessage {
+        id: id.to_owned(),
+        role,
+        tool_call_id: None,
+        activity_type: None,
+        tool_calls: Vec::new(),
+        content: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn events(list: &[Value]) -> Vec<AgUiEvent> {
@@ -295,6 +326,6 @@ mod tests {
         assert_eq!(snap["messages"][3]["content"]["chunks"], json!(["x"]));
         tail.trim();
         assert_eq!(tail.messages.len(), 2);
-        assert_eq!(tail.messages[0].0["id"], "r", "tail-first");
+        assert_eq!(tail.messages[0].0.id, "r", "tail-first");
     }
 }

@@ -3,9 +3,12 @@
 
 use agent_client_protocol_schema::v1 as acp;
 use base64::Engine as _;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::Context;
+use super::acp_meta::{
+    AcpMeta, InputState, McpAppRef, TerminalExited, TerminalInfo, TerminalOutput, ToolviewMeta,
+};
 use super::cap::{
     Cap, LiveChunk, TRUNCATED, cap_text, capped_chunk, capped_streamed, capped_text, live_chunk,
     stream_crossed_cap,
@@ -89,7 +92,12 @@ fn turn_end(turn: Turn<'_>) -> Option<acp::SessionUpdate> {
 /// decision are in `_meta.toolview.permission` (ACP v1 has no field for them; `toolview acp`
 /// also asks the editor with `session/request_permission`).
 fn permission(p: &PermissionState) -> acp::SessionUpdate {
-    let m = meta(json!({"toolview": {"permission": super::permission::json(p)}}));
+    let prompt = Box::new(super::permission::PermissionPrompt::of(p));
+    let m = AcpMeta::toolview(ToolviewMeta {
+        permission: Some(prompt),
+        ..ToolviewMeta::default()
+    })
+    .into_map();
     let decided = p.resolution.is_some();
     let Some(call) = &p.request.call_id else {
         let id = format!("permission-{}", p.request.request_id);
@@ -214,11 +222,13 @@ fn non_empty<T>(v: Vec<T>) -> Option<Vec<T>> {
     (!v.is_empty()).then_some(v)
 }
 
-fn meta(pairs: Value) -> Map<String, Value> {
-    match pairs {
-        Value::Object(m) => m,
-        _ => Map::new(),
+/// `_meta.terminal_output` alone.
+fn terminal_output(terminal_id: String, data: String) -> Map<String, Value> {
+    AcpMeta {
+        terminal_output: Some(TerminalOutput { terminal_id, data }),
+        ..AcpMeta::default()
     }
+    .into_map()
 }
 
 // ---- started ----------------------------------------------------------------------------------
@@ -248,8 +258,13 @@ fn input(
         InputChange::Delta { read: false, .. } => Vec::new(),
         InputChange::Delta { read: true, .. } => tool_call(state, ctx, caps)
             .map(|call| {
-                let update = acp::ToolCallUpdate::from(call)
-                    .meta(meta(json!({"toolview": {"input": "streaming"}})));
+                let update = acp::ToolCallUpdate::from(call).meta(
+                    AcpMeta::toolview(ToolviewMeta {
+                        input: Some(InputState::Streaming),
+                        ..ToolviewMeta::default()
+                    })
+                    .into_map(),
+                );
                 acp::SessionUpdate::ToolCallUpdate(update)
             })
             .into_iter()
@@ -284,6 +299,7 @@ fn tool_call(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Optio
         Some(input) => (acp::ToolCallStatus::Pending, Some(input.so_far.clone())),
         None => (acp::ToolCallStatus::InProgress, None),
     };
+    let mut meta = AcpMeta::default();
     let call = match view {
         ToolCallView::Generic(g) => acp::ToolCall::new(id, g.title)
             .kind(kind(g.kind))
@@ -296,30 +312,34 @@ fn tool_call(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Optio
             .content(diff_items(&d.diffs, ctx.cwd)),
         ToolCallView::Terminal(t) => {
             let mut items: Vec<_> = t.description.iter().map(text_item).collect();
-            let mut call = acp::ToolCall::new(id.clone(), t.title.clone())
+            let call = acp::ToolCall::new(id.clone(), t.title.clone())
                 .kind(acp::ToolKind::Execute)
                 .raw_input(Value::String(t.title));
             if caps.terminal {
                 items.push(acp::ToolCallContent::Terminal(acp::Terminal::new(
                     id.clone(),
                 )));
-                let mut info = Map::new();
-                info.insert("terminal_id".into(), Value::String(id));
-                if let Some(cwd) = t.cwd {
-                    info.insert("cwd".into(), Value::String(cwd));
-                }
-                call = call.meta(meta(json!({ "terminal_info": info })));
+                meta.terminal_info = Some(TerminalInfo {
+                    terminal_id: id,
+                    cwd: t.cwd,
+                });
             }
             call.content(items)
         }
     };
-    let mut call = call.status(status);
     if let Some(parent) = &state.parent {
-        let mut m = call.meta.take().unwrap_or_default();
-        m.insert("toolview".into(), json!({"parentCallId": parent}));
-        call = call.meta(m);
+        meta.toolview = Some(ToolviewMeta {
+            parent_call_id: Some(parent.to_string()),
+            ..ToolviewMeta::default()
+        });
     }
-    Some(call)
+    let call = call.status(status);
+    Some(
+        match meta.terminal_info.is_some() || meta.toolview.is_some() {
+            true => call.meta(meta.into_map()),
+            false => call,
+        },
+    )
 }
 
 /// A parent's card as its children move: its title with their progress (what a v1 client
@@ -334,8 +354,13 @@ fn progress(
     let view = prepared_call(parent, ctx.cwd, caps.cap())?;
     let title = format!("{} ({})", view.title(), children.summary());
     let fields = acp::ToolCallUpdateFields::new().title(title);
-    let update = acp::ToolCallUpdate::new(parent.call_id.to_string(), fields)
-        .meta(meta(json!({"toolview": {"children": children}})));
+    let update = acp::ToolCallUpdate::new(parent.call_id.to_string(), fields).meta(
+        AcpMeta::toolview(ToolviewMeta {
+            children: Some(children.clone()),
+            ..ToolviewMeta::default()
+        })
+        .into_map(),
+    );
     Some(acp::SessionUpdate::ToolCallUpdate(update))
 }
 
@@ -369,9 +394,8 @@ fn output(state: &CallState, chunk: Chunk<'_>, caps: &Capabilities) -> Option<ac
     let update = match live_chunk(state, chunk, cap, caps.terminal && is_terminal(state)) {
         LiveChunk::Nothing => return None,
         LiveChunk::Append(data) => {
-            acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new()).meta(meta(
-                json!({"terminal_output": {"terminal_id": id, "data": data}}),
-            ))
+            acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new())
+                .meta(terminal_output(id, data.to_owned()))
         }
         LiveChunk::Snapshot => {
             // Content replaces: send everything streamed so far.
@@ -402,9 +426,8 @@ fn snapshot(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> Vec<ac
         let cap = caps.cap();
         let so_far = capped_streamed(state, None, cap);
         let update = if caps.terminal && is_terminal(state) {
-            acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new()).meta(meta(
-                json!({"terminal_output": {"terminal_id": id, "data": so_far}}),
-            ))
+            acp::ToolCallUpdate::new(id.clone(), acp::ToolCallUpdateFields::new())
+                .meta(terminal_output(id, so_far.to_string()))
         } else {
             let text = console(&so_far, None);
             acp::ToolCallUpdate::new(
@@ -433,30 +456,24 @@ fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> acp::S
     let cap = caps.cap();
     let result = prepared_result(state, ctx.cwd, cap).expect("a finished call has a result");
     let fields = acp::ToolCallUpdateFields::new().status(status);
-    let mut update_meta = None;
+    let mut update_meta = AcpMeta::default();
     let fields = match result {
         ToolResultView::Terminal(t) if caps.terminal && is_terminal(state) => {
-            let mut m = Map::new();
-            m.insert(
-                "terminal_output".into(),
-                json!({"terminal_id": id, "data": terminal_data(state, cap)}),
-            );
-            match &t.exit {
-                Some(TerminalExit::Code(c)) => {
-                    m.insert(
-                        "terminal_exit".into(),
-                        json!({"terminal_id": id, "exit_code": c}),
-                    );
-                }
-                Some(TerminalExit::Signal(s)) => {
-                    m.insert(
-                        "terminal_exit".into(),
-                        json!({"terminal_id": id, "signal": s}),
-                    );
-                }
-                None => {}
-            }
-            update_meta = Some(m);
+            update_meta.terminal_output = Some(TerminalOutput {
+                terminal_id: id.clone(),
+                data: terminal_data(state, cap),
+            });
+            update_meta.terminal_exit = t.exit.as_ref().map(|exit| TerminalExited {
+                terminal_id: id.clone(),
+                exit_code: match exit {
+                    TerminalExit::Code(c) => Some(i64::from(*c)),
+                    TerminalExit::Signal(_) => None,
+                },
+                signal: match exit {
+                    TerminalExit::Code(_) => None,
+                    TerminalExit::Signal(s) => Some(s.clone()),
+                },
+            });
             // No content: it would replace the terminal.
             fields.title(t.title)
         }
@@ -492,14 +509,20 @@ fn finished(state: &CallState, ctx: &Context<'_>, caps: &Capabilities) -> acp::S
     };
     // An MCP App the result carries: its reference, for an editor that hosts apps.
     if let Some(app) = state.finished.as_ref().and_then(|f| f.app.as_ref()) {
-        let m = update_meta.get_or_insert_with(Map::new);
-        let toolview = m.entry("toolview").or_insert_with(|| json!({}));
-        if let Some(toolview) = toolview.as_object_mut() {
-            let app = json!({"resourceUri": app.resource_uri, "serverId": app.server_id});
-            toolview.insert("mcpApp".into(), app);
-        }
+        update_meta.toolview = Some(ToolviewMeta {
+            mcp_app: Some(McpAppRef {
+                resource_uri: app.resource_uri.clone(),
+                server_id: app.server_id.clone(),
+            }),
+            ..ToolviewMeta::default()
+        });
     }
-    acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(id, fields).meta(update_meta))
+    let update = acp::ToolCallUpdate::new(id, fields);
+    let has_meta = update_meta.terminal_output.is_some() || update_meta.toolview.is_some();
+    acp::SessionUpdate::ToolCallUpdate(match has_meta {
+        true => update.meta(update_meta.into_map()),
+        false => update,
+    })
 }
 
 /// `terminal_output.data` on the final update: the full output when nothing was streamed; the

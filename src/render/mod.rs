@@ -13,6 +13,7 @@
 //! `render_all` renders with no limit (offline and tests).
 
 mod acp;
+pub mod acp_meta;
 pub mod agui;
 pub mod ai_sdk;
 mod ansi;
@@ -26,7 +27,7 @@ mod markdown;
 mod markdown_text;
 mod md;
 pub mod paths;
-mod permission;
+pub mod permission;
 mod renderer;
 pub mod screen;
 mod streamed;
@@ -45,7 +46,7 @@ pub use fold::{
 };
 pub use frame::{StreamEvent, StreamFrame};
 pub use input::{MAX_INPUT_SHOWN_BYTES, StreamingInput};
-pub use json_len::json_text;
+pub use json_len::{json_len, json_text};
 pub use markdown::card as markdown_card;
 pub use permission::{ansi as permission_ansi, markdown as permission_markdown};
 pub use renderer::Renderer;

@@ -1,9 +1,11 @@
 //! A permission request as every target shows it: its display texts cut to the prompt's limits,
-//! one JSON form (ACP `_meta`, AG-UI activity content, the AI SDK data part), and the lines of
+//! one typed JSON form (`PermissionPrompt`: ACP `_meta`, AG-UI activity content, the AI SDK data
+//! part), and the lines of
 //! the Markdown and ANSI targets. Texts come from the harness and the responder: untrusted,
 //! escaped or made visible like tool output.
 
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::fold::PermissionState;
 use super::markdown_text;
@@ -30,16 +32,6 @@ pub fn shown(r: &PermissionRequested) -> PermissionRequested {
     shown
 }
 
-/// Whether the request is pending, or how it was decided.
-pub fn state_name(res: Option<&PermissionResolved>) -> &'static str {
-    match res.map(|r| &r.outcome) {
-        None => "pending",
-        Some(Outcome::Selected { .. }) => "selected",
-        Some(Outcome::Expired { .. }) => "expired",
-        Some(Outcome::Withdrawn) => "withdrawn",
-    }
-}
-
 /// Whether the resolution lets the thing happen (an allow-kind option applies).
 pub fn allowed(r: &PermissionRequested, res: Option<&PermissionResolved>) -> bool {
     res.and_then(PermissionResolved::option_id)
@@ -47,42 +39,138 @@ pub fn allowed(r: &PermissionRequested, res: Option<&PermissionResolved>) -> boo
         .is_some_and(|o| o.kind.allows())
 }
 
-/// The JSON form: `{requestId, callId?, title, description, options, expiryOptionId, expiresAt,
-/// expiresAtMs, state, resolution?}`.
-pub fn json(state: &PermissionState) -> Value {
-    let r = shown(&state.request);
-    let res = state.resolution.as_ref();
-    let options: Vec<Value> = r
-        .options
-        .iter()
-        .map(|o| json!({"optionId": o.option_id, "name": o.name, "kind": o.kind.name()}))
-        .collect();
-    let mut v = json!({
-        "requestId": r.request_id.as_str(),
-        "title": r.title,
-        "description": r.description,
-        "options": options,
-        "expiryOptionId": r.expiry_option_id,
-        "expiresAt": rfc3339_ms(r.expires_at_ms),
-        "expiresAtMs": r.expires_at_ms,
-        "state": state_name(res),
-    });
-    if let Some(call) = &r.call_id {
-        v["callId"] = json!(call.as_str());
-    }
-    if let Some(res) = res {
-        let mut out = json!({
-            "by": {"subject": res.resolved_by.subject, "via": res.resolved_by.via},
-            "reason": cut(&res.reason, MAX_PROMPT_TITLE_BYTES),
-            "resolvedAt": rfc3339_ms(res.resolved_at_ms),
-            "allowed": allowed(&r, Some(res)),
-        });
-        if let Some(id) = res.option_id() {
-            out["optionId"] = json!(id);
+/// A permission request in the JSON targets (ACP `_meta.toolview.permission`, AG-UI activity
+/// content, the AI SDK data part), and as `toolview acp` reads it back from its own stream: the
+/// request with its texts cut to the limits, its state, and once decided its resolution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionPrompt {
+    /// The request.
+    pub request_id: String,
+    /// Its title.
+    pub title: String,
+    /// Its description.
+    pub description: String,
+    /// The answers it offers.
+    pub options: Vec<PromptOption>,
+    /// The option that applies when nobody answers in time.
+    pub expiry_option_id: String,
+    /// When that happens, RFC 3339 (UTC, milliseconds).
+    pub expires_at: String,
+    /// …in milliseconds since the Unix epoch.
+    pub expires_at_ms: u64,
+    /// Pending, or how it was decided.
+    pub state: PromptState,
+    /// The call it is about, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// How it was decided, once it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<PromptResolution>,
+}
+
+/// One answer a prompt offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptOption {
+    /// Its id (what an answer names).
+    pub option_id: String,
+    /// Its label.
+    pub name: String,
+    /// What choosing it means.
+    pub kind: OptionKind,
+}
+
+/// Whether a request is pending, or how it was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptState {
+    /// Waiting for an answer.
+    Pending,
+    /// Someone chose an option.
+    Selected,
+    /// Nobody answered in time: the expiry option applied.
+    Expired,
+    /// The harness withdrew it.
+    Withdrawn,
+}
+
+/// How a request was decided.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptResolution {
+    /// Who decided, and through which surface.
+    pub by: Decider,
+    /// Why, as they said (cut to the title's limit).
+    pub reason: String,
+    /// When, RFC 3339.
+    pub resolved_at: String,
+    /// Whether the decision lets the thing happen.
+    pub allowed: bool,
+    /// The option that applies (none for a withdrawal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option_id: Option<String>,
+}
+
+/// Who decided a request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decider {
+    /// The token's subject (empty without auth).
+    pub subject: String,
+    /// The surface the answer came through (`viewer`, `acp`, …).
+    pub via: String,
+}
+
+impl PermissionPrompt {
+    /// The prompt of a request in `state`.
+    pub fn of(state: &PermissionState) -> Self {
+        let r = shown(&state.request);
+        let res = state.resolution.as_ref();
+        PermissionPrompt {
+            request_id: r.request_id.to_string(),
+            title: r.title.clone(),
+            description: r.description.clone(),
+            options: r
+                .options
+                .iter()
+                .map(|o| PromptOption {
+                    option_id: o.option_id.clone(),
+                    name: o.name.clone(),
+                    kind: o.kind,
+                })
+                .collect(),
+            expiry_option_id: r.expiry_option_id.clone(),
+            expires_at: rfc3339_ms(r.expires_at_ms),
+            expires_at_ms: r.expires_at_ms,
+            state: prompt_state(res),
+            call_id: r.call_id.as_ref().map(ToString::to_string),
+            resolution: res.map(|res| PromptResolution {
+                by: Decider {
+                    subject: res.resolved_by.subject.clone(),
+                    via: res.resolved_by.via.clone(),
+                },
+                reason: cut(&res.reason, MAX_PROMPT_TITLE_BYTES).to_owned(),
+                resolved_at: rfc3339_ms(res.resolved_at_ms),
+                allowed: allowed(&r, Some(res)),
+                option_id: res.option_id().map(str::to_owned),
+            }),
         }
-        v["resolution"] = out;
     }
-    v
+
+    /// The prompt as a JSON value (for payloads whose schema leaves the field open).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+/// Whether the request is pending, or how it was decided.
+fn prompt_state(res: Option<&PermissionResolved>) -> PromptState {
+    match res.map(|r| &r.outcome) {
+        None => PromptState::Pending,
+        Some(Outcome::Selected { .. }) => PromptState::Selected,
+        Some(Outcome::Expired { .. }) => PromptState::Expired,
+        Some(Outcome::Withdrawn) => PromptState::Withdrawn,
+    }
 }
 
 fn option_label(r: &PermissionRequested, option_id: &str) -> (String, Option<OptionKind>) {

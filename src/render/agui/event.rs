@@ -7,7 +7,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::activity::{Activity, AgUiMessage};
 use crate::domain::Cursor;
+use crate::render::permission::{PermissionPrompt, PromptState};
 
 /// One AG-UI event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -139,8 +141,8 @@ pub enum AgUiEvent {
         message_id: String,
         /// [`super::CARD_ACTIVITY`].
         activity_type: String,
-        /// The card.
-        content: Value,
+        /// The card, the prompt or the app.
+        content: Activity,
         /// Replaces the message when it exists.
         replace: bool,
     },
@@ -157,7 +159,7 @@ pub enum AgUiEvent {
     /// The messages a history join starts from.
     MessagesSnapshot {
         /// `agent.messages` as the replay would have built them.
-        messages: Vec<Value>,
+        messages: Vec<AgUiMessage>,
     },
 }
 
@@ -241,27 +243,27 @@ pub struct Interrupt {
 }
 
 impl Interrupt {
-    /// The interrupt for a permission request's JSON form (`render::permission::json`).
-    pub fn of(permission: &Value) -> Option<Interrupt> {
-        let id = permission["requestId"].as_str()?.to_owned();
-        let options: Vec<Value> = permission["options"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|o| o["optionId"].as_str().map(|s| Value::String(s.to_owned())))
+    /// The interrupt for a pending permission request.
+    pub fn of(prompt: &PermissionPrompt) -> Option<Interrupt> {
+        if prompt.state != PromptState::Pending {
+            return None;
+        }
+        let options: Vec<Value> = prompt
+            .options
+            .iter()
+            .map(|o| Value::String(o.option_id.clone()))
             .collect();
-        let tool_call_id = permission["callId"].as_str().map(str::to_owned);
+        let tool_call_id = prompt.call_id.clone();
+        let reason = match tool_call_id {
+            Some(_) => "tool_call",
+            None => "confirmation",
+        };
         Some(Interrupt {
-            id,
-            reason: if tool_call_id.is_some() {
-                "tool_call"
-            } else {
-                "confirmation"
-            }
-            .into(),
-            message: permission["title"].as_str().map(str::to_owned),
+            id: prompt.request_id.clone(),
+            reason: reason.into(),
+            message: Some(prompt.title.clone()),
             tool_call_id,
-            expires_at: permission["expiresAt"].as_str().map(str::to_owned),
+            expires_at: Some(prompt.expires_at.clone()),
             response_schema: Some(serde_json::json!({
                 "type": "object",
                 "properties": {
@@ -270,7 +272,7 @@ impl Interrupt {
                     "reason": {"type": "string"},
                 },
             })),
-            metadata: Some(serde_json::json!({"toolview": permission})),
+            metadata: Some(serde_json::json!({"toolview": prompt})),
         })
     }
 }

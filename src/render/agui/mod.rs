@@ -13,7 +13,12 @@
 //! stream cut inside a message or a streaming input lacks, so `verifyEvents` accepts a stream
 //! from any start point.
 
+mod activity;
 mod event;
+
+pub use activity::{
+    Activity, AgUiFunction, AgUiMessage, AgUiToolCall, Content, McpAppActivity, Role,
+};
 
 pub use event::{
     AgUiEvent, Custom, EnvelopePhase, Interrupt, Outcome, PatchKind, PatchOp, ReasoningRole,
@@ -28,6 +33,7 @@ use super::card::{Capabilities, degrade_call, degrade_result, prepared_call, pre
 use super::fold::{
     CallState, Change, Finished, InputChange, MessageChange, MessageState, PermissionState, Turn,
 };
+use super::permission::PermissionPrompt;
 use super::text_form::flatten;
 use crate::domain::{ContentBlock, McpApp, MessageRole, StopReason};
 use crate::present::call_tool_result;
@@ -119,7 +125,7 @@ fn permission(p: &PermissionState) -> AgUiEvent {
     AgUiEvent::ActivitySnapshot {
         message_id: format!("toolview:permission:{}", p.request.request_id),
         activity_type: PERMISSION_ACTIVITY.into(),
-        content: super::permission::json(p),
+        content: Activity::Permission(Box::new(PermissionPrompt::of(p))),
         replace: true,
     }
 }
@@ -130,19 +136,17 @@ fn permission(p: &PermissionState) -> AgUiEvent {
 fn app_activity(state: &CallState, f: &Finished, app: &McpApp, caps: &Capabilities) -> AgUiEvent {
     let mut content = f.raw_content.clone();
     cap_blocks(&mut content, caps.cap());
-    let mut activity = serde_json::json!({
-        "result": call_tool_result(app, &content, f.is_error),
-        "resourceUri": app.resource_uri,
-        "serverHash": app.server_hash,
-        "toolInput": state.input_value(),
-    });
-    if !app.server_id.is_empty() {
-        activity["serverId"] = Value::String(app.server_id.clone());
-    }
+    let activity = McpAppActivity {
+        result: call_tool_result(app, &content, f.is_error),
+        resource_uri: app.resource_uri.clone(),
+        server_hash: app.server_hash.clone(),
+        tool_input: state.input_value(),
+        server_id: (!app.server_id.is_empty()).then(|| app.server_id.clone()),
+    };
     AgUiEvent::ActivitySnapshot {
         message_id: format!("toolview:mcp-app:{}", state.call_id),
         activity_type: MCP_APPS_ACTIVITY.into(),
-        content: activity,
+        content: Activity::McpApp(Box::new(activity)),
         replace: true,
     }
 }
@@ -170,7 +174,7 @@ fn activity(
     AgUiEvent::ActivitySnapshot {
         message_id: activity_id(state),
         activity_type: CARD_ACTIVITY.into(),
-        content,
+        content: Activity::Card(content),
         replace: true,
     }
 }

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::render::permission::PermissionPrompt;
+
 /// One UI message stream chunk.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
@@ -147,7 +149,7 @@ pub enum UiChunk {
         /// The request.
         id: String,
         /// The request as `docs/approvals.md` shows it.
-        data: Value,
+        data: Box<PermissionPrompt>,
     },
     /// A call's VIEW card (the part's id is the call's: a later one replaces it).
     DataToolviewCard {

@@ -144,7 +144,7 @@ fn permission(p: &PermissionState) -> Vec<UiChunk> {
     }
     chunks.push(UiChunk::DataToolviewPermission {
         id: approval_id,
-        data: super::permission::json(p),
+        data: Box::new(super::permission::PermissionPrompt::of(p)),
     });
     chunks
 }

@@ -11,7 +11,7 @@ pub const MAX_DEPTH: u8 = 8;
 
 /// What a call's children are doing (counted while the call is in flight: a finished parent's
 /// counts are those at its finish).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Children {
     /// Children started and not finished.

@@ -14,8 +14,8 @@ use std::borrow::Cow;
 use super::{StreamEvent, ag_ui};
 use crate::domain::Cursor;
 use crate::render::agui::{
-    AgUiEvent, Custom, Interrupt, Outcome, ReasoningRole, ResetValue, RunResult, TextRole,
-    WireCursor,
+    Activity, AgUiEvent, Custom, Interrupt, Outcome, ReasoningRole, ResetValue, RunResult,
+    TextRole, WireCursor,
 };
 
 /// An event of the frame's own, in a stream of any lifetime.
@@ -106,19 +106,15 @@ impl RunFrame {
     }
 
     /// Notes a permission request's activity: pending, or decided.
-    fn permission(&mut self, activity_type: &str, content: &serde_json::Value) {
-        if !self.interrupts || activity_type != crate::render::agui::PERMISSION_ACTIVITY {
-            return;
-        }
-        let Some(id) = content["requestId"].as_str() else {
+    fn permission(&mut self, content: &Activity) {
+        let Activity::Permission(prompt) = content else {
             return;
         };
-        self.pending.retain(|i| i.id != id);
-        if content["state"] == "pending"
-            && let Some(interrupt) = Interrupt::of(content)
-        {
-            self.pending.push(interrupt);
+        if !self.interrupts {
+            return;
         }
+        self.pending.retain(|i| i.id != prompt.request_id);
+        self.pending.extend(Interrupt::of(prompt));
     }
 
     /// `RUN_STARTED` of the stream's own run.
@@ -228,11 +224,7 @@ impl RunFrame {
             | AgUiEvent::Custom(_)
             | AgUiEvent::ActivityDelta { .. }
             | AgUiEvent::MessagesSnapshot { .. } => {}
-            AgUiEvent::ActivitySnapshot {
-                activity_type,
-                content,
-                ..
-            } => self.permission(activity_type, content),
+            AgUiEvent::ActivitySnapshot { content, .. } => self.permission(content),
         }
         out.push(StreamEvent::AgUi(Cow::Borrowed(event)));
     }
@@ -498,8 +490,13 @@ mod tests {
         AgUiEvent::ActivitySnapshot {
             message_id: "toolview:permission:p1".into(),
             activity_type: crate::render::agui::PERMISSION_ACTIVITY.into(),
-            content: serde_json::json!({"requestId": "p1", "callId": "c1", "title": "Deploy?",
-                "options": [{"optionId": "allow"}, {"optionId": "reject"}], "state": state}),
+            content: serde_json::from_value(serde_json::json!({"requestId": "p1", "callId": "c1",
+                "title": "Deploy?", "description": "", "expiryOptionId": "reject",
+                "expiresAt": "2026-01-01T00:00:00.000Z", "expiresAtMs": 1_767_225_600_000u64,
+                "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+                    {"optionId": "reject", "name": "Reject", "kind": "reject_once"}],
+                "state": state}))
+            .unwrap(),
             replace: true,
         }
     }
