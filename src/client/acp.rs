@@ -33,6 +33,7 @@ use tokio_util::codec::{FramedRead, LinesCodec};
 use std::sync::Arc;
 
 use super::acp_relay::Relay;
+use super::acp_request::{INVALID_PARAMS, Incoming, Request};
 use super::throttle::InputThrottle;
 use super::{Followed, Follower, Remote, connect};
 use crate::grpc::code_name;
@@ -112,8 +113,6 @@ struct Agent {
 
 /// JSON-RPC error codes.
 const INVALID_REQUEST: i64 = -32600;
-const METHOD_NOT_FOUND: i64 = -32601;
-const INVALID_PARAMS: i64 = -32602;
 const INTERNAL_ERROR: i64 = -32603;
 
 impl Agent {
@@ -137,51 +136,57 @@ impl Agent {
     }
 
     async fn handle(&mut self, line: &str) -> anyhow::Result<()> {
-        let Ok(message) = serde_json::from_str::<Value>(line) else {
-            let error = json!({"code": -32700, "message": "not JSON"});
+        let Ok(message) = serde_json::from_str::<Incoming>(line) else {
+            let error = json!({"code": -32700, "message": "not JSON-RPC"});
             return self
                 .send(json!({"jsonrpc": "2.0", "id": null, "error": error}))
                 .await;
         };
-        let method = message["method"].as_str().unwrap_or_default().to_owned();
-        let params = &message["params"];
-        let Some(id) = message.get("id").cloned() else {
+        let Some(id) = message.id else {
             // Notifications (`session/cancel`): nothing to do for a viewer.
             return Ok(());
         };
-        if method.is_empty() && self.relay.answered(&message).await {
-            // The editor's answer to a permission prompt.
-            return Ok(());
-        }
-        if method.is_empty() {
+        let Some(method) = message.method else {
+            if self.relay.answered(&id, message.result).await {
+                // The editor's answer to a permission prompt.
+                return Ok(());
+            }
             return self.fail(&id, INVALID_REQUEST, "no method").await;
-        }
-        match method.as_str() {
-            "initialize" => self.initialize(&id, params).await,
-            "authenticate" => self.reply(&id, json!({})).await,
-            "session/new" => self.new_session(&id).await,
-            "session/load" => self.load(&id, params).await,
-            "session/list" => match self.list(params).await {
+        };
+        let request = match Request::parse(&method, message.params.unwrap_or(Value::Null)) {
+            Ok(request) => request,
+            Err((code, why)) => return self.fail(&id, code, &why).await,
+        };
+        match request {
+            Request::Initialize(r) => self.initialize(&id, &r).await,
+            Request::Authenticate => self.reply(&id, json!({})).await,
+            Request::NewSession => self.new_session(&id).await,
+            Request::Load(r) => self.load(&id, r.session_id.to_string()).await,
+            Request::List(r) => match self.list(&r).await {
                 Ok(response) => self.reply(&id, response).await,
                 Err(status) => {
                     let why = format!("{}: {}", code_name(status.code()), status.message());
                     self.fail(&id, INTERNAL_ERROR, &why).await
                 }
             },
-            "session/resume" => self.resume(&id, params).await,
-            "session/close" => self.close(&id, params).await,
-            "session/prompt" => self.prompt(&id, params).await,
-            _ => {
-                let why = format!("{method}: not supported by toolview");
-                self.fail(&id, METHOD_NOT_FOUND, &why).await
-            }
+            Request::Resume(r) => self.resume(&id, r.session_id.to_string()).await,
+            Request::Close(r) => self.close(&id, &r.session_id.to_string()).await,
+            Request::Prompt(r) => self.prompt(&id, &r.session_id.to_string()).await,
         }
     }
 
     /// `initialize`: the client's terminal capability noted; toolview's session features.
-    async fn initialize(&mut self, id: &Value, params: &Value) -> anyhow::Result<()> {
-        self.terminal = params["clientCapabilities"]["_meta"]["terminal_output"]
-            .as_bool()
+    async fn initialize(
+        &mut self,
+        id: &Value,
+        request: &acp::InitializeRequest,
+    ) -> anyhow::Result<()> {
+        self.terminal = request
+            .client_capabilities
+            .meta
+            .as_ref()
+            .and_then(|m| m.get("terminal_output"))
+            .and_then(Value::as_bool)
             .unwrap_or(false);
         let info = acp::Implementation::new("toolview", env!("CARGO_PKG_VERSION"))
             .title("toolview".to_owned());
@@ -221,10 +226,7 @@ impl Agent {
     }
 
     /// `session/load`: the history first, then the response, then live updates.
-    async fn load(&mut self, id: &Value, params: &Value) -> anyhow::Result<()> {
-        let Some(session) = params["sessionId"].as_str().map(str::to_owned) else {
-            return self.fail(id, INVALID_PARAMS, "sessionId: not set").await;
-        };
+    async fn load(&mut self, id: &Value, session: String) -> anyhow::Result<()> {
         if let Some(only) = self.options.session.as_ref().filter(|s| **s != session) {
             let why = format!("this agent shows session {only} only");
             return self.fail(id, INVALID_PARAMS, &why).await;
@@ -240,10 +242,7 @@ impl Agent {
     }
 
     /// `session/resume`: live from the head (the editor has the history).
-    async fn resume(&mut self, id: &Value, params: &Value) -> anyhow::Result<()> {
-        let Some(session) = params["sessionId"].as_str().map(str::to_owned) else {
-            return self.fail(id, INVALID_PARAMS, "sessionId: not set").await;
-        };
+    async fn resume(&mut self, id: &Value, session: String) -> anyhow::Result<()> {
         // Live from the head, with the title as it was there (said first: the stream will not
         // see the first user message).
         let info = self.describe(&session).await;
@@ -260,10 +259,7 @@ impl Agent {
     }
 
     /// `session/close`: the session's streams end.
-    async fn close(&mut self, id: &Value, params: &Value) -> anyhow::Result<()> {
-        let Some(session) = params["sessionId"].as_str() else {
-            return self.fail(id, INVALID_PARAMS, "sessionId: not set").await;
-        };
+    async fn close(&mut self, id: &Value, session: &str) -> anyhow::Result<()> {
         self.streams.retain(|(s, stream)| {
             if s == session {
                 stream.abort();
@@ -274,8 +270,7 @@ impl Agent {
     }
 
     /// `session/prompt`: answered, with a word that prompts go nowhere.
-    async fn prompt(&mut self, id: &Value, params: &Value) -> anyhow::Result<()> {
-        let session = params["sessionId"].as_str().unwrap_or_default();
+    async fn prompt(&mut self, id: &Value, session: &str) -> anyhow::Result<()> {
         let text = format!(
             "toolview shows what the harness of session {session} does; \
              prompts here go nowhere."
@@ -292,16 +287,19 @@ impl Agent {
     }
 
     /// A page of `session/list`: the server's `ListSessions` page at `cursor`, filtered by `cwd`.
-    async fn list(&self, params: &Value) -> Result<acp::ListSessionsResponse, tonic::Status> {
+    async fn list(
+        &self,
+        request: &acp::ListSessionsRequest,
+    ) -> Result<acp::ListSessionsResponse, tonic::Status> {
         let mut client = connect(&self.options.remote)
             .await
             .map_err(|e| tonic::Status::unavailable(format!("{e:#}")))?;
-        let request = pb::ListSessionsRequest {
+        let pb_request = pb::ListSessionsRequest {
             page_size: 0,
-            page_token: params["cursor"].as_str().unwrap_or_default().to_owned(),
+            page_token: request.cursor.clone().unwrap_or_default(),
         };
-        let page = client.list_sessions(request).await?.into_inner();
-        let cwd = params["cwd"].as_str();
+        let page = client.list_sessions(pb_request).await?.into_inner();
+        let cwd = request.cwd.as_deref().and_then(|c| c.to_str());
         let sessions = page
             .sessions
             .into_iter()
@@ -424,10 +422,14 @@ impl Titles {
 
 /// Whether `notification` is a user message's chunk (after which the title is said).
 fn is_user_chunk(notification: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Notification {
+        params: acp::SessionNotification,
+    }
     // Only a likely one is parsed: a session with no prompt would parse every notification.
     notification.contains("\"user_message_chunk\"")
-        && serde_json::from_str::<Value>(notification)
-            .is_ok_and(|m| m["params"]["update"]["sessionUpdate"] == "user_message_chunk")
+        && serde_json::from_str::<Notification>(notification)
+            .is_ok_and(|n| matches!(n.params.update, acp::SessionUpdate::UserMessageChunk(_)))
 }
 
 /// Told when a loaded session's history was sent: `Err` with why it cannot be.

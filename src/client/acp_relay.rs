@@ -256,21 +256,22 @@ impl Relay {
 
     /// Takes the editor's answer to a prompt (a JSON-RPC response); `false` when the response is
     /// not to one. A selected option is sent to the server; `cancelled` or an error abstains.
-    pub async fn answered(&self, response: &Value) -> bool {
-        let Some(id) = response["id"].as_str() else {
+    pub async fn answered(&self, id: &Value, result: Option<Value>) -> bool {
+        let Some(id) = id.as_str() else {
             return false;
         };
         let Some(asked) = self.asked.lock().remove(id) else {
             return id.starts_with("toolview-permission-");
         };
-        let outcome = &response["result"]["outcome"];
-        if outcome["outcome"] != "selected" {
-            return true; // cancelled, or an error: the editor abstains
-        }
-        let Some(option) = outcome["optionId"].as_str() else {
+        let response =
+            result.and_then(|r| serde_json::from_value::<acp::RequestPermissionResponse>(r).ok());
+        // Cancelled, or an error: the editor abstains.
+        let Some(acp::RequestPermissionOutcome::Selected(selected)) = response.map(|r| r.outcome)
+        else {
             return true;
         };
-        if let Err(e) = self.respond(&asked, option).await {
+        let option = selected.option_id.to_string();
+        if let Err(e) = self.respond(&asked, &option).await {
             eprintln!(
                 "toolview acp: the editor's answer to {} was not taken: {e}",
                 asked.request

@@ -7,12 +7,13 @@
 //! follows a session after its last cursor with the one retry policy), `tail.rs` (`toolview
 //! tail`; ANSI and Markdown drawn by `render::screen`, the terminal's size from `terminal.rs`,
 //! `--approve`'s keys in `keys.rs`), `publish.rs`, `lines.rs` (offline `render`), `approve.rs`,
-//! `failure.rs` (a failed call as a person reads it), `acp.rs` with `acp_relay.rs` and
-//! `throttle.rs` (`toolview acp`), `mcp.rs` (`toolview mcp`), `uncoloured.rs` (ANSI without its
+//! `failure.rs` (a failed call as a person reads it), `acp.rs` with `acp_request.rs`,
+//! `acp_relay.rs` and `throttle.rs` (`toolview acp`), `mcp.rs` (`toolview mcp`), `uncoloured.rs` (ANSI without its
 //! colours).
 
 pub mod acp;
 mod acp_relay;
+mod acp_request;
 mod approve;
 mod failure;
 mod follow;
