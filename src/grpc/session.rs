@@ -12,11 +12,9 @@ use super::pb::{self, session_service_server::SessionService};
 use super::status::check_size;
 use super::wire;
 use crate::auth::{Access, Authenticator, Right};
-use crate::domain::permission::RESOLUTION_ID_PREFIX;
-use crate::domain::{EventBody, SessionId, ToolEvent};
+use crate::domain::SessionId;
 use crate::error::Error;
 use crate::session::{SessionInfo, Sessions, Start, SubscribeItem};
-use std::time::Duration;
 
 /// The `SessionService` implementation.
 #[derive(Clone)]
@@ -68,50 +66,6 @@ fn describe(id: &SessionId, info: &SessionInfo, access: &Access) -> pb::GetSessi
     }
 }
 
-/// What a harness may not publish: a permission resolution or an event id of the kind the server
-/// gives them (the server appends those), and a request whose timeout is past the server's
-/// limit.
-fn check_harness_events(events: &[ToolEvent], max_timeout: Duration) -> Result<(), Error> {
-    let max = u64::try_from(max_timeout.as_millis()).unwrap_or(u64::MAX);
-    for (i, e) in events.iter().enumerate() {
-        if e.event_id.as_str().starts_with(RESOLUTION_ID_PREFIX) {
-            return Err(Error::invalid(format!(
-                "events[{i}].event_id: {:?} is reserved: the server gives a permission request's \
-                 resolution the id {RESOLUTION_ID_PREFIX}<request id>",
-                e.event_id.as_str()
-            )));
-        }
-        match &e.body {
-            EventBody::PermissionResolved(_) => {
-                return Err(Error::invalid(format!(
-                    "events[{i}].permission_resolved: only the server appends a resolution \
-                     (answer with PermissionService.RespondPermission)"
-                )));
-            }
-            EventBody::PermissionRequested(r) if r.timeout_ms > max => {
-                return Err(Error::invalid(format!(
-                    "events[{i}].permission_requested.timeout_ms: at most {max} \
-                     (--max-permission-timeout), got {}",
-                    r.timeout_ms
-                )));
-            }
-            EventBody::SessionStarted(_)
-            | EventBody::CallStarted(_)
-            | EventBody::CallInputDelta(_)
-            | EventBody::CallInputComplete(_)
-            | EventBody::CallOutput(_)
-            | EventBody::CallFinished(_)
-            | EventBody::TurnStarted(_)
-            | EventBody::TurnFinished(_)
-            | EventBody::MessageStarted(_)
-            | EventBody::MessageDelta(_)
-            | EventBody::MessageFinished(_)
-            | EventBody::PermissionRequested(_) => {}
-        }
-    }
-    Ok(())
-}
-
 /// Names the session on the call's span (`app::observe` logs it with the call's status). For a
 /// batch, the first event's session.
 fn record_session(id: &SessionId) {
@@ -137,7 +91,6 @@ impl SessionService for SessionApi {
         check_size(req.get_ref(), self.max_message_size)?;
         let pb::PublishRequest { events } = req.into_inner();
         let events = events_from_pb(events).map_err(Error::invalid)?;
-        check_harness_events(&events, self.sessions.max_permission_timeout())?;
         // Every session of the batch (Mercure's rule), before any is looked at.
         for (i, event) in events.iter().enumerate() {
             access
@@ -152,7 +105,11 @@ impl SessionService for SessionApi {
         if let Some(first) = events.first() {
             record_session(&first.session_id);
         }
-        let acks = self.sessions.publish(events).await.map_err(Error::from)?;
+        let acks = self
+            .sessions
+            .publish_from_harness(events)
+            .await
+            .map_err(Error::from)?;
         let acks = acks
             .into_iter()
             .map(|a| pb::PublishAck {

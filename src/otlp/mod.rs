@@ -242,7 +242,10 @@ impl Otlp {
         }
         check(access, &events)?;
         if !events.is_empty() {
-            self.sessions.publish(events).await.map_err(Error::from)?;
+            self.sessions
+                .publish_from_harness(events)
+                .await
+                .map_err(Error::from)?;
         }
         Ok(Outcome {
             rejected: rejected as i64,

@@ -16,6 +16,7 @@
 //! catch-up lanes)
 
 mod config;
+mod harness;
 mod lane;
 mod permission;
 mod publish;
@@ -36,6 +37,7 @@ pub use config::{
     DEFAULT_MAX_PERMISSION_TIMEOUT, DEFAULT_PERMISSION_TIMEOUT, DEFAULT_SUBSCRIBER_LAG_LIMIT,
     SessionsConfig,
 };
+pub use harness::HarnessRefusal;
 pub use lane::Delivered;
 pub use permission::{Decided, MAX_SCHEDULED_EXPIRIES};
 pub use subscribe::{Start, SubscribeItem, Subscription};
@@ -101,6 +103,9 @@ pub enum SessionError {
         /// The option named.
         option: String,
     },
+    /// A harness's batch breaks a harness rule.
+    #[error(transparent)]
+    Harness(#[from] HarnessRefusal),
     /// The subscriber fell more than `limit` events behind (`lag`).
     #[error("subscriber is {lag} events behind (limit {limit}); resume from the last cursor")]
     Lagging {
@@ -549,7 +554,9 @@ impl From<SessionError> for crate::error::Error {
             SessionError::NotFound(_) | SessionError::UnknownRequest { .. } => {
                 Error::NotFound(e.to_string())
             }
-            SessionError::UnknownOption { .. } => Error::InvalidArgument(e.to_string()),
+            SessionError::UnknownOption { .. } | SessionError::Harness(_) => {
+                Error::InvalidArgument(e.to_string())
+            }
             SessionError::Lagging { .. } => Error::Lagging(e.to_string()),
             SessionError::ShuttingDown
             | SessionError::Store(StoreError::Storage(_) | StoreError::Closed) => {
