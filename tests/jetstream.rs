@@ -630,10 +630,11 @@ async fn appends_a_replica_has_read_are_still_reported() {
     let nats = Nats::single();
     let writer = Sessions::new(store(&nats).await, SessionsConfig::default());
     let reader = store(&nats).await;
-    let mut changes = reader.changes().expect("a JetStream store reports changes");
+    let feed = reader.feed().expect("a JetStream store has a feed");
+    let mut changes = feed.changes().expect("the feed's first taker gets the reports");
     // The reader holds the session (as the session layer says of every session it loads).
-    reader.interest(&SessionId::new("f").unwrap(), true);
-    reader.following(&SessionId::new("f").unwrap()).await;
+    feed.interest(&SessionId::new("f").unwrap(), true);
+    feed.following(&SessionId::new("f").unwrap()).await;
     let mut events = vec![domain(bash_call("f", "e1", "c1"))];
     for i in 2..=5 {
         events.push(domain(output("f", &format!("e{i}"), "c1", "x\n")));

@@ -257,7 +257,9 @@ impl Sessions {
             .entry(id.clone())
             .or_insert_with(|| {
                 self.added.fetch_add(1, Ordering::Relaxed);
-                self.store.interest(id, true);
+                if let Some(feed) = self.store.feed() {
+                    feed.interest(id, true);
+                }
                 Arc::new(Entry::new(id.clone()))
             })
             .clone();
@@ -270,7 +272,9 @@ impl Sessions {
         if entries.len() > max && self.added.load(Ordering::Relaxed) as usize > max / 10 {
             self.added.store(0, Ordering::Relaxed);
             for gone in evict(&mut entries, max - max / 10) {
-                self.store.interest(&gone, false);
+                if let Some(feed) = self.store.feed() {
+                    feed.interest(&gone, false);
+                }
             }
         }
         entry
@@ -286,7 +290,9 @@ impl Sessions {
         let mut entries = self.entries.lock();
         if entries.get(id).is_some_and(|e| Arc::strong_count(e) == 1) {
             entries.remove(id);
-            self.store.interest(id, false);
+            if let Some(feed) = self.store.feed() {
+                feed.interest(id, false);
+            }
         }
     }
 
@@ -315,7 +321,9 @@ impl Sessions {
         }
         // A shared store reports this session's appends from here on: none falls between the
         // read below and the reports.
-        self.store.following(&entry.id).await;
+        if let Some(feed) = self.store.feed() {
+            feed.following(&entry.id).await;
+        }
         // The generation first: a write failing meanwhile makes this state stale, never the
         // other way round.
         let loaded_at = self.store.generation();
@@ -404,7 +412,7 @@ impl Sessions {
     /// again before its next publish. Ends at shutdown, or when the store's feed ends; returns
     /// at once for a store only this process writes.
     pub async fn follow_appends(self: Arc<Self>) {
-        let Some(mut changes) = self.store.changes() else {
+        let Some(mut changes) = self.store.feed().and_then(|feed| feed.changes()) else {
             return;
         };
         let mut shutdown = self.shutdown.subscribe();

@@ -262,22 +262,30 @@ pub trait Store: Send + Sync + 'static {
         tokio::sync::watch::channel(true).1
     }
 
-    /// Appends the store reports as they are stored, made by this process or another one; the
-    /// first call takes the feed. `None` for a store only this process writes.
-    fn changes(&self) -> Option<tokio::sync::mpsc::Receiver<Change>> {
+    /// How the store reports appends other processes make: `None` for a store only this
+    /// process writes.
+    fn feed(&self) -> Option<&dyn Feed> {
         None
     }
+}
 
-    /// Says whether this process holds `session` in memory (`held`) or no longer does: a store
-    /// with other writers reports through [`Store::changes`] the appends of the sessions held,
-    /// and need not report others'. Never blocks (it is called under the session map's lock).
-    fn interest(&self, _session: &SessionId, _held: bool) {}
+/// How a store that other processes write too (JetStream) reports their appends: the session
+/// layer says which sessions it holds, waits until their appends are reported before it reads
+/// one, and follows the reports.
+#[async_trait::async_trait]
+pub trait Feed: Send + Sync {
+    /// Appends as they are stored, made by this process or another one, of the sessions held;
+    /// the first call takes them (`None` after).
+    fn changes(&self) -> Option<tokio::sync::mpsc::Receiver<Change>>;
 
-    /// Returns once the appends to `session` made from now on will be reported through
-    /// [`Store::changes`] (after [`Store::interest`] said it is held): the session layer waits
-    /// for it before it reads a session's state, so no append falls between that read and the
-    /// reports. At once for a store only this process writes.
-    async fn following(&self, _session: &SessionId) {}
+    /// Says whether this process holds `session` in memory (`held`) or no longer does. Never
+    /// blocks: it is called under the session map's lock.
+    fn interest(&self, session: &SessionId, held: bool);
+
+    /// Returns once the appends to `session` made from now on will be reported (after
+    /// [`Feed::interest`] said it is held): the session layer waits for it before it reads a
+    /// session's state, so no append falls between that read and the reports.
+    async fn following(&self, session: &SessionId);
 }
 
 /// Milliseconds since the Unix epoch.

@@ -39,7 +39,8 @@ pub use options::JetStreamOptions;
 
 use self::index::Index;
 use super::{
-    Change, Durable, Known, Record, RecordCodec, SessionAppend, SessionMeta, Store, StoreError,
+    Change, Durable, Feed, Known, Record, RecordCodec, SessionAppend, SessionMeta, Store,
+    StoreError,
 };
 use crate::domain::{EventId, SessionId, Subject};
 
@@ -456,6 +457,13 @@ impl Store for JetStreamStore {
         self.inner.writable.subscribe()
     }
 
+    fn feed(&self) -> Option<&dyn Feed> {
+        Some(self)
+    }
+}
+
+#[async_trait::async_trait]
+impl Feed for JetStreamStore {
     fn changes(&self) -> Option<mpsc::Receiver<Change>> {
         self.changes.lock().take()
     }
