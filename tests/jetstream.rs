@@ -631,7 +631,9 @@ async fn appends_a_replica_has_read_are_still_reported() {
     let writer = Sessions::new(store(&nats).await, SessionsConfig::default());
     let reader = store(&nats).await;
     let feed = reader.feed().expect("a JetStream store has a feed");
-    let mut changes = feed.changes().expect("the feed's first taker gets the reports");
+    let mut changes = feed
+        .changes()
+        .expect("the feed's first taker gets the reports");
     // The reader holds the session (as the session layer says of every session it loads).
     feed.interest(&SessionId::new("f").unwrap(), true);
     feed.following(&SessionId::new("f").unwrap()).await;

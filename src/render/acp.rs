@@ -9,13 +9,13 @@ use super::Context;
 use super::acp_meta::{
     AcpMeta, InputState, McpAppRef, TerminalExited, TerminalInfo, TerminalOutput, ToolviewMeta,
 };
-use super::cap::{
-    Cap, LiveChunk, TRUNCATED, cap_text, capped_chunk, capped_streamed, capped_text, live_chunk,
-    stream_crossed_cap,
-};
+use super::cap::{Cap, TRUNCATED, cap_text};
 use super::card::{Capabilities, prepared_call, prepared_result};
 use super::fold::{
     CallState, CallStatus, Change, InputChange, MessageChange, MessageState, PermissionState, Turn,
+};
+use super::live::{
+    LiveChunk, capped_chunk, capped_streamed, capped_text, live_chunk, stream_crossed_cap,
 };
 use super::paths::acp_path;
 use super::streamed::Chunk;

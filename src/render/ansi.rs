@@ -5,9 +5,9 @@
 use std::collections::BTreeSet;
 
 use super::Context;
-use super::cap::{LiveChunk, live_chunk};
 use super::card::{Capabilities, Snapshot};
 use super::fold::{CallStatus, Change, InputChange};
+use super::live::{LiveChunk, live_chunk};
 use super::text_form::{
     TERMINAL, diff_line_pairs, flatten_view, read_lines_text, search_text, web_text,
 };

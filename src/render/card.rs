@@ -3,8 +3,9 @@
 
 use std::borrow::Cow;
 
-use super::cap::{Cap, cap_blocks, cap_text, capped_input, capped_streamed};
+use super::cap::{Cap, cap_blocks, cap_text, capped_input};
 use super::fold::{CallState, CallStatus, Children};
+use super::live::capped_streamed;
 use super::paths::{call_title_path, relativize_title, result_title_path, terminal_cwd};
 use super::text_form::{exit_is_clean, terminal_console, unified};
 use crate::domain::{

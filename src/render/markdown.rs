@@ -2,9 +2,9 @@
 //! harnesses is fenced or escaped (`markdown_text.rs`): it cannot open links, images or HTML.
 
 use super::Context;
-use super::cap::{LiveChunk, live_chunk};
 use super::card::{Capabilities, Snapshot};
 use super::fold::{CallStatus, Change, Children, InputChange};
+use super::live::{LiveChunk, live_chunk};
 use super::markdown_text::{MARKDOWN, escape, escape_line, link};
 use super::text_form::{exit_note, read_lines_text, search_text, unified, web_text};
 use super::transcript::{Form, conversation, nest_markdown};

@@ -23,6 +23,7 @@ pub mod fold;
 mod frame;
 mod input;
 mod json_len;
+mod live;
 mod markdown;
 mod markdown_text;
 mod md;

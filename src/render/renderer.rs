@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
+use super::cap::floor_boundary;
 use super::fold::{CallState, Change, Finished, Fold, InFlight, InputChange, MessageChange, Turn};
-use super::streamed::floor_boundary;
 use super::{Capabilities, Context, Rendered, Target, render};
 use crate::domain::{
     ContentBlock, GenericCallView, GenericResultView, McpApp, ToolCallView, ToolEvent, ToolKind,

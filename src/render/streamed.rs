@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use super::cap::Cap;
+use super::cap::{Cap, floor_boundary};
 
 /// One live output chunk, as the renderers see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,15 +49,6 @@ impl Default for Streamed {
     fn default() -> Self {
         Streamed::new(usize::MAX)
     }
-}
-
-/// The largest character boundary of `s` at or below `i`.
-pub(super) fn floor_boundary(s: &str, i: usize) -> usize {
-    let mut i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// The smallest character boundary of `s` at or above `i`.

@@ -4,9 +4,9 @@
 //! an answer's own Markdown shows as text, never as a link, image or HTML), made visible for a
 //! terminal.
 
-use super::cap::{LiveChunk, capped_text, live_text};
 use super::card::Capabilities;
 use super::fold::{Change, MessageChange, MessageState, Turn};
+use super::live::{LiveChunk, capped_text, live_text};
 use super::markdown_text::escape;
 use super::md;
 use super::view::MessageStatus;
@@ -53,10 +53,13 @@ pub(super) fn conversation(change: Change<'_>, caps: &Capabilities, form: Form) 
         },
         Change::Message(m, change) => message_text(m, change, caps)
             .map(|text| match form {
-                Form::Markdown => {
-                    nest_markdown(&message_markdown(m.role, &text, status(m)), m.depth)
+                Form::Markdown => nest_markdown(
+                    &message_markdown(m.role, &text, MessageStatus::of(m)),
+                    m.depth,
+                ),
+                Form::Ansi => {
+                    nest_ansi(&message_ansi(m.role, &text, MessageStatus::of(m)), m.depth)
                 }
-                Form::Ansi => nest_ansi(&message_ansi(m.role, &text, status(m)), m.depth),
             })
             .unwrap_or_default(),
         Change::Permission(p) => match form {
@@ -88,15 +91,6 @@ fn message_text<'a>(
         MessageChange::Started | MessageChange::Finished | MessageChange::Snapshot => None,
     };
     Some(capped_text(&m.text, upto, cap))
-}
-
-/// Where a message is, as its item says.
-pub(super) fn status(m: &MessageState) -> MessageStatus {
-    if m.finished {
-        MessageStatus::Complete
-    } else {
-        MessageStatus::Streaming
-    }
 }
 
 fn label(role: MessageRole) -> &'static str {

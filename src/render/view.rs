@@ -3,11 +3,11 @@
 use serde::Serialize;
 
 use super::Context;
-use super::cap::{LiveChunk, capped_text, live_chunk, live_text};
 use super::card::{Capabilities, Snapshot, degrade_call, degrade_result};
 use super::fold::{
     CallState, CallStatus, Change, Children, InputChange, MessageChange, MessageState, Turn,
 };
+use super::live::{LiveChunk, capped_text, live_chunk, live_text};
 use super::streamed::Chunk;
 use crate::domain::permission::{PermissionRequested, PermissionResolved};
 use crate::domain::{McpApp, MessageRole, StopReason, TokenUsage, ToolCallView, ToolResultView};
@@ -23,7 +23,7 @@ pub enum ViewUpdate {
     OutputAppended {
         /// The call whose card grows.
         call_id: String,
-        /// The chunk, capped ([`super::cap::capped_chunk`]).
+        /// The chunk, capped ([`super::live::capped_chunk`]).
         text: String,
     },
     /// More input for a pending call's card shown before: a UI appends `text` to its `input`.
@@ -106,6 +106,16 @@ pub enum MessageStatus {
     Streaming,
     /// Finished.
     Complete,
+}
+
+impl MessageStatus {
+    /// Where `m` is, as its item says.
+    pub fn of(m: &MessageState) -> Self {
+        match m.finished {
+            true => MessageStatus::Complete,
+            false => MessageStatus::Streaming,
+        }
+    }
 }
 
 /// The full state of one call's card.
@@ -224,7 +234,7 @@ fn input_delta(
         .as_ref()
         .map_or(0, |i| i.text.len() - text.len());
     let chunk = Chunk { text, start };
-    Some(match super::cap::capped_chunk(chunk, caps.cap()) {
+    Some(match super::live::capped_chunk(chunk, caps.cap()) {
         piece if caps.output_appends && !piece.is_empty() => ViewUpdate::InputAppended {
             call_id: state.call_id.to_string(),
             text: piece.to_owned(),
@@ -264,7 +274,7 @@ fn message(m: &MessageState, change: MessageChange<'_>, caps: &Capabilities) -> 
         message_id: m.message_id.to_string(),
         role: m.role,
         text: capped_text(&m.text, upto, cap).into_owned(),
-        status: super::transcript::status(m),
+        status: MessageStatus::of(m),
         parent_call_id: m
             .parent
             .as_ref()

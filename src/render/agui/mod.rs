@@ -28,11 +28,12 @@ pub use event::{
 use serde_json::Value;
 
 use super::Context;
-use super::cap::{cap_blocks, capped_chunk, capped_streamed, capped_text};
+use super::cap::cap_blocks;
 use super::card::{Capabilities, degrade_call, degrade_result, prepared_call, prepared_result};
 use super::fold::{
     CallState, Change, Finished, InputChange, MessageChange, MessageState, PermissionState, Turn,
 };
+use super::live::{capped_chunk, capped_streamed, capped_text};
 use super::permission::PermissionPrompt;
 use super::text_form::flatten;
 use crate::domain::{ContentBlock, McpApp, MessageRole, StopReason};

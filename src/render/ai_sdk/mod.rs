@@ -19,11 +19,12 @@ pub use chunk::{NoticeData, OutputData, ResetData, ToolOutput, UiChunk, UserData
 use serde_json::Value;
 
 use super::Context;
-use super::cap::{LiveChunk, cap_blocks, capped_chunk, capped_text, live_chunk};
+use super::cap::cap_blocks;
 use super::card::{Capabilities, prepared_call};
 use super::fold::{
     CallState, Change, Finished, InputChange, MessageChange, MessageState, PermissionState, Turn,
 };
+use super::live::{LiveChunk, capped_chunk, capped_text, live_chunk};
 use super::text_form::flatten;
 use super::view;
 use crate::domain::{MCP_APP_MIME_TYPE, McpApp, MessageRole, ToolCallView};

@@ -21,7 +21,7 @@ use super::format::{
     AFTER_ANY_ID, APPLIED, CALLS, EVENTS, IDS, JOURNAL, PROBE, SESSIONS, event_id,
 };
 use super::journal::Group;
-use super::writer::{Shared, report_health, retry_until_writable};
+use super::writer::{Shared, ToApplier, report_health, retry_until_writable};
 use super::{open_database, storage};
 use crate::domain::SessionId;
 use crate::store::{RecordCodec, StoreError, now_ms};
@@ -36,12 +36,6 @@ const APPLY_INTERVAL: Duration = Duration::from_millis(25);
 const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(1);
 /// How long a reopen waits for reads of the failed database to finish.
 const READERS_GRACE: Duration = Duration::from_secs(30);
-
-pub enum ToApplier {
-    Group(Arc<Group>),
-    /// Deletes sessions' logs after every group sent before; answers when done.
-    Delete(Vec<SessionId>, mpsc::Sender<Result<(), StoreError>>),
-}
 
 pub fn applier_loop(shared: &Shared, rx: mpsc::Receiver<ToApplier>) {
     let mut batch: Vec<Arc<Group>> = Vec::new();

@@ -4,7 +4,7 @@
 //! JSON: the API can change its JSON without touching logs. Earlier formats are moved into
 //! these tables when the store opens (`migrate.rs`).
 
-use redb::{ReadableDatabase, TableDefinition, TableHandle};
+use redb::TableDefinition;
 
 use super::StoreError;
 use crate::domain::Phase;
@@ -108,23 +108,4 @@ pub fn phase_of(bits: u8) -> Phase {
         finished: bits & 2 != 0,
         input_open: bits & 4 != 0,
     }
-}
-
-/// Creates the tables, and moves a store of an earlier format into them (in the same
-/// transaction, so a crash leaves one format or the other).
-pub fn prepare(db: &redb::Database, codec: &dyn RecordCodec) -> Result<(), redb::Error> {
-    let existing: Vec<String> = {
-        let read = db.begin_read()?;
-        read.list_tables()?.map(|t| t.name().to_owned()).collect()
-    };
-    let tx = db.begin_write()?;
-    tx.open_table(EVENTS)?;
-    tx.open_table(SESSIONS)?;
-    tx.open_table(IDS)?;
-    tx.open_table(CALLS)?;
-    tx.open_table(PROBE)?;
-    tx.open_table(JOURNAL)?;
-    super::migrate::earlier_formats(&tx, &existing, codec)?;
-    tx.commit()?;
-    Ok(())
 }

@@ -8,10 +8,10 @@
 //!
 //! `tests/api/store_fixture.rs` replays a committed v2 directory byte-identically.
 
-use redb::{ReadableTable, TableDefinition, WriteTransaction};
+use redb::{ReadableDatabase, ReadableTable, TableDefinition, TableHandle, WriteTransaction};
 
 use super::format::{
-    CALLS, EVENTS, IDS, SESSIONS, encode_event, encode_meta, phase_bits, verified,
+    CALLS, EVENTS, IDS, JOURNAL, PROBE, SESSIONS, encode_event, encode_meta, phase_bits, verified,
 };
 use crate::domain::{Lifecycle, Pending, ToolEvent};
 use crate::store::{Record, RecordCodec, SessionMeta};
@@ -23,6 +23,25 @@ const SESSIONS_V2: TableDefinition<&str, &[u8]> = TableDefinition::new("sessions
 
 fn bad(e: impl std::fmt::Display) -> redb::Error {
     redb::Error::Corrupted(format!("migrating an earlier store format: {e}"))
+}
+
+/// Creates the tables, and moves a store of an earlier format into them (in the same
+/// transaction, so a crash leaves one format or the other).
+pub fn prepare(db: &redb::Database, codec: &dyn RecordCodec) -> Result<(), redb::Error> {
+    let existing: Vec<String> = {
+        let read = db.begin_read()?;
+        read.list_tables()?.map(|t| t.name().to_owned()).collect()
+    };
+    let tx = db.begin_write()?;
+    tx.open_table(EVENTS)?;
+    tx.open_table(SESSIONS)?;
+    tx.open_table(IDS)?;
+    tx.open_table(CALLS)?;
+    tx.open_table(PROBE)?;
+    tx.open_table(JOURNAL)?;
+    earlier_formats(&tx, &existing, codec)?;
+    tx.commit()?;
+    Ok(())
 }
 
 /// Moves whatever earlier tables `existing` names into the current ones, then drops them.

@@ -84,7 +84,7 @@ fn open_database(
             ),
             e => named(e.to_string()),
         })?;
-    format::prepare(&db, codec).map_err(|e| named(e.to_string()))?;
+    migrate::prepare(&db, codec).map_err(|e| named(e.to_string()))?;
     Ok(db)
 }
 

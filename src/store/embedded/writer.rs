@@ -25,12 +25,23 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use redb::Database;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot, watch};
 
-use super::apply::ToApplier;
 use super::format::{encode_event, encode_meta, phase_bits};
 use super::journal::{Entry, Group, Journal};
 use super::overlay::Overlay;
 use crate::domain::SessionId;
 use crate::store::{RecordCodec, SessionAppend, StoreError};
+
+/// What the writer sends the applier thread: a group to apply to the database, or a deletion
+/// ordered after every group sent before.
+pub enum ToApplier {
+    /// A group of appends, made durable in the journal.
+    Group(Arc<Group>),
+    /// Deletes sessions' logs after every group sent before; answers when done.
+    Delete(
+        Vec<SessionId>,
+        std::sync::mpsc::Sender<Result<(), StoreError>>,
+    ),
+}
 
 /// The most requests folded into one journal record.
 const MAX_GROUP: usize = 1024;
