@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::render::AgUiEvent;
-use crate::render::agui::{
+use crate::render::ag_ui::{
     Activity, AgUiFunction, AgUiMessage, AgUiToolCall, Content, PatchKind, PatchOp, Role, TextRole,
 };
 use crate::render::json_len;

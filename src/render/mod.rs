@@ -6,7 +6,7 @@
 //! update over the size limit), `fold/` (events → `CallState`, `MessageState`, turns; total over
 //! any sequence), `streamed.rs`, `input.rs` and `cap.rs` (live output and input within the output
 //! cap), `card.rs` (`Capabilities`, target-independent preparation and degradation), one module
-//! per target (`view.rs`, `acp.rs`, `agui/`, `ai_sdk/`, `markdown.rs`, `ansi.rs`), the text they
+//! per target (`view.rs`, `acp.rs`, `ag_ui/`, `ai_sdk/`, `markdown.rs`, `ansi.rs`), the text they
 //! share (`text_form.rs`, `transcript.rs`, `markdown_text.rs`, `md/`, `visible.rs`, `permission.rs`),
 //! `frame/` (`StreamFrame`: the AG-UI and AI SDK streams' framing), `screen/` (VIEW updates drawn
 //! as text, each card once: `tail` and the MCP edge's transcript).
@@ -14,7 +14,7 @@
 
 mod acp;
 pub mod acp_meta;
-pub mod agui;
+pub mod ag_ui;
 pub mod ai_sdk;
 mod ansi;
 mod cap;
@@ -37,7 +37,7 @@ mod transcript;
 mod view;
 mod visible;
 
-pub use agui::AgUiEvent;
+pub use ag_ui::AgUiEvent;
 pub use ai_sdk::UiChunk;
 pub use ansi::card as ansi_card;
 pub use card::Capabilities;
@@ -185,7 +185,7 @@ pub fn render(
     let body = match target {
         Target::View => Body::View(view::render(change, ctx, caps)),
         Target::Acp => Body::Acp(acp::render(change, ctx, caps)),
-        Target::AgUi => Body::AgUi(agui::render(change, ctx, caps)),
+        Target::AgUi => Body::AgUi(ag_ui::render(change, ctx, caps)),
         Target::Markdown => Body::Markdown(markdown::render(change, ctx, caps)),
         Target::Ansi => Body::Ansi(ansi::render(change, ctx, caps)),
         Target::AiSdk => Body::AiSdk(ai_sdk::render(change, ctx, caps)),

@@ -19,7 +19,7 @@ use serde::Serialize;
 
 mod run;
 
-use super::agui::AgUiEvent;
+use super::ag_ui::AgUiEvent;
 use super::ai_sdk::{ResetData, UiChunk};
 use super::{Body, Target};
 use crate::domain::Cursor;
@@ -198,7 +198,7 @@ fn ai_sdk(chunk: UiChunk) -> StreamEvent<'static> {
 mod tests {
     use super::*;
     use crate::domain::Epoch;
-    use crate::render::agui::{Custom, RunResult, TerminalOutput};
+    use crate::render::ag_ui::{Custom, RunResult, TerminalOutput};
 
     fn cursor(offset: u64) -> Cursor {
         Cursor {

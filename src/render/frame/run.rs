@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use super::{StreamEvent, ag_ui};
 use crate::domain::Cursor;
-use crate::render::agui::{
+use crate::render::ag_ui::{
     Activity, AgUiEvent, Custom, Interrupt, Outcome, ReasoningRole, ResetValue, RunResult,
     TextRole, WireCursor,
 };
@@ -380,7 +380,7 @@ impl RunFrame {
 mod tests {
     use super::*;
     use crate::domain::Epoch;
-    use crate::render::agui::Outcome;
+    use crate::render::ag_ui::Outcome;
 
     fn cursor(offset: u64) -> Option<Cursor> {
         Some(Cursor {
@@ -489,7 +489,7 @@ mod tests {
     fn permission(state: &str) -> AgUiEvent {
         AgUiEvent::ActivitySnapshot {
             message_id: "toolview:permission:p1".into(),
-            activity_type: crate::render::agui::PERMISSION_ACTIVITY.into(),
+            activity_type: crate::render::ag_ui::PERMISSION_ACTIVITY.into(),
             content: serde_json::from_value(serde_json::json!({"requestId": "p1", "callId": "c1",
                 "title": "Deploy?", "description": "", "expiryOptionId": "reject",
                 "expiresAt": "2026-01-01T00:00:00.000Z", "expiresAtMs": 1_767_225_600_000u64,
