@@ -4,7 +4,7 @@
 
 pub(crate) mod acp_agent;
 mod acp_sessions;
-mod ag_ui;
+mod agui;
 mod agui_activity;
 mod agui_runs;
 mod ai_sdk;
