@@ -94,7 +94,7 @@ const PURGE_DELAY_MS: std::ffi::c_long = 1;
 fn tune_allocator() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets one of mimalloc's options (an atomic store); any thread may call it.
-        #[allow(unsafe_code)]
+        #[expect(unsafe_code, reason = "see the SAFETY note")]
         unsafe {
             libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS);
         }
@@ -123,7 +123,7 @@ fn collect_when_idle() {
     }
     LAST.set(Some(now));
     // SAFETY: collects the calling thread's mimalloc heap; any thread may call it at any time.
-    #[allow(unsafe_code)]
+    #[expect(unsafe_code, reason = "see the SAFETY note")]
     unsafe {
         libmimalloc_sys::mi_collect(true);
     }
@@ -176,7 +176,7 @@ mod tests {
     #[test]
     fn the_purge_delay_is_the_option_tuned() {
         // SAFETY: reads and sets one of mimalloc's options.
-        #[allow(unsafe_code)]
+        #[expect(unsafe_code, reason = "see the SAFETY note")]
         let (default, tuned) = unsafe {
             let default = libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY);
             libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS);

@@ -61,7 +61,7 @@ async fn a_connection_flood_neither_spins_nor_locks_clients_out() {
     // Soft 1,024 and hard 4,096: the server raises the soft limit.
     let mut cmd = serve_command(dir.path(), &[]);
     // SAFETY: setrlimit is async-signal-safe.
-    #[allow(unsafe_code)]
+    #[expect(unsafe_code, reason = "see the SAFETY note")]
     unsafe {
         cmd.pre_exec(|| rlimit::setrlimit(rlimit::Resource::NOFILE, 1024, 4096));
     }
@@ -72,7 +72,7 @@ async fn a_connection_flood_neither_spins_nor_locks_clients_out() {
     // Soft and hard 1,024: the cap comes down to fit (896), so descriptors never run out.
     let mut cmd = serve_command(dir.path(), &["--handshake-timeout-ms", "2000"]);
     // SAFETY: as above.
-    #[allow(unsafe_code)]
+    #[expect(unsafe_code, reason = "see the SAFETY note")]
     unsafe {
         cmd.pre_exec(|| rlimit::setrlimit(rlimit::Resource::NOFILE, 1024, 1024));
     }

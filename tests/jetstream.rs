@@ -420,7 +420,7 @@ async fn health_follows_nats_and_recovers_by_itself() {
     assert_eq!(offsets(&updates_until(&mut live, 2).await), [2]);
 
     // SAFETY: a signal to our own child, which has not been reaped (we wait below).
-    #[allow(unsafe_code)]
+    #[expect(unsafe_code, reason = "see the SAFETY note")]
     unsafe {
         libc::kill(a.pid() as libc::pid_t, libc::SIGTERM);
     }

@@ -24,7 +24,7 @@ impl RawKeys {
             return None;
         }
         // SAFETY: tcgetattr and tcsetattr on fd 0 with a termios the call fills in.
-        #[allow(unsafe_code)]
+        #[expect(unsafe_code, reason = "see the SAFETY note")]
         unsafe {
             let mut saved: libc::termios = std::mem::zeroed();
             if libc::tcgetattr(0, &mut saved) != 0 {
@@ -42,7 +42,7 @@ impl RawKeys {
 impl Drop for RawKeys {
     fn drop(&mut self) {
         // SAFETY: restores the termios read in `enable`.
-        #[allow(unsafe_code)]
+        #[expect(unsafe_code, reason = "see the SAFETY note")]
         unsafe {
             libc::tcsetattr(0, libc::TCSANOW, &self.saved);
         }

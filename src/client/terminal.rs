@@ -13,7 +13,7 @@ pub fn stdout_size() -> Size {
     };
     // SAFETY: TIOCGWINSZ writes one `winsize` through the pointer, which is valid and exclusive
     // for the call; a failure leaves it zeroed.
-    #[allow(unsafe_code)]
+    #[expect(unsafe_code, reason = "see the SAFETY note")]
     let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) } == 0;
     if ok && ws.ws_row > 0 && ws.ws_col > 0 {
         Size {

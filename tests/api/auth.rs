@@ -443,7 +443,7 @@ async fn jwks_keys_are_chosen_by_kid_and_rotate_on_sighup() {
         jwk(&es_new, Algorithm::ES256, "es-2"),
     ]);
     // SAFETY: a signal to our own child.
-    #[allow(unsafe_code)]
+    #[expect(unsafe_code, reason = "see the SAFETY note")]
     unsafe {
         libc::kill(server.pid() as libc::pid_t, libc::SIGHUP);
     }
@@ -476,7 +476,7 @@ async fn jwks_keys_are_chosen_by_kid_and_rotate_on_sighup() {
     // A broken file on reload keeps the keys in use.
     std::fs::write(&jwks, b"{not json").unwrap();
     // SAFETY: as above.
-    #[allow(unsafe_code)]
+    #[expect(unsafe_code, reason = "see the SAFETY note")]
     unsafe {
         libc::kill(server.pid() as libc::pid_t, libc::SIGHUP);
     }

@@ -356,7 +356,7 @@ async fn sighup_reloads_the_certificate_for_new_connections_only() {
     let second = ca.server_leaf();
     files.replace(&second);
     // SAFETY: a signal to our own child.
-    #[allow(unsafe_code)]
+    #[expect(unsafe_code, reason = "see the SAFETY note")]
     unsafe {
         libc::kill(server.pid() as libc::pid_t, libc::SIGHUP);
     }
@@ -387,7 +387,7 @@ async fn sighup_reloads_the_certificate_for_new_connections_only() {
     // …and a broken file on reload keeps the second certificate.
     std::fs::write(&files.key, "not a key").unwrap();
     // SAFETY: as above.
-    #[allow(unsafe_code)]
+    #[expect(unsafe_code, reason = "see the SAFETY note")]
     unsafe {
         libc::kill(server.pid() as libc::pid_t, libc::SIGHUP);
     }

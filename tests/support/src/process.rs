@@ -49,7 +49,7 @@ impl ServerProcess {
     /// SIGTERM, and wait for the graceful exit.
     pub fn stop(&mut self) {
         // SAFETY: a signal to our own child, which has not been reaped (we wait below).
-        #[allow(unsafe_code)]
+        #[expect(unsafe_code, reason = "see the SAFETY note")]
         unsafe {
             libc::kill(self.pid() as libc::pid_t, libc::SIGTERM);
         }
