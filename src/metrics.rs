@@ -34,7 +34,10 @@ pub struct MethodLabels {
 
 /// What became of a published event.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[expect(non_camel_case_types, reason = "Prometheus label values are written as the variant names")]
+#[expect(
+    non_camel_case_types,
+    reason = "Prometheus label values are written as the variant names"
+)]
 pub enum PublishResult {
     /// Appended to its session's log.
     appended,
@@ -46,7 +49,10 @@ pub enum PublishResult {
 
 /// What became of a span or log record sent over OTLP.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[expect(non_camel_case_types, reason = "Prometheus label values are written as the variant names")]
+#[expect(
+    non_camel_case_types,
+    reason = "Prometheus label values are written as the variant names"
+)]
 pub enum OtlpResult {
     /// A tool call.
     call,
@@ -69,7 +75,10 @@ pub struct OtlpLabels {
 
 /// Why spans stopped waiting for their ancestors without them.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[expect(non_camel_case_types, reason = "Prometheus label values are written as the variant names")]
+#[expect(
+    non_camel_case_types,
+    reason = "Prometheus label values are written as the variant names"
+)]
 pub enum HoldRelease {
     /// Their window (`--otlp-hold-ms`) passed.
     expired,
@@ -88,7 +97,10 @@ pub struct HoldLabels {
 
 /// Why a store append failed.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[expect(non_camel_case_types, reason = "Prometheus label values are written as the variant names")]
+#[expect(
+    non_camel_case_types,
+    reason = "Prometheus label values are written as the variant names"
+)]
 pub enum StoreFailure {
     /// Another writer appended first (shared stores; the publish is retried).
     conflict,
@@ -104,7 +116,10 @@ pub enum StoreFailure {
 
 /// How a subscription started.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[expect(non_camel_case_types, reason = "Prometheus label values are written as the variant names")]
+#[expect(
+    non_camel_case_types,
+    reason = "Prometheus label values are written as the variant names"
+)]
 pub enum StartKind {
     /// From the session's first event.
     from_beginning,
@@ -116,7 +131,10 @@ pub enum StartKind {
 
 /// Why a subscriber was sent a `Reset`.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[expect(non_camel_case_types, reason = "Prometheus label values are written as the variant names")]
+#[expect(
+    non_camel_case_types,
+    reason = "Prometheus label values are written as the variant names"
+)]
 pub enum ResetReason {
     /// Its cursor names another log or an offset the log does not keep.
     stale_cursor,
@@ -128,7 +146,10 @@ pub enum ResetReason {
 
 /// Why a subscription ended.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[expect(non_camel_case_types, reason = "Prometheus label values are written as the variant names")]
+#[expect(
+    non_camel_case_types,
+    reason = "Prometheus label values are written as the variant names"
+)]
 pub enum EndReason {
     /// The client went away, or the server ended the stream (its token expired: then the
     /// `Subscribe` RPC ends `UNAUTHENTICATED`).
@@ -143,7 +164,10 @@ pub enum EndReason {
 
 /// How a permission request was resolved.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[expect(non_camel_case_types, reason = "Prometheus label values are written as the variant names")]
+#[expect(
+    non_camel_case_types,
+    reason = "Prometheus label values are written as the variant names"
+)]
 pub enum PermissionOutcome {
     /// Someone chose an option.
     selected,
@@ -155,7 +179,10 @@ pub enum PermissionOutcome {
 
 /// What became of an answer to a permission request.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[expect(non_camel_case_types, reason = "Prometheus label values are written as the variant names")]
+#[expect(
+    non_camel_case_types,
+    reason = "Prometheus label values are written as the variant names"
+)]
 pub enum AnswerResult {
     /// It decided the request.
     won,

@@ -44,7 +44,10 @@ impl Encoded {
 
 /// What a stream item is (the message's `item` oneof).
 // As prost generates oneofs: variants inline, so client code matches them as before.
-#[expect(clippy::large_enum_variant, reason = "as prost generates oneofs: variants inline")]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "as prost generates oneofs: variants inline"
+)]
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum Item {
     /// A rendered update.

@@ -5,7 +5,7 @@
 use serde_json::Value;
 use support::process::ServerProcess;
 
-use crate::agui::http;
+use support::http::exchange as http;
 
 /// The status line's code and the body as JSON, checking the content type.
 fn refused(head: &str, body: &str) -> (u16, Value) {

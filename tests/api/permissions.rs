@@ -13,17 +13,6 @@ use tonic::Code;
 use toolview::app::ServeConfig;
 use toolview::grpc::pb::{self, permission_resolved::Outcome};
 
-/// A request about `call` (`support::permissions::requested`) that expires after `timeout_ms`.
-pub(crate) fn ask(session: &str, request_id: &str, call: &str, timeout_ms: u64) -> pb::ToolEvent {
-    asking(
-        session,
-        pb::PermissionRequested {
-            timeout_ms,
-            ..requested(request_id, call, "Run rm -rf build?")
-        },
-    )
-}
-
 fn embedded(dir: &std::path::Path) -> ServeConfig {
     ServeConfig {
         data_dir: dir.to_owned(),
@@ -347,7 +336,7 @@ async fn answering_needs_the_approve_right() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_http_endpoint_answers_with_200_409_and_410() {
-    use crate::agui::http;
+    use support::http::exchange as http;
     let dir = tempfile::tempdir().unwrap();
     let server = support::process::ServerProcess::spawn(dir.path(), &["--store", "memory"]);
     let mut c = client(&server.url).await;

@@ -1,4 +1,4 @@
-// The official AI SDK (`ai` 7) against toolview's UI message stream, for tests/api/ai_sdk.rs.
+// The official AI SDK (`ai` 7) against toolview's UI message stream, for tests/interop/ai_sdk.rs.
 // Every chunk goes through the package's own pipeline: parseJsonEventStream with its
 // uiMessageChunkSchema (a chunk that does not parse is an error), then readUIMessageStream,
 // which folds chunks into the assistant message and throws on an order it cannot apply (a tool

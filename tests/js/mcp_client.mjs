@@ -1,5 +1,5 @@
 // The official MCP SDK client (@modelcontextprotocol/sdk) over `toolview mcp` on stdio, as a
-// host with MCP Apps connects (it announces the UI extension), for tests/api/mcp_server.rs.
+// host with MCP Apps connects (it announces the UI extension), for tests/interop/mcp_server.rs.
 //
 //   node mcp_client.mjs TOOLVIEW_BIN SERVER_URL SESSION OTHER_SESSION [TRANSPORT]
 //       (TOOLVIEW_TOKEN in the environment). TRANSPORT is `stdio` (`toolview mcp`, the default)

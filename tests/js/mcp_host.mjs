@@ -1,4 +1,4 @@
-// A host that runs MCP Apps, for tests/api/mcp_server.rs: a page in headless Chromium with
+// A host that runs MCP Apps, for tests/interop/mcp_server.rs: a page in headless Chromium with
 // @modelcontextprotocol/ext-apps' host-side bridge (AppBridge), talking to `toolview mcp` through
 // the official MCP SDK client (stdio, here in node; the page's tool calls come through
 // Playwright). As a host does: it lists the tools, reads the watch tool's view resource, calls

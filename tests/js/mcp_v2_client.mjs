@@ -1,6 +1,6 @@
 // The MCP TypeScript SDK's v2 client (`@modelcontextprotocol/client` 2.4) with version
 // negotiation `auto` (discovery first, so the 2026-07-28 revision when the server speaks it), over
-// the service's `/mcp`, for tests/api/mcp_server.rs:
+// the service's `/mcp`, for tests/interop/mcp_server.rs:
 //
 //   node mcp_v2_client.mjs SERVER_URL SESSION
 //

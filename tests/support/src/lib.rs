@@ -86,6 +86,7 @@ pub fn same_json(got: &Value, want: &Value) -> Result<(), String> {
 pub mod acp;
 pub mod auth;
 pub mod cli;
+pub mod http;
 pub mod nats;
 pub mod node;
 pub mod permissions;

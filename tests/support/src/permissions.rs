@@ -104,3 +104,14 @@ pub async fn three_requests(url: &str, session: &str, token: Option<&str>) {
     }
     .unwrap();
 }
+
+/// A request about `call` ([`requested`]) that expires after `timeout_ms`.
+pub fn ask(session: &str, request_id: &str, call: &str, timeout_ms: u64) -> pb::ToolEvent {
+    asking(
+        session,
+        pb::PermissionRequested {
+            timeout_ms,
+            ..requested(request_id, call, "Run rm -rf build?")
+        },
+    )
+}

@@ -31,7 +31,7 @@ fn publish(server: &ServerProcess, session: &str, lines: std::ops::RangeInclusiv
 }
 
 /// `agent.messages` as (role, id, text or tool call ids); the cards' activity messages
-/// (tests/api/agui_activity.rs) left out.
+/// (tests/interop/agui_activity.rs) left out.
 fn messages(report: &Value) -> Vec<(String, String, String)> {
     report["messages"]
         .as_array()

@@ -7,7 +7,7 @@ use support::permissions::*;
 use support::sessions::*;
 use toolview::grpc::pb::permission_resolved::Outcome;
 
-use crate::permissions::ask;
+use support::permissions::ask;
 
 /// `toolview render` of a session with permission requests, read by an official client's own
 /// pipeline (`tests/js/{client}.mjs offline …`): its report.

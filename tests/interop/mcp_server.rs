@@ -121,7 +121,7 @@ async fn http_without_a_token_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let server = support::auth::secret_server(dir.path(), &[]);
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
-    let (head, _) = crate::agui::http(
+    let (head, _) = support::http::exchange(
         server.addr(),
         "POST /mcp HTTP/1.1\r\nAccept: application/json, text/event-stream\r\n",
         &body,
@@ -151,7 +151,7 @@ async fn http_bodies_follow_the_message_size() {
         body
     };
     let head = "POST /mcp HTTP/1.1\r\nAccept: application/json, text/event-stream\r\n";
-    let (answer, _) = crate::agui::http(server.addr(), head, &padded(5 * 1024 * 1024));
+    let (answer, _) = support::http::exchange(server.addr(), head, &padded(5 * 1024 * 1024));
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     let big = padded(max + 1);
     // Over the limit, with its length and chunked (no length to refuse it by before it is read).

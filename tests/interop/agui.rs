@@ -7,13 +7,13 @@
 //! `Last-Event-ID`, refusals that name the field, and tokens.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 use support::auth::{secret_server, token};
+use support::http::exchange as http;
 use support::node::NodeClient;
 use support::process::ServerProcess;
 use support::sessions::*;
@@ -275,22 +275,6 @@ async fn offline_renders_pass_the_client_pipeline() {
         );
         assert_eq!(report["runs"][0]["started"], "demo@render");
     }
-}
-
-/// A raw HTTP/1.1 exchange; the status line and headers, and the body.
-pub(crate) fn http(addr: &str, head: &str, body: &str) -> (String, String) {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "{head}Host: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    (head.to_owned(), body.to_owned())
 }
 
 /// The `data:` payloads of an SSE body (chunked transfer framing tolerated: payload lines are

@@ -11,7 +11,7 @@ use support::node::NodeClient;
 use support::process::ServerProcess;
 use support::sessions::*;
 
-use crate::agui::http;
+use support::http::exchange as http;
 
 fn ai_sdk_client(args: &[&str]) -> NodeClient {
     let mut cmd = support::node::script("ai_sdk_client");
