@@ -140,18 +140,7 @@ impl Server {
         let (admin_stop, admin_stopped) = tokio::sync::oneshot::channel::<()>();
         if let Some(listener) = admin {
             let app = admin_app(sessions.clone(), admin_routes);
-            let stop = async {
-                let _ = admin_stopped.await;
-            };
-            tracing::info!(addr = %listener.local_addr().map(|a| a.to_string()).unwrap_or_default(), "serving metrics and health");
-            background.spawn(listen::serve(
-                listener,
-                app,
-                limits.clone(),
-                None,
-                None,
-                stop,
-            ));
+            background.spawn(serve_admin(listener, app, limits.clone(), admin_stopped));
         }
         let counted = listen::Counted {
             open: sessions.metrics().connections.clone(),
@@ -170,6 +159,24 @@ impl Server {
         tracing::info!("stopped");
         Ok(())
     }
+}
+
+/// The admin listener (metrics and health, plaintext) until `stop` fires.
+async fn serve_admin(
+    listener: TcpListener,
+    app: axum::Router,
+    limits: listen::ConnectionLimits,
+    stop: tokio::sync::oneshot::Receiver<()>,
+) {
+    let addr = listener
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    tracing::info!(%addr, "serving metrics and health");
+    let stop = async {
+        let _ = stop.await;
+    };
+    listen::serve(listener, app, limits, None, None, stop).await;
 }
 
 /// The tasks that run beside the server: expiry, health following the store, other replicas'

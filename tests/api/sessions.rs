@@ -162,12 +162,20 @@ async fn resume_by_cursor_and_resets() {
     server.shutdown().await;
 }
 
-#[tokio::test]
-async fn idempotency_lifecycle_and_validation() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start_with(embedded(dir.path())).await;
+/// A session `s` whose first call ran (offsets 1–3) and a second started (4): what the tests of
+/// retries, the lifecycle and validation publish against.
+async fn four_events(dir: &std::path::Path) -> (Server, Client) {
+    let server = Server::start_with(embedded(dir)).await;
     let mut c = client(&server.url).await;
-    let batch = vec![
+    publish(&mut c, first_call()).await.unwrap();
+    publish(&mut c, vec![start_call("s", "e4", "c2", "job_list", "{}")])
+        .await
+        .unwrap();
+    (server, c)
+}
+
+fn first_call() -> Vec<pb::ToolEvent> {
+    vec![
         start_call(
             "s",
             "e1",
@@ -177,7 +185,26 @@ async fn idempotency_lifecycle_and_validation() {
         ),
         output("s", "e2", "c1", "a\n"),
         finish("s", "e3", "c1", "a\n", ""),
-    ];
+    ]
+}
+
+async fn head_of_s(url: &str) -> u64 {
+    let mut c = client(url).await;
+    c.get_session(pb::GetSessionRequest {
+        session_id: "s".into(),
+    })
+    .await
+    .unwrap()
+    .into_inner()
+    .head_offset
+}
+
+#[tokio::test]
+async fn retries_and_duplicates_ack_the_first_cursor() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with(embedded(dir.path())).await;
+    let mut c = client(&server.url).await;
+    let batch = first_call();
     let acks = publish(&mut c, batch.clone()).await.unwrap();
     assert!(acks.iter().all(|a| !a.duplicate));
     assert_eq!(
@@ -216,18 +243,15 @@ async fn idempotency_lifecycle_and_validation() {
     assert_eq!((twice[0].duplicate, twice[1].duplicate), (false, true));
     assert_eq!(twice[0].cursor, twice[1].cursor);
 
-    let head = || async {
-        let mut c = client(&server.url).await;
-        c.get_session(pb::GetSessionRequest {
-            session_id: "s".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .head_offset
-    };
-    assert_eq!(head().await, 4);
+    assert_eq!(head_of_s(&server.url).await, 4);
+    server.shutdown().await;
+}
 
+#[tokio::test]
+async fn lifecycle_violations_refuse_the_whole_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, mut c) = four_events(dir.path()).await;
+    let head = || head_of_s(&server.url);
     // Lifecycle violations, each rejecting the whole batch.
     let cases = [
         (
@@ -267,6 +291,14 @@ async fn idempotency_lifecycle_and_validation() {
     };
     assert_eq!(lifecycle.field_violations[0].field, "events[1]");
 
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn bad_requests_name_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, mut c) = four_events(dir.path()).await;
+    let head = || head_of_s(&server.url);
     // Validation names the index and the field.
     let mut bad_id = output("s", "ok", "c2", "x");
     bad_id.event_id = "no spaces".into();

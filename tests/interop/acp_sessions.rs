@@ -20,8 +20,18 @@ fn started(session: &str, cwd: &str) -> pb::ToolEvent {
     )
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sessions_list_resume_and_close_through_the_sdk() {
+/// A server with 250 sessions, 120 of them team-a's (every other one in `/work/a`), its client,
+/// a writer's and a team-a reader's tokens, and the team-a sessions in order.
+struct Fleet {
+    server: support::process::ServerProcess,
+    c: Client,
+    writer: String,
+    reader: String,
+    want: Vec<String>,
+    _dir: tempfile::TempDir,
+}
+
+async fn fleet() -> Fleet {
     let dir = tempfile::tempdir().unwrap();
     let server = secret_server(dir.path(), &[]);
     let mut c = client(&server.url).await;
@@ -48,14 +58,21 @@ async fn sessions_list_resume_and_close_through_the_sdk() {
         };
         c.publish(with_token(request, &writer)).await.unwrap();
     }
-    let reader = token(&["read", "subscribe"], &["team-a/*"]);
 
-    // 3 notifications after the resume: the user message, its title, the call.
-    let mut cmd = client_command(&server.url, "team-a/s000", "sessions", false, 3);
-    cmd.env("TOOLVIEW_TOKEN", &reader);
-    let mut node = NodeClient::spawn(cmd);
-    node.wait_for("resumed");
-    let prompt = ev(
+    let reader = token(&["read", "subscribe"], &["team-a/*"]);
+    Fleet {
+        server,
+        c,
+        writer,
+        reader,
+        want,
+        _dir: dir,
+    }
+}
+
+/// The first prompt of `team-a/s000`, whose first line is its title.
+fn first_prompt() -> pb::ToolEvent {
+    ev(
         "team-a/s000",
         "u1",
         Event::MessageStarted(pb::MessageStarted {
@@ -64,9 +81,26 @@ async fn sessions_list_resume_and_close_through_the_sdk() {
             role: pb::MessageRole::User.into(),
             text: "Port the build to Bazel\nand keep the cache".into(),
         }),
-    );
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_list_and_resume_through_the_sdk() {
+    let Fleet {
+        server,
+        mut c,
+        writer,
+        reader,
+        want,
+        ..
+    } = fleet().await;
+    // 3 notifications after the resume: the user message, its title, the call.
+    let mut cmd = client_command(&server.url, "team-a/s000", "sessions", false, 3);
+    cmd.env("TOOLVIEW_TOKEN", &reader);
+    let mut node = NodeClient::spawn(cmd);
+    node.wait_for("resumed");
     let request = pb::PublishRequest {
-        events: vec![prompt, bash_call("team-a/s000", "c-start", "c1")],
+        events: vec![first_prompt(), bash_call("team-a/s000", "c-start", "c1")],
     };
     c.publish(with_token(request, &writer)).await.unwrap();
     let report = tokio::task::spawn_blocking(move || node.finish())
@@ -121,7 +155,16 @@ async fn sessions_list_resume_and_close_through_the_sdk() {
         notifications[1]["update"]["title"],
         "Port the build to Bazel"
     );
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_list_filters_by_cwd() {
+    let Fleet {
+        server,
+        reader,
+        want,
+        ..
+    } = fleet().await;
     // The cwd filter.
     let mut cmd = client_command(&server.url, "team-a/s000", "sessions", false, 0);
     cmd.env("TOOLVIEW_TOKEN", &reader)
@@ -138,7 +181,21 @@ async fn sessions_list_resume_and_close_through_the_sdk() {
         .collect();
     let even: Vec<&str> = want.iter().step_by(2).map(String::as_str).collect();
     assert_eq!(listed, even, "only the sessions in /work/a");
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_thread_is_told_the_title_first() {
+    let Fleet {
+        server,
+        mut c,
+        writer,
+        reader,
+        ..
+    } = fleet().await;
+    let request = pb::PublishRequest {
+        events: vec![first_prompt()],
+    };
+    c.publish(with_token(request, &writer)).await.unwrap();
     // A thread resumed after the first prompt is told the session's title at once — not the
     // first line of the prompt it happens to see — and a title has no control characters.
     let later = ev(
