@@ -1,23 +1,21 @@
 // One session's items drawn into the page as its VIEW updates come (the viewer's and the MCP App
-// view's): a card replacing its call's, appends growing its output or input as text nodes, a
-// subagent's items in a collapsible group inside its parent's card. The drawing itself is
-// `@toolview/react/dom`'s — the same elements the React components render — from the VIEW JSON
-// the protobuf updates convert to.
+// view's). The fold is `@toolview/react`'s `SessionModel` — the one the React hook reads — and
+// this draws each change it reports: an item added or replaced, text appended to a card's output
+// or input or to a message (as text nodes), a subagent's items in a collapsible group inside its
+// parent's card. The elements are `@toolview/react/dom`'s, the same the React components render.
 
-import type { RenderedUpdate } from "@toolview/client";
+import { create } from "@bufbuild/protobuf";
+import { type RenderedUpdate, ResetSchema } from "@toolview/client";
 import {
-  type CardView,
-  cardFromProto,
-  type MessageView,
-  messageFromProto,
-  permissionFromProto,
   renderCard,
   renderMessage,
   renderMessageText,
   renderPermission,
   renderTurn,
+  type SessionChange,
+  type SessionItem,
+  SessionModel,
   subagentSummary,
-  turnFromProto,
 } from "@toolview/react/dom";
 
 /** A tiny element builder: el("div", {class: "x"}, child, …). */
@@ -33,11 +31,9 @@ export type Answerer = (requestId: string) => (optionId: string, note: HTMLEleme
 
 /** One session's items in `cards`, as its VIEW updates come. */
 export class SessionView {
-  private readonly byCall = new Map<string, { card: CardView; el: HTMLElement }>();
-  private readonly byMessage = new Map<string, { message: MessageView; el: HTMLElement }>();
-  /** Each parent's children's call ids, in order (its group's summary counts their cards). */
-  private readonly children = new Map<string, string[]>();
-  private readonly byPermission = new Map<string, HTMLElement>();
+  private readonly model = new SessionModel();
+  /** The element drawn for each item, by its key. */
+  private readonly shown = new Map<string, HTMLElement>();
   // A subagent's calls and messages: a collapsible group inside the card of the call they run
   // under, kept across that card's re-renders; its summary counts the children's states.
   private readonly groups = new Map<string, HTMLDetailsElement>();
@@ -52,102 +48,100 @@ export class SessionView {
 
   /** Forgets everything shown: the log was replaced, its updates follow from the beginning. */
   reset(): void {
-    this.byCall.clear();
-    this.byMessage.clear();
-    this.byPermission.clear();
-    this.children.clear();
-    this.groups.clear();
-    this.cards.replaceChildren();
+    const change = this.model.apply(create(ResetSchema, {}));
+    if (change) this.draw(change);
   }
 
-  private group(parentId: string): HTMLElement | undefined {
-    const parent = this.byCall.get(parentId);
+  /** Draws one update (updates of other targets change nothing). */
+  apply(update: RenderedUpdate): void {
+    document.body.dataset.offset = String(update.cursor?.offset ?? "");
+    const change = this.model.apply(update);
+    if (change) this.draw(change);
+  }
+
+  private draw(change: SessionChange): void {
+    switch (change.kind) {
+      case "reset":
+        this.shown.clear();
+        this.groups.clear();
+        this.cards.replaceChildren();
+        return;
+      case "session":
+        this.header.textContent = `Session ${this.session}${change.cwd ? ` — ${change.cwd}` : ""}`;
+        return;
+      case "added": {
+        const next = this.render(change.item);
+        this.shown.set(change.item.key, next);
+        (this.group(change.parent) ?? this.cards).append(next);
+        this.summarize(change.parent);
+        return;
+      }
+      case "replaced":
+        this.replace(change.item);
+        this.summarize(change.parent);
+        return;
+      case "appended":
+        this.append(change.item, change.field, change.text);
+        return;
+    }
+  }
+
+  private render(item: SessionItem): HTMLElement {
+    switch (item.kind) {
+      case "card":
+        return renderCard(item.card);
+      case "message":
+        return renderMessage(item.message);
+      case "permission":
+        return renderPermission(item.permission, this.answer?.(item.permission.requestId));
+      case "turn":
+        return renderTurn(item.turn);
+    }
+  }
+
+  /** Draws `item` again in place of what was drawn for it (a card keeps its group). */
+  private replace(item: SessionItem): void {
+    const next = this.render(item);
+    const group = item.kind === "card" ? this.groups.get(item.card.callId) : undefined;
+    if (group) next.append(group);
+    this.shown.get(item.key)?.replaceWith(next);
+    this.shown.set(item.key, next);
+  }
+
+  /** Appended text goes in as a text node (tool output is never markup); Markdown is read whole
+   *  again (a later delta may close a fence); a block a card did not have yet draws it anew. */
+  private append(item: SessionItem, field: "streamed" | "input" | "text", text: string): void {
+    const shown = this.shown.get(item.key);
+    if (!shown) return;
+    if (item.kind === "message") {
+      const node = shown.querySelector(".text");
+      if (node && item.message.role === "user") node.append(text);
+      else node?.replaceWith(renderMessageText(item.message.role, item.message.text));
+      return;
+    }
+    const pre = shown.querySelector(field === "input" ? "pre.input" : "pre.output");
+    if (pre) pre.append(text);
+    else this.replace(item);
+  }
+
+  /** The group of `parent`'s card (made on its first child), when that card is shown. */
+  private group(parent: string | undefined): HTMLElement | undefined {
     if (!parent) return undefined;
-    let details = this.groups.get(parentId);
+    const card = this.shown.get(`card:${parent}`);
+    if (!card) return undefined;
+    let details = this.groups.get(parent);
     if (!details) {
       details = el("details", { class: "children", open: "" }, el("summary", {}, "subagent")) as HTMLDetailsElement;
-      this.groups.set(parentId, details);
-      parent.el.append(details);
+      this.groups.set(parent, details);
+      card.append(details);
     }
     return details;
   }
 
-  private summarize(parentId: string): void {
-    const summary = this.groups.get(parentId)?.querySelector("summary");
-    if (!summary) return;
-    const ids = this.children.get(parentId) ?? [];
-    summary.textContent = subagentSummary(ids.flatMap((id) => this.byCall.get(id)?.card ?? []));
-  }
-
-  /** A new item goes in its parent's group when the parent is shown, else at the end. */
-  private place(parentId: string, next: HTMLElement): void {
-    (this.group(parentId) ?? this.cards).append(next);
-  }
-
-  /** Draws one update (updates of other targets are ignored). */
-  apply(update: RenderedUpdate): void {
-    document.body.dataset.offset = String(update.cursor?.offset ?? "");
-    if (update.body.case !== "view") return;
-    const view = update.body.value.update;
-    if (view.case === "session") {
-      this.header.textContent = `Session ${this.session}${view.value.cwd ? ` — ${view.value.cwd}` : ""}`;
-    } else if (view.case === "card") {
-      const card = cardFromProto(view.value);
-      const next = renderCard(card);
-      const prev = this.byCall.get(card.callId);
-      const group = this.groups.get(card.callId);
-      if (group) next.append(group);
-      if (prev) prev.el.replaceWith(next);
-      else this.place(card.parentCallId ?? "", next);
-      this.byCall.set(card.callId, { card, el: next });
-      if (card.parentCallId) {
-        if (!prev) {
-          const ids = this.children.get(card.parentCallId) ?? [];
-          ids.push(card.callId);
-          this.children.set(card.parentCallId, ids);
-        }
-        this.summarize(card.parentCallId);
-      }
-    } else if (view.case === "message") {
-      const message = messageFromProto(view.value);
-      const next = renderMessage(message);
-      const prev = this.byMessage.get(message.messageId);
-      if (prev) prev.el.replaceWith(next);
-      else this.place(message.parentCallId ?? "", next);
-      this.byMessage.set(message.messageId, { message, el: next });
-    } else if (view.case === "messageAppended") {
-      const shown = this.byMessage.get(view.value.messageId);
-      if (!shown) return;
-      shown.message.text += view.value.text;
-      // Markdown is read whole again (a later delta may close a fence); a user's text appends.
-      const text = shown.el.querySelector(".text")!;
-      if (shown.message.role === "user") text.append(view.value.text);
-      else text.replaceWith(renderMessageText(shown.message.role, shown.message.text));
-    } else if (view.case === "permission") {
-      const id = view.value.request?.requestId ?? "";
-      const next = renderPermission(permissionFromProto(view.value), this.answer?.(id));
-      const prev = this.byPermission.get(id);
-      if (prev) prev.replaceWith(next);
-      else this.cards.append(next);
-      this.byPermission.set(id, next);
-    } else if (view.case === "turn") {
-      this.cards.append(renderTurn(turnFromProto(view.value)));
-    } else if (view.case === "inputAppended" || view.case === "outputAppended") {
-      const shown = this.byCall.get(view.value.callId);
-      if (!shown) return;
-      const input = view.case === "inputAppended";
-      if (input) shown.card.input = (shown.card.input ?? "") + view.value.text;
-      else shown.card.streamed += view.value.text;
-      // The text goes in as a text node: tool output is never markup.
-      const pre = shown.el.querySelector(input ? "pre.input" : "pre.output");
-      if (pre) {
-        pre.append(view.value.text);
-      } else {
-        // The first piece of a card that showed none: render it once with its block.
-        const next = renderCard(shown.card);
-        shown.el.replaceWith(next);
-        shown.el = next;
-      }
-    }
+  private summarize(parent: string | undefined): void {
+    const summary = parent ? this.groups.get(parent)?.querySelector("summary") : undefined;
+    if (!summary || !parent) return;
+    const cards = this.model.childrenOf(parent).flatMap((i) => (i.kind === "card" ? [i.card] : []));
+    summary.textContent = subagentSummary(cards);
   }
 }

@@ -5,7 +5,7 @@
 
 import { Code } from "@connectrpc/connect";
 // The client package: its generated messages, its resuming subscription and its bearer auth.
-import { isReset, permissionPath, ToolviewError, type Client } from "@toolview/client";
+import { answerPermission, isReset, ToolviewError, type Client, VIEW_CAPABILITIES } from "@toolview/client";
 import { connect } from "@toolview/client/web";
 import { el, SessionView } from "./session-view";
 
@@ -56,22 +56,11 @@ async function main() {
   header.textContent = `Session ${session}`;
   // An answer to a permission request: the decision itself arrives as an update to everyone.
   const answer = (requestId: string) => (optionId: string, note: HTMLElement) => {
-    let path: string;
-    try {
-      // Refuses ids with `.`/`..` segments, which `fetch` would resolve to another session.
-      path = permissionPath(session, requestId);
-    } catch (e) {
-      note.textContent = `not answered: ${e instanceof Error ? e.message : e}`;
-      return;
-    }
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (token) headers.authorization = `Bearer ${token}`;
-    fetch(path, { method: "POST", headers, body: JSON.stringify({ optionId, via: "viewer" }) })
-      .then(async (r) => {
-        if (r.status === 403) note.textContent = "this token may not answer (it needs the approve right)";
-        else if (!r.ok && r.status !== 409 && r.status !== 410) note.textContent = `not answered: ${(await r.json()).error ?? r.status}`;
-      })
-      .catch((e) => (note.textContent = `not answered: ${e}`));
+    void answerPermission(location.origin, session, requestId, optionId, { token: token ?? undefined, via: "viewer" }).then(
+      (why) => {
+        if (why) note.textContent = why;
+      },
+    );
   };
   const view = new SessionView(cards, header, session, answer);
   state.textContent = "connecting";
@@ -89,7 +78,7 @@ async function main() {
   const subscription = await client.subscribe(session, {
     target: "view",
     // Live output arrives as appends to the card shown before, not a snapshot per chunk.
-    capabilities: { terminal: true, diff: true, read: true, search: true, web: true, outputAppends: true, reasoning: true },
+    capabilities: VIEW_CAPABILITIES,
     start: "beginning",
   });
   for await (const item of subscription) {

@@ -11,6 +11,7 @@ import type { CardView, MessageView, PermissionView, RoleName, TurnView } from "
 export { cardTree, messageTree, permissionTree, subagentSummary, turnTree } from "./cards.js";
 export * from "./convert.js";
 export type { Child, VNode } from "./node.js";
+export { type SessionChange, type SessionItem, SessionModel, type SessionSnapshot } from "./session.js";
 export type * from "./view.js";
 
 /** A tree as DOM nodes. */

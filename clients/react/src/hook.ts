@@ -1,10 +1,12 @@
 // `useToolviewSession`: a session followed directly over gRPC-Web with `@toolview/client`'s
 // resuming subscription (after a restart or a dropped connection it goes on after the last cursor
-// it was shown: no card lost or shown twice), folded into items by `SessionModel`.
+// it was shown: no card lost or shown twice), folded by `SessionModel` and read through
+// `useSyncExternalStore` (as the AI SDK's `useChat` reads its chat): each render sees one
+// immutable snapshot, so concurrent rendering cannot tear and memoized consumers see changes.
 
-import { permissionPath } from "@toolview/client";
+import { answerPermission, VIEW_CAPABILITIES } from "@toolview/client";
 import { connect } from "@toolview/client/web";
-import { useEffect, useState } from "react";
+import { useEffect, useState, useSyncExternalStore } from "react";
 import type { Answer } from "./react.js";
 import { type SessionItem, SessionModel } from "./session.js";
 
@@ -41,37 +43,30 @@ export function useToolviewSession(
   session: string,
   options: FollowOptions = {},
 ): ToolviewSessionState {
+  const { token } = options;
+  // A new model for each session followed (the effect makes it): its snapshots are the state.
   const [model, setModel] = useState(() => new SessionModel());
-  const [, setVersion] = useState(0);
+  const snapshot = useSyncExternalStore(model.subscribe, model.getSnapshot, model.getSnapshot);
   const [state, setState] = useState<FollowState>("connecting");
   const [error, setError] = useState<string>();
-  const { token } = options;
   useEffect(() => {
     const abort = new AbortController();
-    const next = new SessionModel();
-    setModel(next);
+    const model = new SessionModel();
+    setModel(model);
     setState("connecting");
     setError(undefined);
     (async () => {
       const client = connect(baseUrl, { token });
       const subscription = await client.subscribe(session, {
         target: "view",
-        capabilities: {
-          terminal: true,
-          diff: true,
-          read: true,
-          search: true,
-          web: true,
-          outputAppends: true,
-          reasoning: true,
-        },
+        capabilities: VIEW_CAPABILITIES,
         start: "beginning",
         signal: abort.signal,
       });
       for await (const item of subscription) {
         if (abort.signal.aborted) return;
         setState("live");
-        if (next.apply(item)) setVersion((v) => v + 1);
+        model.apply(item);
       }
       if (!abort.signal.aborted) setState("ended");
     })().catch((e: unknown) => {
@@ -81,35 +76,17 @@ export function useToolviewSession(
     });
     return () => abort.abort();
   }, [baseUrl, session, token]);
-  return { items: model.items, childrenOf: (id) => model.childrenOf(id), cwd: model.cwd, state, error };
+  return { items: snapshot.items, childrenOf: snapshot.childrenOf, cwd: snapshot.cwd, state, error };
 }
 
-/** Answers permission prompts with `POST /permissions/{session}/{request}` (the token needs the
- *  `approve` right); the note it resolves with says why an answer was not taken. */
+/** Answers permission prompts with `POST /permissions/{session}/{request}` (`@toolview/client`'s
+ *  `answerPermission`; the token needs the `approve` right); the note it resolves with says why
+ *  an answer was not taken. */
 export function permissionAnswerer(
   baseUrl: string,
   session: string,
   options: { token?: string; via?: string } = {},
 ): Answer {
-  return async (requestId, optionId) => {
-    let path: string;
-    try {
-      // Refuses ids with `.`/`..` segments, which the URL parser would resolve to another session.
-      path = `${baseUrl.replace(/\/$/, "")}${permissionPath(session, requestId)}`;
-    } catch (e) {
-      return `not answered: ${e instanceof Error ? e.message : String(e)}`;
-    }
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    const r = await fetch(path, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ optionId, via: options.via ?? "react" }),
-    });
-    if (r.status === 403) return "this token may not answer (it needs the approve right)";
-    // 409, 410: decided already (by someone else, or the expiry): the decision arrives as an update.
-    if (!r.ok && r.status !== 409 && r.status !== 410)
-      return `not answered: ${((await r.json()) as { error?: string }).error ?? r.status}`;
-    return undefined;
-  };
+  return (requestId, optionId) =>
+    answerPermission(baseUrl, session, requestId, optionId, { token: options.token, via: options.via ?? "react" });
 }

@@ -24,5 +24,5 @@ export {
   ToolviewTurn,
   toReact,
 } from "./react.js";
-export { type SessionItem, SessionModel } from "./session.js";
+export { type SessionChange, type SessionItem, SessionModel, type SessionSnapshot } from "./session.js";
 export type * from "./view.js";

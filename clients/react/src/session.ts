@@ -1,7 +1,9 @@
-// A session's items as its VIEW updates come, without I/O or React: the state the hook
-// (`useToolviewSession`) holds and `<ToolviewSession>` draws. Each update replaces its call's,
-// message's or prompt's item (a new object, so an unchanged item keeps its identity and a memoized
-// component skips it; the lists themselves change in place: a re-render reads them again); appends grow a card's output or input and a message's text; a subagent's
+// A session's items as its VIEW updates come, without I/O or React: the one fold of a session's
+// updates on the JavaScript side. `useToolviewSession` reads its immutable snapshots through
+// `useSyncExternalStore`, `<ToolviewSession>` draws them, and the viewer and the MCP App view
+// patch the page from the change each update makes. Each update replaces its call's, message's
+// or prompt's item (a new object, so an unchanged item keeps its identity and a memoized
+// component skips it); appends grow a card's output or input and a message's text; a subagent's
 // calls and messages go under the card of the call they run under.
 
 import { type Item, isReset } from "@toolview/client";
@@ -15,46 +17,103 @@ export type SessionItem =
   | { kind: "permission"; key: string; permission: PermissionView }
   | { kind: "turn"; key: string; turn: TurnView };
 
-/** The items of a session: `items` at the top, `childrenOf(callId)` under a card. */
-export class SessionModel {
+/** What one update changed: what a view that drew the items before patches. */
+export type SessionChange =
+  /** Everything shown goes: the log was replaced, its updates follow from the beginning. */
+  | { kind: "reset" }
+  /** The session's working directory. */
+  | { kind: "session"; cwd: string }
+  /** A new item, at the end of the top list or of `parent`'s children. */
+  | { kind: "added"; item: SessionItem; parent?: string }
+  /** The item with the same key, replaced (`parent`: the card it is under, if any). */
+  | { kind: "replaced"; item: SessionItem; parent?: string }
+  /** `text` appended to a card's output or input, or to a message; `item` is the item after. */
+  | { kind: "appended"; item: SessionItem; field: "streamed" | "input" | "text"; text: string };
+
+/** The items of a session at one moment; never changes (the next update makes a new one). */
+export interface SessionSnapshot {
+  /** The items at the top, in order. */
+  readonly items: readonly SessionItem[];
+  /** The items of the call `callId`'s subagent (empty when it has none). */
+  readonly childrenOf: (callId: string) => readonly SessionItem[];
   /** The session's working directory, once it said. */
-  cwd = "";
+  readonly cwd: string;
   /** The offset of the last update applied. */
-  offset = "";
+  readonly offset: string;
+}
+
+const NONE: readonly SessionItem[] = Object.freeze([]);
+
+/** The fold: applies a subscription's items, says what each changed, and gives snapshots. */
+export class SessionModel {
+  private cwd = "";
+  private offset = "";
   private readonly top: SessionItem[] = [];
   private readonly under = new Map<string, SessionItem[]>();
-  /** Where each keyed item is: its list and its index there (items are only added at the end or
-   *  replaced, so an update costs O(1)). */
-  private readonly where = new Map<string, { list: SessionItem[]; at: number }>();
+  /** Where each keyed item is: its list, its index there, the card it is under (items are only
+   *  added at the end or replaced, so an update costs O(1)). */
+  private readonly where = new Map<string, { list: SessionItem[]; at: number; parent?: string }>();
   private turns = 0;
+  private readonly listeners = new Set<() => void>();
+  private snapshot?: SessionSnapshot;
 
-  /** The items at the top. */
+  /** Calls `listener` after every change; returns the unsubscribe (`useSyncExternalStore`'s). */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  /** The items now: the same object until the next change (so React re-renders only then). */
+  readonly getSnapshot = (): SessionSnapshot => {
+    if (!this.snapshot) {
+      const items = Object.freeze(this.top.slice());
+      const under = new Map([...this.under].map(([id, list]) => [id, Object.freeze(list.slice())] as const));
+      this.snapshot = Object.freeze({
+        items,
+        childrenOf: (callId: string) => under.get(callId) ?? NONE,
+        cwd: this.cwd,
+        offset: this.offset,
+      });
+    }
+    return this.snapshot;
+  };
+
+  /** The items at the top now. */
   get items(): readonly SessionItem[] {
-    return this.top;
+    return this.getSnapshot().items;
   }
 
-  /** The items of the call `callId`'s subagent (empty when it has none). */
+  /** A card's subagent items now. */
   childrenOf(callId: string): readonly SessionItem[] {
-    return this.under.get(callId) ?? [];
+    return this.getSnapshot().childrenOf(callId);
   }
 
-  /** Applies one item of a subscription (a `Reset` forgets everything shown). Returns whether
-   *  anything changed. */
-  apply(item: Item): boolean {
+  /** Applies one item of a subscription (a `Reset` forgets everything shown): what it changed,
+   *  or nothing. */
+  apply(item: Item): SessionChange | undefined {
+    const change = this.fold(item);
+    if (!isReset(item)) this.offset = String(item.cursor?.offset ?? "");
+    if (change) {
+      this.snapshot = undefined;
+      for (const listener of this.listeners) listener();
+    }
+    return change;
+  }
+
+  private fold(item: Item): SessionChange | undefined {
     if (isReset(item)) {
       this.top.length = 0;
       this.under.clear();
       this.where.clear();
       this.cwd = "";
-      return true;
+      return { kind: "reset" };
     }
-    this.offset = String(item.cursor?.offset ?? "");
-    if (item.body.case !== "view") return false;
+    if (item.body.case !== "view") return undefined;
     const view = item.body.value.update;
     switch (view.case) {
       case "session":
         this.cwd = view.value.cwd;
-        return true;
+        return { kind: "session", cwd: this.cwd };
       case "card": {
         const card = cardFromProto(view.value);
         return this.put({ kind: "card", key: `card:${card.callId}`, card }, card.parentCallId);
@@ -70,30 +129,36 @@ export class SessionModel {
       case "turn":
         this.turns += 1;
         return this.put({ kind: "turn", key: `turn:${this.turns}`, turn: turnFromProto(view.value) }, undefined);
-      case "messageAppended":
-        return this.change(`message:${view.value.messageId}`, (i) =>
-          i.kind === "message" ? { ...i, message: { ...i.message, text: i.message.text + view.value.text } } : i,
+      case "messageAppended": {
+        const text = view.value.text;
+        const next = this.change(`message:${view.value.messageId}`, (i) =>
+          i.kind === "message" ? { ...i, message: { ...i.message, text: i.message.text + text } } : i,
         );
+        return next && { kind: "appended", item: next, field: "text", text };
+      }
       case "inputAppended":
       case "outputAppended": {
         const field = view.case === "inputAppended" ? "input" : "streamed";
         const text = view.value.text;
-        return this.change(`card:${view.value.callId}`, (i) =>
+        const next = this.change(`card:${view.value.callId}`, (i) =>
           i.kind === "card" ? { ...i, card: { ...i.card, [field]: (i.card[field] ?? "") + text } } : i,
         );
+        return next && { kind: "appended", item: next, field, text };
       }
       case undefined:
-        return false;
+        return undefined;
     }
   }
 
   /** Replaces the item with `next.key`, or adds it: under its parent's card when that is shown. */
-  private put(next: SessionItem, parent: string | undefined): boolean {
-    if (this.change(next.key, () => next)) return true;
-    const list = parent && this.where.has(`card:${parent}`) ? this.children(parent) : this.top;
-    this.where.set(next.key, { list, at: list.length });
+  private put(next: SessionItem, parent: string | undefined): SessionChange {
+    const replaced = this.change(next.key, () => next);
+    if (replaced) return { kind: "replaced", item: replaced, parent: this.where.get(next.key)?.parent };
+    const under = parent && this.where.has(`card:${parent}`) ? parent : undefined;
+    const list = under ? this.children(under) : this.top;
+    this.where.set(next.key, { list, at: list.length, parent: under });
     list.push(next);
-    return true;
+    return { kind: "added", item: next, parent: under };
   }
 
   private children(parent: string): SessionItem[] {
@@ -105,11 +170,12 @@ export class SessionModel {
     return list;
   }
 
-  /** Replaces the item `key` with `f(item)`: a new object, in the same place (items never move). */
-  private change(key: string, f: (i: SessionItem) => SessionItem): boolean {
+  /** Replaces the item `key` with `f(item)`, in the same place (items never move); the new item,
+   *  or nothing when there is no such item. */
+  private change(key: string, f: (i: SessionItem) => SessionItem): SessionItem | undefined {
     const place = this.where.get(key);
-    if (!place) return false;
+    if (!place) return undefined;
     place.list[place.at] = f(place.list[place.at]);
-    return true;
+    return place.list[place.at];
   }
 }

@@ -100,3 +100,38 @@ test("SessionModel folds a session's updates into items: each call once, nested,
   assert.ok(model.apply(create(ResetSchema, {})));
   assert.equal(model.items.length, 0);
 });
+
+test("SessionModel's snapshots never change, its changes say what to redraw, subscribers hear each", {
+  skip: !bin || !repo,
+}, () => {
+  const model = new SessionModel();
+  let heard = 0;
+  const unsubscribe = model.subscribe(() => heard++);
+  const input = readFileSync(`${repo}/tests/data/subagent.jsonl`);
+  const changes = render("view", input).map((u) => model.apply(fromJson(RenderedUpdateSchema, u)));
+  assert.equal(heard, changes.filter(Boolean).length, "one notice per change");
+  const kinds = new Set(changes.filter(Boolean).map((c) => c.kind));
+  for (const kind of ["session", "added", "replaced"]) assert.ok(kinds.has(kind), `${kind} in ${[...kinds]}`);
+  assert.ok(
+    changes.some((c) => c?.kind === "added" && c.parent),
+    "a subagent's item is added under its parent",
+  );
+  // The same snapshot until the next change; an old one keeps what it held.
+  const before = model.getSnapshot();
+  assert.equal(model.getSnapshot(), before);
+  assert.ok(Object.isFrozen(before.items));
+  const at = before.items.findIndex((i) => i.kind === "card");
+  const { callId, streamed } = before.items[at].card;
+  const change = model.apply(fromJson(RenderedUpdateSchema, { view: { outputAppended: { callId, text: "more\n" } } }));
+  assert.deepEqual([change.kind, change.field, change.text], ["appended", "streamed", "more\n"]);
+  const after = model.getSnapshot();
+  assert.notEqual(after, before);
+  assert.equal(before.items[at].card.streamed, streamed, "the old snapshot is as it was");
+  assert.equal(after.items[at].card.streamed, `${streamed}more\n`);
+  // An update of no item changes nothing and is not heard.
+  const quiet = heard;
+  assert.equal(model.apply(fromJson(RenderedUpdateSchema, { view: { outputAppended: { callId: "nope", text: "x" } } })), undefined);
+  assert.equal(heard, quiet);
+  assert.equal(model.getSnapshot(), after);
+  unsubscribe();
+});

@@ -1,6 +1,8 @@
 // @toolview/client: publish an agent's tool calls and conversation to toolview, and subscribe
 // to their renderings. Transports: `@toolview/client/node` (gRPC) and `@toolview/client/web`
 // (gRPC-Web); the generated messages are re-exported from here.
+
+export { type AnswerOptions, answerPermission, VIEW_CAPABILITIES } from "./answer.js";
 export {
   Client,
   type Item,

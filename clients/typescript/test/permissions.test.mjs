@@ -3,7 +3,7 @@
 // the reject option; one-sided options are refused before anything is sent.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { allowOnce, rejectOnce, responder, UsageError } from "@toolview/client";
+import { allowOnce, answerPermission, rejectOnce, responder, UsageError } from "@toolview/client";
 import { connect } from "@toolview/client/node";
 import { Server } from "./server.mjs";
 
@@ -58,4 +58,24 @@ test("one-sided options are refused before anything is sent", async () => {
   const client = connect(server.address);
   await assert.rejects(client.session("perm").requestPermission("Sure?", [allowOnce()]), UsageError);
   await client.close();
+});
+
+test("a page answers over HTTP once; a decided request is no error; a bad id is named", async () => {
+  const harness = connect(server.address);
+  const base = `http://${server.address}`;
+  const call = await harness.session("perm-http").startCall("bash", { command: "make", description: "Build" });
+  const asked = call.requestPermission("Run make?", undefined, { requestId: "ask-http" });
+  let why = "not yet";
+  for (let i = 0; i < 100 && why !== undefined; i++) {
+    why = await answerPermission(base, "perm-http", "ask-http", "allow", { via: "page" });
+    if (why !== undefined) await new Promise((r) => setTimeout(r, 50)); // not published yet
+  }
+  assert.equal(why, undefined);
+  assert.equal(await answerPermission(base, "perm-http", "ask-http", "reject"), undefined, "decided already");
+  const decision = await asked;
+  assert.deepEqual([decision.optionId, decision.allowed], ["allow", true]);
+  assert.equal(responder(decision), "someone via page");
+  const bad = await answerPermission(base, "perm-http", "a/../b", "allow");
+  assert.match(bad, /^not answered: /);
+  await harness.close();
 });
