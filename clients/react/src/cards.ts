@@ -61,10 +61,33 @@ function texts(content: readonly ContentBlockView[] | undefined): Child[] {
   });
 }
 
-/** Lines of a line diff (LCS), as [prefix, text]. Bounded by the server's caps on diffs. */
+/** The most cells a line diff's table may have (old lines × new lines, after the common head and
+ *  tail are set aside): past it a diff takes the coarse form the server's takes past its own
+ *  bound — every old line removed, then every new line added — so a card costs a bounded time
+ *  to draw whatever a harness sent. */
+export const MAX_DIFF_CELLS = 1_000_000;
+
+/** Lines of a line diff (LCS), as [prefix, text]: the common head and tail as context, the middle
+ *  by LCS within `MAX_DIFF_CELLS`, coarse past it. */
 export function lineDiff(oldText: string | null, newText: string): [string, string][] {
   const a = oldText ? oldText.split("\n") : [];
   const b = newText ? newText.split("\n") : [];
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const same = (lines: string[]) => lines.map((t): [string, string] => [" ", t]);
+  const oldMid = a.slice(head, a.length - tail);
+  const newMid = b.slice(head, b.length - tail);
+  const middle =
+    (oldMid.length + 1) * (newMid.length + 1) > MAX_DIFF_CELLS
+      ? [...oldMid.map((t): [string, string] => ["-", t]), ...newMid.map((t): [string, string] => ["+", t])]
+      : lcsDiff(oldMid, newMid);
+  return [...same(a.slice(0, head)), ...middle, ...same(a.slice(a.length - tail))];
+}
+
+/** The LCS line diff of `a` and `b`: O(|a|·|b|), called within `MAX_DIFF_CELLS`. */
+function lcsDiff(a: string[], b: string[]): [string, string][] {
   const n = a.length;
   const m = b.length;
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));

@@ -215,3 +215,39 @@ test("a permission prompt: buttons while it waits (with an answer), then the dec
   assert.match(out, /Reject — alice via viewer at 2026-12-05T10:01:00.000Z/);
   assert.ok(!out.includes("<button"));
 });
+
+/** The lines of a diff card's `pre.diff`, as [prefix, text]. */
+function diffLines(card) {
+  const tree = cardTree(card);
+  const find = (n) =>
+    typeof n === "object" && n ? (n.attrs?.class === "diff" ? n : n.children.map(find).find(Boolean)) : undefined;
+  const diff = find(tree);
+  assert.ok(diff, "a pre.diff");
+  return diff.children.filter((c) => c && typeof c === "object").map((l) => l.children.join(""));
+}
+
+test("a diff costs a bounded table: context around the change, coarse past the bound", () => {
+  const card = (oldText, newText) => ({
+    callId: "d",
+    toolName: "edit",
+    status: "completed",
+    streamed: "",
+    call: { card: "diff", title: "Edit a.ts", diffs: [{ path: "a.ts", oldText, newText }] },
+  });
+  const small = diffLines(card("a\nb\nc\nd", "a\nB\nc\nd"));
+  assert.deepEqual(
+    small.map((l) => l[0]),
+    [" ", "-", "+", " ", " "],
+  );
+  // 3,000 lines against 3,000, every tenth the same, one line kept at each end: a 9-million-cell
+  // table, so the middle is drawn coarse (every old line, then every new one — the tenth lines
+  // too, which a table would have kept as context) with the ends as context.
+  const many = (p) =>
+    ["top", ...Array.from({ length: 3000 }, (_, i) => (i % 10 === 5 ? `same${i}` : `${p}${i}`)), "bottom"].join("\n");
+  const big = diffLines(card(many("old"), many("new")));
+  assert.equal(big.length, 6002);
+  assert.equal(big[0], "  top\n");
+  assert.ok(big.slice(1, 3001).every((l) => l.startsWith("- ")));
+  assert.ok(big.slice(3001, 6001).every((l) => l.startsWith("+ ")));
+  assert.equal(big[6001], "  bottom\n");
+});

@@ -130,7 +130,10 @@ test("SessionModel's snapshots never change, its changes say what to redraw, sub
   assert.equal(after.items[at].card.streamed, `${streamed}more\n`);
   // An update of no item changes nothing and is not heard.
   const quiet = heard;
-  assert.equal(model.apply(fromJson(RenderedUpdateSchema, { view: { outputAppended: { callId: "nope", text: "x" } } })), undefined);
+  assert.equal(
+    model.apply(fromJson(RenderedUpdateSchema, { view: { outputAppended: { callId: "nope", text: "x" } } })),
+    undefined,
+  );
   assert.equal(heard, quiet);
   assert.equal(model.getSnapshot(), after);
   unsubscribe();
