@@ -23,7 +23,7 @@
 //! `index.rs` a session's offsets, ids and call phases, `feed.rs` the replica's one ordered
 //! consumer, `subject.rs`, `options.rs`; see "The JetStream store"). Records become bytes through a
 //! `RecordCodec` the store is given (the format is defined in `proto/`, where generated types
-//! live). A store with other writers reports their appends (`Store::changes`) and refuses an append
+//! live). A store with other writers reports their appends (`Store::feed`) and refuses an append
 //! that does not follow the head it was computed from (`StoreError::Conflict`).
 
 mod embedded;

@@ -2,12 +2,12 @@
 //! to the session layer. The stream republishes each stored message's headers to a core NATS
 //! subject of its session (`<prefix>-live.<session>`, the stream's RePublish), and the replica
 //! subscribes to the subjects of the sessions it has in memory — the session layer says which
-//! ([`Store::interest`](crate::store::Store::interest)) — so NATS routes it those appends and no
+//! ([`Feed::interest`](crate::store::Feed::interest)) — so NATS routes it those appends and no
 //! other: a replica's feed costs O(its own sessions' events), not O(the cluster's).
 //!
 //! Core NATS delivers at most once, so nothing here trusts it alone:
 //! - **Joining**: the session layer reads a session's state only once its subscription is in
-//!   place at the server (made, then a flush; [`Store::following`](crate::store::Store::following)
+//!   place at the server (made, then a flush; [`Feed::following`](crate::store::Feed::following)
 //!   waits for it), so an append lands before that read (and is in it) or after the subscription
 //!   (and is delivered). A report is only "the head is now here", so one seen twice changes
 //!   nothing.

@@ -14,7 +14,7 @@
 //!   re-validates (ids now stored become duplicate acks) and retries.
 //! - The stream republishes every message's headers to its session's live subject; each replica
 //!   subscribes to those of the sessions it holds (`feed.rs`) and reports their appends, its
-//!   own and other replicas', through [`Store::changes`].
+//!   own and other replicas', through its [`Feed`](crate::store::Feed).
 
 mod append;
 mod directory;
