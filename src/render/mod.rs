@@ -3,39 +3,27 @@
 //! give the same bytes, live or replayed.
 //!
 //! Where things are: `renderer.rs` (`Renderer::step`: fold, render, a stand-in card for an
-//! update over the size limit), `fold/` (events → `CallState`, `MessageState`, turns; total over
-//! any sequence), `streamed.rs`, `input.rs` and `cap.rs` (live output and input within the output
-//! cap), `card.rs` (`Capabilities`, target-independent preparation and degradation), one module
-//! per target (`view.rs`, `acp.rs`, `ag_ui/`, `ai_sdk/`, `markdown.rs`, `ansi.rs`), the text they
-//! share (`text_form.rs`, `transcript.rs`, `markdown_text.rs`, `md/`, `visible.rs`, `permission.rs`),
-//! `frame/` (`StreamFrame`: the AG-UI and AI SDK streams' framing), `screen/` (VIEW updates drawn
-//! as text, each card once: `tail` and the MCP edge's transcript).
+//! update over the size limit), `fold/` (events → `CallState`, `MessageState`, turns, total over
+//! any sequence; live output and input within the output cap: `streamed.rs`, `input.rs`,
+//! `cap.rs`, `live.rs`), `card.rs` (`Capabilities`, target-independent preparation and
+//! degradation), `targets/` (a module per target), `text/` (the text they share, and `screen/`:
+//! VIEW updates drawn as text), `frame/` (`StreamFrame`: the AG-UI and AI SDK streams' framing).
 //! `render_all` renders with no limit (offline and tests).
 
-mod acp;
-pub mod acp_meta;
-pub mod ag_ui;
-pub mod ai_sdk;
-mod ansi;
-mod cap;
 pub mod card;
 pub mod fold;
 mod frame;
-mod input;
 mod json_len;
-mod live;
-mod markdown;
-mod markdown_text;
-mod md;
-pub mod paths;
-pub mod permission;
 mod renderer;
-pub mod screen;
-mod streamed;
-mod text_form;
-mod transcript;
-mod view;
-mod visible;
+pub mod targets;
+pub mod text;
+
+// Each module by its short name, wherever it lives (`render::view`, `render::cap`, …).
+pub(crate) use fold::{cap, input, live, streamed};
+pub(crate) use targets::{acp, ansi, markdown, view};
+pub use targets::{acp_meta, ag_ui, ai_sdk};
+pub(crate) use text::{markdown_text, md, text_form, transcript, visible};
+pub use text::{paths, permission, screen};
 
 pub use ag_ui::AgUiEvent;
 pub use ai_sdk::UiChunk;

@@ -135,13 +135,31 @@ class Processes:
                 os.killpg(p.pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
+        # Each whole group, not only its shell: a server the shell started may still be
+        # shutting down (and holding its port) after the shell is gone.
+        deadline = time.monotonic() + 10
         for p in self.groups:
             try:
-                p.wait(10)
+                p.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
+                pass
+            while group_alive(p.pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if group_alive(p.pid):
                 os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
+            p.wait()
         self.groups.clear()
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a process of group `pgid` is still running."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def listening(port: int) -> bool:

@@ -7,6 +7,10 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
+pub(crate) mod cap;
+pub(crate) mod input;
+pub(crate) mod live;
+pub(crate) mod streamed;
 mod nest;
 mod permissions;
 mod state;
@@ -15,8 +19,8 @@ pub use nest::{Children, MAX_DEPTH};
 pub use permissions::PermissionState;
 pub use state::{CallState, CallStatus, Finished, MessageState};
 
-use super::input::StreamingInput;
-use super::streamed::{Chunk, Streamed};
+use self::input::StreamingInput;
+use self::streamed::{Chunk, Streamed};
 use crate::domain::permission::RequestId;
 use crate::domain::{
     CallFinished, CallId, CallInputComplete, CallInputDelta, CallOutput, CallStarted, EventBody,
@@ -37,7 +41,7 @@ pub struct Turn<'a> {
 #[derive(Debug, Clone, Copy)]
 pub enum InputChange<'a> {
     /// Text was appended: `text` is the part the state kept (empty past
-    /// [`super::input::MAX_INPUT_SHOWN_BYTES`]); `read` when the pending card and the input so
+    /// [`input::MAX_INPUT_SHOWN_BYTES`]); `read` when the pending card and the input so
     /// far were read again.
     Delta {
         /// The text kept.

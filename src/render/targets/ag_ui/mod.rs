@@ -27,15 +27,15 @@ pub use event::{
 
 use serde_json::Value;
 
-use super::Context;
-use super::cap::cap_blocks;
-use super::card::{Capabilities, degrade_call, degrade_result, prepared_call, prepared_result};
-use super::fold::{
+use crate::render::Context;
+use crate::render::cap::cap_blocks;
+use crate::render::card::{Capabilities, degrade_call, degrade_result, prepared_call, prepared_result};
+use crate::render::fold::{
     CallState, Change, Finished, InputChange, MessageChange, MessageState, PermissionState, Turn,
 };
-use super::live::{capped_chunk, capped_streamed, capped_text};
-use super::permission::PermissionPrompt;
-use super::text_form::flatten;
+use crate::render::live::{capped_chunk, capped_streamed, capped_text};
+use crate::render::permission::PermissionPrompt;
+use crate::render::text_form::flatten;
 use crate::domain::{ContentBlock, McpApp, MessageRole, StopReason};
 use crate::present::call_tool_result;
 
@@ -166,7 +166,7 @@ fn activity(
     ctx: &Context<'_>,
     caps: &Capabilities,
 ) -> AgUiEvent {
-    let mut content = super::view::card_json(change, ctx, caps);
+    let mut content = crate::render::view::card_json(change, ctx, caps);
     if state.finished.is_none()
         && let Some(card) = content.as_object_mut()
     {

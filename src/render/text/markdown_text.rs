@@ -3,7 +3,7 @@
 //! them. Links toolview itself makes (web sources, resource links) are kept only for `http:`,
 //! `https:` and `mailto:` URLs.
 
-use super::text_form::TextStyle;
+use crate::render::text_form::TextStyle;
 
 /// Characters with a meaning anywhere in a line: code spans, emphasis and strikethrough,
 /// link and image brackets (`![x](y)` needs `[`), HTML and autolinks, entities, table cells.

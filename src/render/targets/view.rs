@@ -2,13 +2,13 @@
 
 use serde::Serialize;
 
-use super::Context;
-use super::card::{Capabilities, Snapshot, degrade_call, degrade_result};
-use super::fold::{
+use crate::render::Context;
+use crate::render::card::{Capabilities, Snapshot, degrade_call, degrade_result};
+use crate::render::fold::{
     CallState, CallStatus, Change, Children, InputChange, MessageChange, MessageState, Turn,
 };
-use super::live::{LiveChunk, capped_text, live_chunk, live_text};
-use super::streamed::Chunk;
+use crate::render::live::{LiveChunk, capped_text, live_chunk, live_text};
+use crate::render::streamed::Chunk;
 use crate::domain::permission::{PermissionRequested, PermissionResolved};
 use crate::domain::{McpApp, MessageRole, StopReason, TokenUsage, ToolCallView, ToolResultView};
 
@@ -23,7 +23,7 @@ pub enum ViewUpdate {
     OutputAppended {
         /// The call whose card grows.
         call_id: String,
-        /// The chunk, capped ([`super::live::capped_chunk`]).
+        /// The chunk, capped ([`crate::render::live::capped_chunk`]).
         text: String,
     },
     /// More input for a pending call's card shown before: a UI appends `text` to its `input`.
@@ -185,7 +185,7 @@ pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
         Change::Message(m, change) => return message(m, change, caps),
         Change::Permission(p) => {
             return ViewUpdate::Permission(Box::new(PermissionSnapshot {
-                request: super::permission::shown(&p.request),
+                request: crate::render::permission::shown(&p.request),
                 resolution: p.resolution.clone(),
             }));
         }
@@ -234,7 +234,7 @@ fn input_delta(
         .as_ref()
         .map_or(0, |i| i.text.len() - text.len());
     let chunk = Chunk { text, start };
-    Some(match super::live::capped_chunk(chunk, caps.cap()) {
+    Some(match crate::render::live::capped_chunk(chunk, caps.cap()) {
         piece if caps.output_appends && !piece.is_empty() => ViewUpdate::InputAppended {
             call_id: state.call_id.to_string(),
             text: piece.to_owned(),
@@ -314,7 +314,7 @@ impl ViewUpdate {
     /// message), the cards counted as their JSON is written. The live output is counted by its
     /// length, not scanned: a snapshot's size costs O(card), not O(output).
     pub fn approx_bytes(&self) -> usize {
-        use super::json_len::json_len;
+        use crate::render::json_len::json_len;
         match self {
             ViewUpdate::Card(c) => {
                 c.call_id.len()

@@ -18,15 +18,15 @@ pub use chunk::{NoticeData, OutputData, ResetData, ToolOutput, UiChunk, UserData
 
 use serde_json::Value;
 
-use super::Context;
-use super::cap::cap_blocks;
-use super::card::{Capabilities, prepared_call};
-use super::fold::{
+use crate::render::Context;
+use crate::render::cap::cap_blocks;
+use crate::render::card::{Capabilities, prepared_call};
+use crate::render::fold::{
     CallState, Change, Finished, InputChange, MessageChange, MessageState, PermissionState, Turn,
 };
-use super::live::{LiveChunk, capped_chunk, capped_text, live_chunk};
-use super::text_form::flatten;
-use super::view;
+use crate::render::live::{LiveChunk, capped_chunk, capped_text, live_chunk};
+use crate::render::text_form::flatten;
+use crate::render::view;
 use crate::domain::{MCP_APP_MIME_TYPE, McpApp, MessageRole, ToolCallView};
 use crate::present::call_tool_result;
 
@@ -133,7 +133,7 @@ fn permission(p: &PermissionState) -> Vec<UiChunk> {
                 let by = res.resolved_by.describe();
                 UiChunk::ToolApprovalResponse {
                     approval_id: approval_id.clone(),
-                    approved: super::permission::allowed(&p.request, Some(res)),
+                    approved: crate::render::permission::allowed(&p.request, Some(res)),
                     reason: if res.reason.is_empty() {
                         by
                     } else {
@@ -145,7 +145,7 @@ fn permission(p: &PermissionState) -> Vec<UiChunk> {
     }
     chunks.push(UiChunk::DataToolviewPermission {
         id: approval_id,
-        data: Box::new(super::permission::PermissionPrompt::of(p)),
+        data: Box::new(crate::render::permission::PermissionPrompt::of(p)),
     });
     chunks
 }

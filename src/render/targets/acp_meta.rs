@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::fold::Children;
-use super::permission::PermissionPrompt;
+use crate::render::fold::Children;
+use crate::render::permission::PermissionPrompt;
 
 /// An update's `_meta`.
 #[derive(Debug, Default, Serialize)]

@@ -7,9 +7,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::fold::PermissionState;
-use super::markdown_text;
-use super::visible::visible;
+use crate::render::fold::PermissionState;
+use crate::render::markdown_text;
+use crate::render::visible::visible;
 use crate::domain::permission::{
     OptionKind, Outcome, PermissionRequested, PermissionResolved, cut, rfc3339_ms,
 };

@@ -4,13 +4,13 @@
 //! an answer's own Markdown shows as text, never as a link, image or HTML), made visible for a
 //! terminal.
 
-use super::card::Capabilities;
-use super::fold::{Change, MessageChange, MessageState, Turn};
-use super::live::{LiveChunk, capped_text, live_text};
-use super::markdown_text::escape;
-use super::md;
-use super::view::MessageStatus;
-use super::visible::visible;
+use crate::render::card::Capabilities;
+use crate::render::fold::{Change, MessageChange, MessageState, Turn};
+use crate::render::live::{LiveChunk, capped_text, live_text};
+use crate::render::markdown_text::escape;
+use crate::render::md;
+use crate::render::view::MessageStatus;
+use crate::render::visible::visible;
 use crate::domain::{MessageRole, StopReason, TokenUsage};
 
 const RESET: &str = "\x1b[0m";
@@ -63,8 +63,8 @@ pub(super) fn conversation(change: Change<'_>, caps: &Capabilities, form: Form) 
             })
             .unwrap_or_default(),
         Change::Permission(p) => match form {
-            Form::Markdown => super::permission::markdown(&p.request, p.resolution.as_ref()),
-            Form::Ansi => super::permission::ansi(&p.request, p.resolution.as_ref()),
+            Form::Markdown => crate::render::permission::markdown(&p.request, p.resolution.as_ref()),
+            Form::Ansi => crate::render::permission::ansi(&p.request, p.resolution.as_ref()),
         },
         Change::Session
         | Change::Started(_)

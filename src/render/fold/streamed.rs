@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use super::cap::{Cap, floor_boundary};
+use crate::render::cap::{Cap, floor_boundary};
 
 /// One live output chunk, as the renderers see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub struct Streamed {
     len: usize,
     /// Where each chunk that ends inside `head` ends.
     ends: Vec<usize>,
-    /// No chunk had a character a terminal must not get ([`super::visible`]): then no part of
+    /// No chunk had a character a terminal must not get ([`crate::render::visible`]): then no part of
     /// the output needs escaping, and snapshots need not scan it again (O(chunk) once, not
     /// O(output) per snapshot).
     plain: bool,
@@ -76,7 +76,7 @@ impl Streamed {
     /// Appends a chunk; returns it with its offset.
     pub fn push<'a>(&mut self, text: &'a str) -> Chunk<'a> {
         let start = self.len;
-        self.plain = self.plain && !super::visible::needs_escaping(text);
+        self.plain = self.plain && !crate::render::visible::needs_escaping(text);
         // Everything so far is in `head` until the output outgrows the retention.
         let was_full = self.head.len() == start;
         self.len += text.len();
@@ -137,7 +137,7 @@ impl Streamed {
     /// retention.
     pub fn capped(&self, cap: Cap) -> Cow<'_, str> {
         if let Some(full) = self.full() {
-            return super::cap::cap_text(full, cap);
+            return crate::render::cap::cap_text(full, cap);
         }
         let Some(cap) = cap.get() else {
             debug_assert!(false, "no cap with a retention");

@@ -4,9 +4,9 @@
 
 use std::borrow::Cow;
 
-use super::cap::{Cap, TRUNCATED};
-use super::fold::CallState;
-use super::streamed::{Chunk, Streamed};
+use crate::render::cap::{Cap, TRUNCATED};
+use crate::render::fold::CallState;
+use crate::render::streamed::{Chunk, Streamed};
 
 /// A chunk as a live subscriber receives it: as is below the cap, the truncation marker for the
 /// chunk that crosses it, nothing after.

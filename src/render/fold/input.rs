@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::cap::floor_boundary;
+use crate::render::cap::floor_boundary;
 use crate::domain::ToolCallView;
 use crate::present::{pending_call, read_partial};
 

@@ -4,15 +4,15 @@
 
 use std::collections::BTreeSet;
 
-use super::Context;
-use super::card::{Capabilities, Snapshot};
-use super::fold::{CallStatus, Change, InputChange};
-use super::live::{LiveChunk, live_chunk};
-use super::text_form::{
+use crate::render::Context;
+use crate::render::card::{Capabilities, Snapshot};
+use crate::render::fold::{CallStatus, Change, InputChange};
+use crate::render::live::{LiveChunk, live_chunk};
+use crate::render::text_form::{
     TERMINAL, diff_line_pairs, flatten_view, read_lines_text, search_text, web_text,
 };
-use super::transcript::{Form, conversation, nest_ansi};
-use super::visible::{visible, visible_keeping_sgr};
+use crate::render::transcript::{Form, conversation, nest_ansi};
+use crate::render::visible::{visible, visible_keeping_sgr};
 use crate::domain::{FileDiff, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
 use crate::present::LineOp;
 
@@ -170,7 +170,7 @@ fn push_output(lines: &mut Vec<String>, text: &str, tool_colors: bool) {
 }
 
 /// A running call's live output, dim; output known to be plain
-/// ([`super::Streamed::is_plain`]) is not scanned again (a snapshot is then a copy of it).
+/// ([`crate::render::Streamed::is_plain`]) is not scanned again (a snapshot is then a copy of it).
 fn push_streamed(lines: &mut Vec<String>, plain: bool, text: &str) {
     dim_lines(lines, text, !plain);
 }

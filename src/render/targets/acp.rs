@@ -5,21 +5,21 @@ use agent_client_protocol_schema::v1 as acp;
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
-use super::Context;
-use super::acp_meta::{
+use crate::render::Context;
+use crate::render::acp_meta::{
     AcpMeta, InputState, McpAppRef, TerminalExited, TerminalInfo, TerminalOutput, ToolviewMeta,
 };
-use super::cap::{Cap, TRUNCATED, cap_text};
-use super::card::{Capabilities, prepared_call, prepared_result};
-use super::fold::{
+use crate::render::cap::{Cap, TRUNCATED, cap_text};
+use crate::render::card::{Capabilities, prepared_call, prepared_result};
+use crate::render::fold::{
     CallState, CallStatus, Change, InputChange, MessageChange, MessageState, PermissionState, Turn,
 };
-use super::live::{
+use crate::render::live::{
     LiveChunk, capped_chunk, capped_streamed, capped_text, live_chunk, stream_crossed_cap,
 };
-use super::paths::acp_path;
-use super::streamed::Chunk;
-use super::text_form::{PLAIN, console, read_lines_text, search_text, terminal_console, web_text};
+use crate::render::paths::acp_path;
+use crate::render::streamed::Chunk;
+use crate::render::text_form::{PLAIN, console, read_lines_text, search_text, terminal_console, web_text};
 use crate::domain::{
     ContentBlock, FileDiff, FileLocation, MessageRole, Plan, PlanStatus, TerminalExit,
     ToolCallView, ToolKind, ToolResultView,
@@ -92,7 +92,7 @@ fn turn_end(turn: Turn<'_>) -> Option<acp::SessionUpdate> {
 /// decision are in `_meta.toolview.permission` (ACP v1 has no field for them; `toolview acp`
 /// also asks the editor with `session/request_permission`).
 fn permission(p: &PermissionState) -> acp::SessionUpdate {
-    let prompt = Box::new(super::permission::PermissionPrompt::of(p));
+    let prompt = Box::new(crate::render::permission::PermissionPrompt::of(p));
     let m = AcpMeta::toolview(ToolviewMeta {
         permission: Some(prompt),
         ..ToolviewMeta::default()
@@ -101,7 +101,7 @@ fn permission(p: &PermissionState) -> acp::SessionUpdate {
     let decided = p.resolution.is_some();
     let Some(call) = &p.request.call_id else {
         let id = format!("permission-{}", p.request.request_id);
-        let title = super::permission::shown(&p.request).title;
+        let title = crate::render::permission::shown(&p.request).title;
         if !decided {
             return acp::SessionUpdate::ToolCall(
                 acp::ToolCall::new(id, title)
@@ -110,7 +110,7 @@ fn permission(p: &PermissionState) -> acp::SessionUpdate {
                     .meta(m),
             );
         }
-        let status = if super::permission::allowed(&p.request, p.resolution.as_ref()) {
+        let status = if crate::render::permission::allowed(&p.request, p.resolution.as_ref()) {
             acp::ToolCallStatus::Completed
         } else {
             acp::ToolCallStatus::Failed

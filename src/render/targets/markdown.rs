@@ -1,13 +1,13 @@
 //! Target MARKDOWN: one "copy as Markdown" snapshot per call update. Text from tools and
 //! harnesses is fenced or escaped (`markdown_text.rs`): it cannot open links, images or HTML.
 
-use super::Context;
-use super::card::{Capabilities, Snapshot};
-use super::fold::{CallStatus, Change, Children, InputChange};
-use super::live::{LiveChunk, live_chunk};
-use super::markdown_text::{MARKDOWN, escape, escape_line, link};
-use super::text_form::{exit_note, read_lines_text, search_text, unified, web_text};
-use super::transcript::{Form, conversation, nest_markdown};
+use crate::render::Context;
+use crate::render::card::{Capabilities, Snapshot};
+use crate::render::fold::{CallStatus, Change, Children, InputChange};
+use crate::render::live::{LiveChunk, live_chunk};
+use crate::render::markdown_text::{MARKDOWN, escape, escape_line, link};
+use crate::render::text_form::{exit_note, read_lines_text, search_text, unified, web_text};
+use crate::render::transcript::{Form, conversation, nest_markdown};
 use crate::domain::{
     ContentBlock, GenericCallView, TerminalCallView, TerminalExit, ToolCallView, ToolResultView,
 };

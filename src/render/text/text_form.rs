@@ -2,7 +2,7 @@
 //! flattened content, each written in a [`TextStyle`] (ACP's plain forms, Markdown's escaped
 //! ones, a terminal's).
 
-use super::streamed::Streamed;
+use crate::render::streamed::Streamed;
 use crate::domain::{ContentBlock, FileDiff, TerminalExit};
 use crate::present::text::{console_block, console_body, fence, plain_block_body};
 use crate::present::{LineOp, diff_lines};
