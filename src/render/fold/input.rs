@@ -8,9 +8,9 @@
 
 use serde_json::Value;
 
-use crate::render::cap::floor_boundary;
 use crate::domain::ToolCallView;
 use crate::present::{pending_call, read_partial};
+use crate::render::cap::floor_boundary;
 
 /// Bytes of a call's input a fold keeps while it streams, at most: a fold rendered with an
 /// output cap keeps no more than the cap ([`StreamingInput::start`]'s `limit`). Past it the input

@@ -10,10 +10,10 @@ use std::collections::hash_map::Entry;
 pub(crate) mod cap;
 pub(crate) mod input;
 pub(crate) mod live;
-pub(crate) mod streamed;
 mod nest;
 mod permissions;
 mod state;
+pub(crate) mod streamed;
 
 pub use nest::{Children, MAX_DEPTH};
 pub use permissions::PermissionState;

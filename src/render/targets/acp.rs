@@ -5,6 +5,11 @@ use agent_client_protocol_schema::v1 as acp;
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
+use crate::domain::{
+    ContentBlock, FileDiff, FileLocation, MessageRole, Plan, PlanStatus, TerminalExit,
+    ToolCallView, ToolKind, ToolResultView,
+};
+use crate::present::text::fence;
 use crate::render::Context;
 use crate::render::acp_meta::{
     AcpMeta, InputState, McpAppRef, TerminalExited, TerminalInfo, TerminalOutput, ToolviewMeta,
@@ -19,14 +24,11 @@ use crate::render::live::{
 };
 use crate::render::paths::acp_path;
 use crate::render::streamed::Chunk;
-use crate::render::text_form::{PLAIN, console, read_lines_text, search_text, terminal_console, web_text};
-use crate::domain::{
-    ContentBlock, FileDiff, FileLocation, MessageRole, Plan, PlanStatus, TerminalExit,
-    ToolCallView, ToolKind, ToolResultView,
+use crate::render::text_form::{
+    PLAIN, console, read_lines_text, search_text, terminal_console, web_text,
 };
-use crate::present::text::fence;
 
-pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<String> {
+pub(crate) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<String> {
     let mut updates = match change {
         Change::Session => Vec::new(),
         Change::Started(state) => started(state, ctx, caps),

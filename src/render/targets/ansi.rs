@@ -4,6 +4,8 @@
 
 use std::collections::BTreeSet;
 
+use crate::domain::{FileDiff, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
+use crate::present::LineOp;
 use crate::render::Context;
 use crate::render::card::{Capabilities, Snapshot};
 use crate::render::fold::{CallStatus, Change, InputChange};
@@ -13,8 +15,6 @@ use crate::render::text_form::{
 };
 use crate::render::transcript::{Form, conversation, nest_ansi};
 use crate::render::visible::{visible, visible_keeping_sgr};
-use crate::domain::{FileDiff, TerminalCallView, TerminalExit, ToolCallView, ToolResultView};
-use crate::present::LineOp;
 
 const RESET: &str = "\x1b[0m";
 const BOLD: &str = "\x1b[1m";
@@ -23,7 +23,7 @@ const RED: &str = "\x1b[31m";
 const GREEN: &str = "\x1b[32m";
 const YELLOW: &str = "\x1b[33m";
 
-pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
+pub(crate) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
     if let Some(text) = conversation(change, caps, Form::Ansi) {
         return text;
     }

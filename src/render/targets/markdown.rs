@@ -1,6 +1,10 @@
 //! Target MARKDOWN: one "copy as Markdown" snapshot per call update. Text from tools and
 //! harnesses is fenced or escaped (`markdown_text.rs`): it cannot open links, images or HTML.
 
+use crate::domain::{
+    ContentBlock, GenericCallView, TerminalCallView, TerminalExit, ToolCallView, ToolResultView,
+};
+use crate::present::text::{console_body, fence, plain_block_body};
 use crate::render::Context;
 use crate::render::card::{Capabilities, Snapshot};
 use crate::render::fold::{CallStatus, Change, Children, InputChange};
@@ -8,12 +12,8 @@ use crate::render::live::{LiveChunk, live_chunk};
 use crate::render::markdown_text::{MARKDOWN, escape, escape_line, link};
 use crate::render::text_form::{exit_note, read_lines_text, search_text, unified, web_text};
 use crate::render::transcript::{Form, conversation, nest_markdown};
-use crate::domain::{
-    ContentBlock, GenericCallView, TerminalCallView, TerminalExit, ToolCallView, ToolResultView,
-};
-use crate::present::text::{console_body, fence, plain_block_body};
 
-pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
+pub(crate) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> String {
     if let Some(text) = conversation(change, caps, Form::Markdown) {
         return text;
     }

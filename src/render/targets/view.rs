@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+use crate::domain::permission::{PermissionRequested, PermissionResolved};
+use crate::domain::{McpApp, MessageRole, StopReason, TokenUsage, ToolCallView, ToolResultView};
 use crate::render::Context;
 use crate::render::card::{Capabilities, Snapshot, degrade_call, degrade_result};
 use crate::render::fold::{
@@ -9,8 +11,6 @@ use crate::render::fold::{
 };
 use crate::render::live::{LiveChunk, capped_text, live_chunk, live_text};
 use crate::render::streamed::Chunk;
-use crate::domain::permission::{PermissionRequested, PermissionResolved};
-use crate::domain::{McpApp, MessageRole, StopReason, TokenUsage, ToolCallView, ToolResultView};
 
 /// A VIEW update body. Its JSON form (for the CLI and tests) is tagged by `"update"`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -157,7 +157,7 @@ fn is_zero(n: &u8) -> bool {
     *n == 0
 }
 
-pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> ViewUpdate {
+pub(crate) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> ViewUpdate {
     if let Change::Output(state, chunk) = change {
         match live_chunk(state, chunk, caps.cap(), caps.output_appends) {
             LiveChunk::Snapshot => {}
@@ -287,7 +287,7 @@ fn message(m: &MessageState, change: MessageChange<'_>, caps: &Capabilities) -> 
 /// The call's VIEW card after `change` as JSON (always a whole card: no appends): what the
 /// AI SDK's `data-toolview-card` parts and AG-UI's activity messages carry. `Null` for a change
 /// that is not about a call.
-pub(super) fn card_json(
+pub(crate) fn card_json(
     change: Change<'_>,
     ctx: &Context<'_>,
     caps: &Capabilities,

@@ -7,12 +7,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::render::fold::PermissionState;
-use crate::render::markdown_text;
-use crate::render::visible::visible;
 use crate::domain::permission::{
     OptionKind, Outcome, PermissionRequested, PermissionResolved, cut, rfc3339_ms,
 };
+use crate::render::fold::PermissionState;
+use crate::render::markdown_text;
+use crate::render::visible::visible;
 
 /// Bytes of a prompt's title shown at most.
 pub const MAX_PROMPT_TITLE_BYTES: usize = 1024;

@@ -2,10 +2,10 @@
 //! flattened content, each written in a [`TextStyle`] (ACP's plain forms, Markdown's escaped
 //! ones, a terminal's).
 
-use crate::render::streamed::Streamed;
 use crate::domain::{ContentBlock, FileDiff, TerminalExit};
 use crate::present::text::{console_block, console_body, fence, plain_block_body};
 use crate::present::{LineOp, diff_lines};
+use crate::render::streamed::Streamed;
 
 /// Whether an exit is clean: no signal, and no or a zero exit code.
 pub fn exit_is_clean(exit: Option<&TerminalExit>) -> bool {

@@ -4,6 +4,7 @@
 //! an answer's own Markdown shows as text, never as a link, image or HTML), made visible for a
 //! terminal.
 
+use crate::domain::{MessageRole, StopReason, TokenUsage};
 use crate::render::card::Capabilities;
 use crate::render::fold::{Change, MessageChange, MessageState, Turn};
 use crate::render::live::{LiveChunk, capped_text, live_text};
@@ -11,7 +12,6 @@ use crate::render::markdown_text::escape;
 use crate::render::md;
 use crate::render::view::MessageStatus;
 use crate::render::visible::visible;
-use crate::domain::{MessageRole, StopReason, TokenUsage};
 
 const RESET: &str = "\x1b[0m";
 const BOLD: &str = "\x1b[1m";
@@ -38,14 +38,14 @@ impl<'a> From<Turn<'a>> for TurnLine<'a> {
 
 /// The text targets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Form {
+pub(crate) enum Form {
     Markdown,
     Ansi,
 }
 
 /// A turn's, a message's or a permission request's update in a text target (empty for a delta
 /// past the output cap); `None` for a change about a call or the session.
-pub(super) fn conversation(change: Change<'_>, caps: &Capabilities, form: Form) -> Option<String> {
+pub(crate) fn conversation(change: Change<'_>, caps: &Capabilities, form: Form) -> Option<String> {
     Some(match change {
         Change::Turn(turn) => match form {
             Form::Markdown => turn_markdown(&turn.into()),
@@ -63,7 +63,9 @@ pub(super) fn conversation(change: Change<'_>, caps: &Capabilities, form: Form) 
             })
             .unwrap_or_default(),
         Change::Permission(p) => match form {
-            Form::Markdown => crate::render::permission::markdown(&p.request, p.resolution.as_ref()),
+            Form::Markdown => {
+                crate::render::permission::markdown(&p.request, p.resolution.as_ref())
+            }
             Form::Ansi => crate::render::permission::ansi(&p.request, p.resolution.as_ref()),
         },
         Change::Session

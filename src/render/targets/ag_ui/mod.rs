@@ -27,17 +27,19 @@ pub use event::{
 
 use serde_json::Value;
 
+use crate::domain::{ContentBlock, McpApp, MessageRole, StopReason};
+use crate::present::call_tool_result;
 use crate::render::Context;
 use crate::render::cap::cap_blocks;
-use crate::render::card::{Capabilities, degrade_call, degrade_result, prepared_call, prepared_result};
+use crate::render::card::{
+    Capabilities, degrade_call, degrade_result, prepared_call, prepared_result,
+};
 use crate::render::fold::{
     CallState, Change, Finished, InputChange, MessageChange, MessageState, PermissionState, Turn,
 };
 use crate::render::live::{capped_chunk, capped_streamed, capped_text};
 use crate::render::permission::PermissionPrompt;
 use crate::render::text_form::flatten;
-use crate::domain::{ContentBlock, McpApp, MessageRole, StopReason};
-use crate::present::call_tool_result;
 
 /// The activity type of toolview's cards in `agent.messages` (content: the VIEW card).
 pub const CARD_ACTIVITY: &str = "toolview.card";
@@ -47,7 +49,7 @@ pub const PERMISSION_ACTIVITY: &str = "toolview.permission";
 /// The activity type of an MCP App a call's result carries (`@ag-ui/mcp-apps-middleware`'s).
 pub const MCP_APPS_ACTIVITY: &str = "mcp-apps";
 
-pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
+pub(crate) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<AgUiEvent> {
     let cap = caps.cap();
     let mut events = match change {
         Change::Session => Vec::new(),

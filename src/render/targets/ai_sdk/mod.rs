@@ -18,6 +18,8 @@ pub use chunk::{NoticeData, OutputData, ResetData, ToolOutput, UiChunk, UserData
 
 use serde_json::Value;
 
+use crate::domain::{MCP_APP_MIME_TYPE, McpApp, MessageRole, ToolCallView};
+use crate::present::call_tool_result;
 use crate::render::Context;
 use crate::render::cap::cap_blocks;
 use crate::render::card::{Capabilities, prepared_call};
@@ -27,10 +29,8 @@ use crate::render::fold::{
 use crate::render::live::{LiveChunk, capped_chunk, capped_text, live_chunk};
 use crate::render::text_form::flatten;
 use crate::render::view;
-use crate::domain::{MCP_APP_MIME_TYPE, McpApp, MessageRole, ToolCallView};
-use crate::present::call_tool_result;
 
-pub(super) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<UiChunk> {
+pub(crate) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<UiChunk> {
     let mut chunks = chunks(change, ctx, caps);
     // A parent whose children moved: its card again, with their progress.
     if let Some(parent) = ctx.parent {
