@@ -66,6 +66,22 @@ export interface ToolviewTelemetry {
   settled(): Promise<void>;
 }
 
+/** A generation's token counts (`totalUsage`); a count not known is 0. */
+function usageOf(event: unknown): { inputTokens: bigint; outputTokens: bigint } {
+  const usage = isObject(event) && isObject(event.totalUsage) ? event.totalUsage : {};
+  const count = (v: unknown) => BigInt(typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : 0);
+  return { inputTokens: count(usage.inputTokens), outputTokens: count(usage.outputTokens) };
+}
+
+/** The text of a step's content parts of `type` (`text`, `reasoning`), joined. */
+function partsText(content: unknown[], type: string): string {
+  return content
+    .filter(isObject)
+    .filter((p) => p.type === type && typeof p.text === "string")
+    .map((p) => p.text as string)
+    .join("");
+}
+
 /** An integration publishing into `session` (see the module comment). */
 export function toolviewTelemetry(session: Session): ToolviewTelemetry {
   const turns = new Map<string, Promise<Turn>>();
@@ -86,11 +102,8 @@ export function toolviewTelemetry(session: Session): ToolviewTelemetry {
     const turn = id === undefined ? undefined : turns.get(id);
     if (id === undefined || !turn) return;
     turns.delete(id);
-    const usage = isObject(event) && isObject(event.totalUsage) ? event.totalUsage : {};
-    const count = (v: unknown) => BigInt(typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : 0);
-    enqueue(async () =>
-      (await turn).finish(stop, { inputTokens: count(usage.inputTokens), outputTokens: count(usage.outputTokens) }),
-    );
+    const usage = usageOf(event);
+    enqueue(async () => (await turn).finish(stop, usage));
   };
   return {
     onStart(event) {
@@ -129,14 +142,8 @@ export function toolviewTelemetry(session: Session): ToolviewTelemetry {
     onStepEnd(event) {
       const id = generation(event);
       if (id === undefined || !turns.has(id) || !isObject(event) || !Array.isArray(event.content)) return;
-      const parts = event.content.filter(isObject);
-      const join = (type: string) =>
-        parts
-          .filter((p) => p.type === type && typeof p.text === "string")
-          .map((p) => p.text as string)
-          .join("");
-      const reasoning = join("reasoning");
-      const text = join("text");
+      const reasoning = partsText(event.content, "reasoning");
+      const text = partsText(event.content, "text");
       if (reasoning) enqueue(() => session.message("reasoning", reasoning));
       if (text) enqueue(() => session.message("assistant", text));
     },
