@@ -167,9 +167,13 @@ impl Otlp {
             .take(access.caller(), access.clone(), spans);
         let now = std::time::Instant::now();
         // What waits is checked as it would be published if its wait ran out, so a request
-        // refused today is refused now, not dropped later.
-        let waiting = ingest::map_spans(&batch.waiting);
-        let published = match check(access, &waiting.events) {
+        // refused today is refused now, not dropped later. Without auth everything may be
+        // published: the waiting spans are not mapped twice for nothing.
+        let checked = match access {
+            Access::Open => Ok(()),
+            Access::Token(_) => check(access, &ingest::map_spans(&batch.waiting).events),
+        };
+        let published = match checked {
             Ok(()) => {
                 let mapped = ingest::map_spans(&batch.ready);
                 self.publish("traces", access, mapped).await

@@ -231,3 +231,24 @@ async fn past_the_window_spans_are_placed_as_they_are_and_a_stop_publishes_the_r
     );
     assert!(markdown.contains("**Tool Call: bash**"), "{markdown}");
 }
+
+/// A waiting tree is checked when it arrives, as it would be placed alone: a token that may not
+/// publish its session is refused at once, not dropped when the wait ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_spans_are_checked_when_they_arrive() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::auth::secret_server(dir.path(), &[]);
+    let bearer = format!(
+        "Bearer {}",
+        support::auth::token(&["publish"], &["team-a/*"])
+    );
+    let orphan = |session: &str| {
+        let call = tool(12, 10, (5, 6), "read_file", r#"{"path":"a.txt"}"#, "hello");
+        crate::otlp::export(session, vec![call]).encode_to_vec()
+    };
+    let headers = [PROTOBUF, ("Authorization", bearer.as_str())];
+    let (status, head, _) = post(server.addr(), "/v1/traces", &headers, &orphan("team-b/run"));
+    assert_eq!(status, 403, "{head}");
+    let (status, head, _) = post(server.addr(), "/v1/traces", &headers, &orphan("team-a/run"));
+    assert_eq!(status, 200, "{head}");
+}
