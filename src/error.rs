@@ -4,6 +4,8 @@
 
 use std::fmt::Display;
 
+use crate::domain::{FieldViolation, Violation};
+
 pub use tonic::Code;
 
 /// Everything an RPC can fail with.
@@ -11,50 +13,55 @@ pub use tonic::Code;
 pub enum Error {
     /// The request breaks the API contract; the message names the field.
     #[error("invalid argument: {0}")]
-    InvalidArgument(String),
+    InvalidArgument(Message),
     /// A call lifecycle rule is broken (second start, output after finish, second finish).
     #[error("lifecycle violation: {0}")]
-    Lifecycle(String),
+    Lifecycle(Message),
     /// The named thing does not exist (a session without a log).
     #[error("not found: {0}")]
-    NotFound(String),
+    NotFound(Message),
     /// A subscriber fell too far behind; it resumes from its last cursor.
     #[error("lagging: {0}")]
-    Lagging(String),
+    Lagging(Message),
     /// A message over the size limit.
     #[error("too large: {0}")]
-    TooLarge(String),
+    TooLarge(Message),
     /// A body of a media type the endpoint does not take (HTTP only: a type a web page could
     /// send to any origin without a CORS preflight, or none).
     #[error("unsupported media type: {0}")]
-    UnsupportedMediaType(String),
+    UnsupportedMediaType(Message),
     /// Writers to one session kept colliding (replicas over a shared store): retry.
     #[error("aborted: {0}")]
-    Aborted(String),
+    Aborted(Message),
     /// Shutting down, or the store cannot be used.
     #[error("unavailable: {0}")]
-    Unavailable(String),
+    Unavailable(Message),
     /// Stored data that cannot be read back (a failed checksum, an unreadable record): the
     /// session's log is damaged; other sessions are not affected.
     #[error("data loss: {0}")]
-    DataLoss(String),
+    DataLoss(Message),
     /// No valid credentials: no token, or one that is malformed, expired, wrongly signed or for
     /// another audience.
     #[error("unauthenticated: {0}")]
-    Unauthenticated(String),
+    Unauthenticated(Message),
     /// Valid credentials that do not cover the request. The answer is the same whether the
     /// session exists or not.
     #[error("permission denied: {0}")]
-    PermissionDenied(String),
+    PermissionDenied(Message),
     /// A bug; the detail is logged, not sent.
     #[error("internal: {0}")]
-    Internal(String),
+    Internal(Message),
 }
 
 impl Error {
-    /// An invalid request; `e`'s `Display` is the field path and the problem.
-    pub fn invalid(e: impl Display) -> Self {
-        Error::InvalidArgument(e.to_string())
+    /// An invalid field of a request: the field's path and the problem kept apart.
+    pub fn invalid(e: impl Violation) -> Self {
+        Error::InvalidArgument(Message::about(e))
+    }
+
+    /// An invalid request that no one field is to blame for (a body that is not JSON at all).
+    pub fn bad_request(problem: impl Display) -> Self {
+        Error::InvalidArgument(problem.to_string().into())
     }
 
     /// The one table: each kind of error's gRPC status code and HTTP status. The HTTP status
@@ -88,26 +95,24 @@ impl Error {
         self.classify().1
     }
 
-    /// The request field a refusal is about, and what is wrong with it: every refusal built
-    /// from a field starts its message with the field's path (`events[2].call_output.call_id:
-    /// …`; `grpc::convert`'s errors compose their `Display`s so, and `Error::invalid` callers
-    /// write `"{field}: {problem}"`). The edge sends it apart as a `google.rpc.BadRequest`
-    /// field violation, so clients need not read it from the text. `None` for a message that
-    /// does not start with a path (`the body is not a chat request: …`).
+    /// The request field a refusal is about, and what is wrong with it, when it is about one:
+    /// kept apart as data from where the refusal was made ([`Message::about`]), so the edges
+    /// send it apart (a `google.rpc.BadRequest` field violation, an HTTP refusal's `field`) and
+    /// clients need not read it from the text.
     pub fn field(&self) -> Option<(&str, &str)> {
-        let message = self.public_message();
-        let (path, problem) = message.split_once(": ")?;
-        let is_path = !path.is_empty()
-            && path
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']' | '-'));
-        is_path.then_some((path, problem))
+        self.message().field()
     }
 
     /// What a client is told: the message, except an internal error's detail (logged, not sent).
     pub fn public_message(&self) -> &str {
         match self {
             Error::Internal(_) => "internal error",
+            _ => self.message().text(),
+        }
+    }
+
+    fn message(&self) -> &Message {
+        match self {
             Error::InvalidArgument(m)
             | Error::Lifecycle(m)
             | Error::NotFound(m)
@@ -118,8 +123,61 @@ impl Error {
             | Error::Unavailable(m)
             | Error::DataLoss(m)
             | Error::Unauthenticated(m)
-            | Error::PermissionDenied(m) => m,
+            | Error::PermissionDenied(m)
+            | Error::Internal(m) => m,
         }
+    }
+}
+
+/// An error's text, and the request field it is about when there is one: `field: problem`,
+/// with where the field ends kept as data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    text: String,
+    /// The length of the text's field prefix, when it names one.
+    field_len: Option<usize>,
+}
+
+impl Message {
+    /// The message of a refused field: `field: problem`.
+    pub fn about(v: impl Violation) -> Self {
+        let FieldViolation { field, problem } = v.violation();
+        Message {
+            field_len: Some(field.len()),
+            text: format!("{field}: {problem}"),
+        }
+    }
+
+    /// The whole text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The field and the problem, when the message is about a field.
+    pub fn field(&self) -> Option<(&str, &str)> {
+        let n = self.field_len?;
+        Some((&self.text[..n], &self.text[n + 2..]))
+    }
+}
+
+impl From<String> for Message {
+    fn from(text: String) -> Self {
+        Message {
+            text,
+            field_len: None,
+        }
+    }
+}
+
+impl From<&str> for Message {
+    fn from(text: &str) -> Self {
+        text.to_owned().into()
+    }
+}
+
+impl Display for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
     }
 }
 
@@ -144,5 +202,46 @@ pub fn code_name(code: Code) -> &'static str {
         Code::Unavailable => "UNAVAILABLE",
         Code::DataLoss => "DATA_LOSS",
         Code::Unauthenticated => "UNAUTHENTICATED",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_field_is_kept_as_data_not_read_back_from_the_text() {
+        let e = Error::invalid(FieldViolation::new(
+            "events[0].event_id",
+            "must not be empty",
+        ));
+        assert_eq!(e.field(), Some(("events[0].event_id", "must not be empty")));
+        assert_eq!(e.public_message(), "events[0].event_id: must not be empty");
+        // A problem may itself hold `: `; the field still ends where it was made to.
+        let e = Error::invalid(FieldViolation::new(
+            "option_id",
+            "request p: no option \"x\"",
+        ));
+        assert_eq!(e.field(), Some(("option_id", "request p: no option \"x\"")));
+        // A text shaped like `word: …` that no field was named for has none.
+        assert_eq!(Error::bad_request("json: expected value").field(), None);
+        assert_eq!(Error::NotFound("session: s".into()).field(), None);
+    }
+
+    #[test]
+    fn a_nested_options_error_names_the_options_field() {
+        use crate::domain::permission::OptionsError;
+        let e = Error::invalid(
+            OptionsError::Count(1)
+                .violation()
+                .under("permission_requested"),
+        );
+        assert_eq!(
+            e.field(),
+            Some((
+                "permission_requested.options",
+                "must have 2 to 16 options, got 1"
+            ))
+        );
     }
 }

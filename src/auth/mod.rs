@@ -133,7 +133,7 @@ impl Authenticator {
         let Some(jwt) = &self.jwt else {
             return Ok(Access::Open);
         };
-        let unauthenticated = |why: &str| Error::Unauthenticated(why.to_owned());
+        let unauthenticated = |why: &str| Error::Unauthenticated(why.to_owned().into());
         let value = authorization.ok_or_else(|| {
             unauthenticated(
                 "no token: this server asks for one (the toolview commands take --token or \
@@ -152,8 +152,9 @@ impl Authenticator {
 
 impl Jwt {
     fn verify(&self, token: &str) -> Result<Principal, Error> {
-        let bad =
-            |what: &str, e: &dyn std::fmt::Display| Error::Unauthenticated(format!("{what}: {e}"));
+        let bad = |what: &str, e: &dyn std::fmt::Display| {
+            Error::Unauthenticated(format!("{what}: {e}").into())
+        };
         let header = jsonwebtoken::decode_header(token).map_err(|e| bad("malformed token", &e))?;
         let keys = self.keys.read().clone();
         let (algorithm, key) = keys
@@ -226,10 +227,13 @@ impl Access {
             Access::Token(_) if rights.iter().any(|&r| self.allows(r, session)) => Ok(()),
             Access::Token(_) => {
                 let names: Vec<&str> = rights.iter().map(|r| r.name()).collect();
-                Err(Error::PermissionDenied(format!(
-                    "the token does not grant {} on session \"{session}\"",
-                    names.join(" or ")
-                )))
+                Err(Error::PermissionDenied(
+                    format!(
+                        "the token does not grant {} on session \"{session}\"",
+                        names.join(" or ")
+                    )
+                    .into(),
+                ))
             }
         }
     }
@@ -256,10 +260,9 @@ impl Access {
         match self {
             Access::Open => Ok(()),
             Access::Token(p) if p.grants.iter().any(|g| g.has(right)) => Ok(()),
-            Access::Token(_) => Err(Error::PermissionDenied(format!(
-                "the token does not grant {} on any session",
-                right.name()
-            ))),
+            Access::Token(_) => Err(Error::PermissionDenied(
+                format!("the token does not grant {} on any session", right.name()).into(),
+            )),
         }
     }
 

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use super::permission::RequestId;
-use super::{CallId, EventBody, MessageId, TurnId};
+use super::{CallId, EventBody, FieldViolation, MessageId, TurnId, Violation, violation_error};
 
 /// What a lifecycle rule is about: a call, a message or a turn, each in its own id space.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -117,14 +117,21 @@ pub enum LifecycleError {
 
 /// A batch event that breaks a lifecycle rule, by its index in the request: the one error text
 /// of `Publish`, `Render` and the CLI.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("events[{index}]: {error}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchError {
     /// The event's index in the batch.
     pub index: usize,
     /// The rule it breaks.
     pub error: LifecycleError,
 }
+
+impl Violation for BatchError {
+    fn violation(&self) -> FieldViolation {
+        FieldViolation::new(format!("events[{}]", self.index), &self.error)
+    }
+}
+
+violation_error!(BatchError);
 
 /// Where one call, message or turn is in its lifecycle (one never seen is neither started nor
 /// finished).

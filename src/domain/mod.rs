@@ -16,6 +16,7 @@ mod lifecycle;
 pub mod permission;
 mod plan;
 mod result;
+mod violation;
 
 pub use app::{MCP_APP_MIME_TYPE, McpApp};
 pub use call::{DiffCallView, GenericCallView, TerminalCallView, ToolCallView};
@@ -37,3 +38,5 @@ pub use result::{
     DiffResultView, GenericResultView, ReadResultView, SearchResultView, SearchShape, TerminalExit,
     TerminalResultView, ToolResultView, WebKind, WebResultView,
 };
+pub(crate) use violation::violation_error;
+pub use violation::{FieldViolation, Violation};

@@ -3,7 +3,9 @@
 
 use std::fmt;
 
-use super::{CallId, IdError, is_dot_segment, validate_id};
+use super::{
+    CallId, FieldViolation, IdError, Violation, is_dot_segment, validate_id, violation_error,
+};
 
 /// Characters a request id may have at most: the id rule's 128 less room for the server's
 /// `resolved:` prefix, which makes the resolution's event id (one per request, so a second
@@ -148,28 +150,53 @@ impl PermissionRequested {
     }
 }
 
-/// What is wrong with a request's options (the field path is the caller's).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// What is wrong with a request's options (paths relative to the request).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OptionsError {
     /// Too few or too many.
-    #[error("must have {MIN_OPTIONS} to {MAX_OPTIONS} options, got {0}")]
     Count(usize),
     /// An option id breaks the id rule.
-    #[error("options[{0}].option_id: {1}")]
     BadId(usize, IdError),
     /// Two options share an id.
-    #[error("options[{0}].option_id: {1:?} is used twice")]
     Duplicate(usize, String),
     /// No option allows, or none rejects.
-    #[error("options: needs at least one allow kind and one reject kind")]
     OneSided,
     /// The expiry option is not an option.
-    #[error("expiry_option_id: {0:?} is not one of the options")]
     UnknownExpiry(String),
     /// The expiry option allows: nothing is ever allowed by default.
-    #[error("expiry_option_id: {0:?} must be a reject kind (nothing is allowed by default)")]
     ExpiryAllows(String),
 }
+
+impl Violation for OptionsError {
+    fn violation(&self) -> FieldViolation {
+        use FieldViolation as V;
+        match self {
+            OptionsError::Count(n) => V::new(
+                "options",
+                format!("must have {MIN_OPTIONS} to {MAX_OPTIONS} options, got {n}"),
+            ),
+            OptionsError::BadId(i, e) => V::new(format!("options[{i}].option_id"), e),
+            OptionsError::Duplicate(i, id) => V::new(
+                format!("options[{i}].option_id"),
+                format!("{id:?} is used twice"),
+            ),
+            OptionsError::OneSided => V::new(
+                "options",
+                "needs at least one allow kind and one reject kind",
+            ),
+            OptionsError::UnknownExpiry(id) => V::new(
+                "expiry_option_id",
+                format!("{id:?} is not one of the options"),
+            ),
+            OptionsError::ExpiryAllows(id) => V::new(
+                "expiry_option_id",
+                format!("{id:?} must be a reject kind (nothing is allowed by default)"),
+            ),
+        }
+    }
+}
+
+violation_error!(OptionsError);
 
 /// Checks a request's options and expiry option.
 pub fn check_options(options: &[PermissionOption], expiry: &str) -> Result<(), OptionsError> {

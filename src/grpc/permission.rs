@@ -8,6 +8,7 @@ use tonic::{Request, Response, Status};
 use super::auth::access;
 use super::pb::{self, permission_service_server::PermissionService};
 use crate::auth::{Authenticator, Right};
+use crate::domain::FieldViolation;
 use crate::domain::SessionId;
 use crate::domain::permission::{RequestId, Responder, surface};
 use crate::error::Error;
@@ -29,11 +30,11 @@ impl PermissionApi {
 }
 
 fn session_id(s: String) -> Result<SessionId, Error> {
-    SessionId::new(s).map_err(|e| Error::invalid(format!("session_id: {e}")))
+    SessionId::new(s).map_err(|e| Error::invalid(FieldViolation::new("session_id", e)))
 }
 
 fn parse_request_id(s: String) -> Result<RequestId, Error> {
-    RequestId::new(s).map_err(|e| Error::invalid(format!("request_id: {e}")))
+    RequestId::new(s).map_err(|e| Error::invalid(FieldViolation::new("request_id", e)))
 }
 
 fn decided(d: Decided) -> (bool, Option<pb::PermissionResolved>) {

@@ -62,7 +62,7 @@ impl PresentationService for PresentationApi {
             )
         })
         .await
-        .map_err(|e| Error::Internal(format!("presenting panicked: {e}")))?;
+        .map_err(|e| Error::Internal(format!("presenting panicked: {e}").into()))?;
         Ok(Response::new(pb::PresentResponse {
             call: Some(call.into()),
             result: result.map(Into::into),
@@ -79,7 +79,7 @@ impl PresentationService for PresentationApi {
         // The same lifecycle rules as Publish, so Render shows what a session would.
         Lifecycle::default()
             .admit_batch(input.events.iter().map(|e| &e.body))
-            .map_err(|e| Error::Lifecycle(e.to_string()))?;
+            .map_err(|e| Error::Lifecycle(e.to_string().into()))?;
         // As a subscriber would see it: the same normalized capabilities and update limit.
         // The response is bounded too: rendering stops once it outgrows a message. Off the
         // async workers, since presenters and diffs of large cards take real CPU time.
@@ -95,17 +95,20 @@ impl PresentationService for PresentationApi {
                 let (rendered, size) = renderer.step(event);
                 total += size;
                 if total > limit {
-                    return Err(Error::TooLarge(format!(
-                        "the rendering of events[0..={i}] is over the {limit}-byte message \
+                    return Err(Error::TooLarge(
+                        format!(
+                            "the rendering of events[0..={i}] is over the {limit}-byte message \
                          limit; render fewer events at a time, or subscribe"
-                    )));
+                        )
+                        .into(),
+                    ));
                 }
                 updates.push(rendered);
             }
             Ok(updates)
         })
         .await
-        .map_err(|e| Error::Internal(format!("rendering panicked: {e}")))??;
+        .map_err(|e| Error::Internal(format!("rendering panicked: {e}").into()))??;
         Ok(Response::new(pb::RenderResponse {
             updates: updates.into_iter().map(Into::into).collect(),
         }))

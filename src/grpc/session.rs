@@ -7,12 +7,12 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::auth::{Expiring, access};
-use super::convert::{events_from_pb, rendered_update, target_from_pb};
+use super::convert::{CursorError, events_from_pb, rendered_update, target_from_pb};
 use super::pb::{self, session_service_server::SessionService};
 use super::status::check_size;
 use super::wire;
 use crate::auth::{Access, Authenticator, Right};
-use crate::domain::SessionId;
+use crate::domain::{FieldViolation, SessionId, Violation};
 use crate::error::Error;
 use crate::session::{SessionInfo, Sessions, Start, SubscribeItem};
 
@@ -36,7 +36,7 @@ impl SessionApi {
 }
 
 fn session_id(s: String) -> Result<SessionId, Error> {
-    SessionId::new(s).map_err(|e| Error::invalid(format!("session_id: {e}")))
+    SessionId::new(s).map_err(|e| Error::invalid(FieldViolation::new("session_id", e)))
 }
 
 /// Sessions per `ListSessions` page when the request does not say…
@@ -97,7 +97,7 @@ impl SessionService for SessionApi {
                 .require(Right::Publish, &event.session_id)
                 .map_err(|e| match e {
                     Error::PermissionDenied(m) => {
-                        Error::PermissionDenied(format!("events[{i}]: {m}"))
+                        Error::PermissionDenied(format!("events[{i}]: {m}").into())
                     }
                     other => other,
                 })?;
@@ -140,15 +140,14 @@ impl SessionService for SessionApi {
         access.require(Right::Subscribe, &id)?;
         let target = target_from_pb(target).map_err(Error::invalid)?;
         let caps = capabilities.map(Into::into).unwrap_or_default();
-        let start = match start.ok_or_else(|| Error::invalid("start: not set"))? {
-            S::FromBeginning(pb::StartFromBeginning {}) => Start::FromBeginning,
-            S::LiveOnly(pb::StartLiveOnly {}) => Start::LiveOnly,
-            S::After(cursor) => Start::After(
-                cursor
-                    .try_into()
-                    .map_err(|e| Error::invalid(format!("start.after.{e}")))?,
-            ),
-        };
+        let start =
+            match start.ok_or_else(|| Error::invalid(FieldViolation::new("start", "not set")))? {
+                S::FromBeginning(pb::StartFromBeginning {}) => Start::FromBeginning,
+                S::LiveOnly(pb::StartLiveOnly {}) => Start::LiveOnly,
+                S::After(cursor) => Start::After(cursor.try_into().map_err(|e: CursorError| {
+                    Error::invalid(e.violation().under("start.after"))
+                })?),
+            };
         tracing::debug!(?target, ?start, "subscribed");
         let stream = self
             .sessions
@@ -204,7 +203,7 @@ impl SessionService for SessionApi {
         } else {
             Some(
                 SessionId::new(page_token)
-                    .map_err(|e| Error::invalid(format!("page_token: {e}")))?,
+                    .map_err(|e| Error::invalid(FieldViolation::new("page_token", e)))?,
             )
         };
         let rights = [Right::Read, Right::Subscribe];

@@ -37,9 +37,9 @@ impl From<Error> for tonic::Status {
 pub fn check_size(message: &impl prost::Message, max: usize) -> Result<(), Error> {
     let len = message.encoded_len();
     if len > max {
-        return Err(Error::TooLarge(format!(
-            "request is {len} bytes, the limit is {max} bytes"
-        )));
+        return Err(Error::TooLarge(
+            format!("request is {len} bytes, the limit is {max} bytes").into(),
+        ));
     }
     Ok(())
 }

@@ -39,11 +39,11 @@ use crate::session::{SessionError, Sessions, Start, SubscribeItem, Subscription}
 pub fn body(body: Result<Bytes, BytesRejection>, max: usize) -> Result<Bytes, Error> {
     body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            Error::TooLarge(format!(
-                "request body: over the limit of {max} bytes (--max-message-size)"
-            ))
+            Error::TooLarge(
+                format!("request body: over the limit of {max} bytes (--max-message-size)").into(),
+            )
         } else {
-            Error::invalid(format!("request body: {}", e.body_text()))
+            Error::bad_request(format!("request body: {}", e.body_text()))
         }
     })
 }
@@ -250,13 +250,16 @@ pub async fn unrouted(request: axum::extract::Request) -> Response {
     if grpc {
         return tonic::Status::unimplemented("").into_http();
     }
-    refusal(Error::NotFound(format!(
-        "no such path: {} (the API port serves gRPC, {}, {}, {} and the viewer at /)",
-        request.uri().path(),
-        ag_ui::PATH,
-        ai_sdk::PATH,
-        permissions::PATH
-    )))
+    refusal(Error::NotFound(
+        format!(
+            "no such path: {} (the API port serves gRPC, {}, {}, {} and the viewer at /)",
+            request.uri().path(),
+            ag_ui::PATH,
+            ai_sdk::PATH,
+            permissions::PATH
+        )
+        .into(),
+    ))
 }
 
 /// What the router answers for a method a path does not take: a JSON `405`.

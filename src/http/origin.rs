@@ -25,7 +25,8 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::refusal;
-use crate::error::Error;
+use crate::domain::FieldViolation;
+use crate::error::{Error, Message};
 
 /// The body types a page may send to any origin without a preflight (the Fetch standard's
 /// CORS-safelisted `Content-Type`s).
@@ -75,11 +76,13 @@ impl Origins {
         let Some(origin) = headers.get(header::ORIGIN) else {
             let site = headers.get("sec-fetch-site").map(|v| v.as_bytes());
             return match site {
-                Some(b"cross-site" | b"same-site") => Err(Error::PermissionDenied(
-                    "Sec-Fetch-Site: a page on another site sent this request; allow its origin \
-                     with --cors-origin"
-                        .into(),
-                )),
+                Some(b"cross-site" | b"same-site") => Err(Error::PermissionDenied(Message::about(
+                    FieldViolation::new(
+                        "Sec-Fetch-Site",
+                        "a page on another site sent this request; allow its origin with \
+                         --cors-origin",
+                    ),
+                ))),
                 _ => Ok(()),
             };
         };
@@ -92,9 +95,14 @@ impl Origins {
         if own || self.0.contains(&origin) {
             return Ok(());
         }
-        Err(Error::PermissionDenied(format!(
-            "Origin: a page on {origin:?} may not send this request; the server's operator can \
-             allow that origin with --cors-origin"
+        Err(Error::PermissionDenied(Message::about(
+            FieldViolation::new(
+                "Origin",
+                format!(
+                    "a page on {origin:?} may not send this request; the server's operator can allow \
+                 that origin with --cors-origin"
+                ),
+            ),
         )))
     }
 }
@@ -111,10 +119,15 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), Error> {
         return Ok(());
     }
     let sent = if essence.is_empty() { "none" } else { essence };
-    Err(Error::UnsupportedMediaType(format!(
-        "Content-Type: {sent} is not taken here (a web page on any origin can send it without a \
-         CORS preflight): send application/json (OTLP: application/x-protobuf or \
-         application/json; gRPC: application/grpc)"
+    Err(Error::UnsupportedMediaType(Message::about(
+        FieldViolation::new(
+            "Content-Type",
+            format!(
+                "{sent} is not taken here (a web page on any origin can send it without a CORS \
+             preflight): send application/json (OTLP: application/x-protobuf or \
+             application/json; gRPC: application/grpc)"
+            ),
+        ),
     )))
 }
 

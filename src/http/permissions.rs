@@ -16,6 +16,7 @@ use serde_json::json;
 
 use super::{authenticate, refusal};
 use crate::auth::{Authenticator, Right};
+use crate::domain::FieldViolation;
 use crate::domain::SessionId;
 use crate::domain::permission::{Outcome, RequestId, Responder, surface};
 use crate::error::Error;
@@ -56,12 +57,15 @@ pub fn routes(sessions: Arc<Sessions>, auth: Arc<Authenticator>) -> axum::Router
 /// segment: session ids may have `/`, request ids may not).
 fn target(rest: &str) -> Result<(SessionId, RequestId), Error> {
     let (session, request) = rest.rsplit_once('/').ok_or_else(|| {
-        Error::invalid("path: expected /permissions/{session}/{request}".to_owned())
+        Error::invalid(FieldViolation::new(
+            "path",
+            "expected /permissions/{session}/{request}",
+        ))
     })?;
-    let session =
-        SessionId::new(session).map_err(|e| Error::invalid(format!("session_id: {e}")))?;
-    let request =
-        RequestId::new(request).map_err(|e| Error::invalid(format!("request_id: {e}")))?;
+    let session = SessionId::new(session)
+        .map_err(|e| Error::invalid(FieldViolation::new("session_id", e)))?;
+    let request = RequestId::new(request)
+        .map_err(|e| Error::invalid(FieldViolation::new("request_id", e)))?;
     Ok((session, request))
 }
 
@@ -73,13 +77,14 @@ async fn answer(
 ) -> Response {
     let metrics = endpoint.sessions.metrics().clone();
     let decided = async {
-        let Path(rest) = rest.map_err(|e| Error::invalid(format!("path: {}", e.body_text())))?;
+        let Path(rest) =
+            rest.map_err(|e| Error::invalid(FieldViolation::new("path", e.body_text())))?;
         let body = super::body(body, MAX_ANSWER_BYTES)?;
         let access = authenticate(&endpoint.auth, &headers)?;
         let (session, request) = target(&rest)?;
         access.require(Right::Approve, &session)?;
         let answer: Answer = serde_json::from_slice(&body)
-            .map_err(|e| Error::invalid(format!("request body: {e}")))?;
+            .map_err(|e| Error::bad_request(format!("request body: {e}")))?;
         let by = Responder {
             subject: access.subject().to_owned(),
             via: surface(&answer.via, "http"),

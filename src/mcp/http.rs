@@ -18,6 +18,7 @@ use tonic::metadata::{Ascii, MetadataValue};
 use super::Toolview;
 use super::backend::{Backend, Item, Updates, view_capabilities};
 use crate::auth::{Authenticator, Right};
+use crate::domain::FieldViolation;
 use crate::domain::{Cursor, SessionId};
 use crate::error::Error;
 use crate::grpc::pb::{
@@ -89,7 +90,8 @@ impl Backend for InProcess {
     async fn view(&self, session: &str, after: Option<&Cursor>) -> Result<Updates, Status> {
         let bearer = self.authorization.as_ref().and_then(|v| v.to_str().ok());
         let access = self.auth.authenticate(bearer)?;
-        let id = SessionId::new(session).map_err(|e| Error::invalid(format!("session: {e}")))?;
+        let id = SessionId::new(session)
+            .map_err(|e| Error::invalid(FieldViolation::new("session", e)))?;
         access.require(Right::Subscribe, &id)?;
         let start = after.map_or(Start::FromBeginning, |a| Start::After(a.clone()));
         let caps = view_capabilities();
@@ -161,9 +163,9 @@ async fn too_large(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     let refusal = || {
-        crate::http::refusal(crate::error::Error::TooLarge(format!(
-            "request body: over the limit of {max} bytes (--max-message-size)"
-        )))
+        crate::http::refusal(crate::error::Error::TooLarge(
+            format!("request body: over the limit of {max} bytes (--max-message-size)").into(),
+        ))
     };
     let declared = request
         .headers()

@@ -76,10 +76,10 @@ impl Format {
     ) -> Result<T, Error> {
         match self {
             Format::Protobuf => {
-                T::decode(body).map_err(|e| Error::invalid(format!("request body: {e}")))
+                T::decode(body).map_err(|e| Error::bad_request(format!("request body: {e}")))
             }
             Format::Json => serde_json::from_slice(body)
-                .map_err(|e| Error::invalid(format!("request body: {e}"))),
+                .map_err(|e| Error::bad_request(format!("request body: {e}"))),
         }
     }
 
@@ -152,12 +152,15 @@ impl Encoding {
                 let n = flate2::read::GzDecoder::new(&body[..])
                     .take(max as u64 + 1)
                     .read_to_end(&mut out)
-                    .map_err(|e| Error::invalid(format!("request body: not gzip ({e})")))?;
+                    .map_err(|e| Error::bad_request(format!("request body: not gzip ({e})")))?;
                 if n > max {
-                    return Err(Error::TooLarge(format!(
-                        "request body: over the limit of {max} bytes once decompressed \
+                    return Err(Error::TooLarge(
+                        format!(
+                            "request body: over the limit of {max} bytes once decompressed \
                          (--max-message-size)"
-                    )));
+                        )
+                        .into(),
+                    ));
                 }
                 Ok(out.into())
             }

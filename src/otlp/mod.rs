@@ -153,7 +153,7 @@ impl Otlp {
         let access = access.clone();
         tokio::spawn(async move { this.ingest_spans(&access, spans).await })
             .await
-            .map_err(|e| Error::Internal(format!("the OTLP export's task failed: {e}")))?
+            .map_err(|e| Error::Internal(format!("the OTLP export's task failed: {e}").into()))?
     }
 
     async fn ingest_spans(
@@ -208,10 +208,13 @@ impl Otlp {
     fn check_count(&self, count: usize, what: &str) -> Result<(), Error> {
         let max = self.limits.max_records;
         if count > max {
-            return Err(Error::TooLarge(format!(
-                "{count} {what} in one request, over the limit of {max} (--otlp-max-records): \
+            return Err(Error::TooLarge(
+                format!(
+                    "{count} {what} in one request, over the limit of {max} (--otlp-max-records): \
                  lower the exporter's batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)"
-            )));
+                )
+                .into(),
+            ));
         }
         Ok(())
     }

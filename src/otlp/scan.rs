@@ -42,18 +42,21 @@ impl Budget {
         n.entries += 1;
         n.records += usize::from(record);
         if n.records > self.max_records {
-            return Err(Error::TooLarge(format!(
-                "more than {} spans or log records in one request, over the limit \
+            return Err(Error::TooLarge(
+                format!(
+                    "more than {} spans or log records in one request, over the limit \
                  (--otlp-max-records): lower the exporter's batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)",
-                self.max_records
-            )));
+                    self.max_records
+                )
+                .into(),
+            ));
         }
         if n.entries > self.max_entries {
             return Err(Error::TooLarge(format!(
                 "more than {} attributes, events, links, values and records in one request, over \
                  the limit (--otlp-max-entries)",
                 self.max_entries
-            )));
+            ).into()));
         }
         Ok(())
     }
@@ -184,7 +187,7 @@ pub fn json(body: &[u8], budget: &Budget) -> Result<Counts, Error> {
         Err(e) if e.is_data() => {
             let message = e.to_string();
             let message = message.split(" at line ").next().unwrap_or_default();
-            Err(Error::TooLarge(message.to_owned()))
+            Err(Error::TooLarge(message.to_owned().into()))
         }
         Err(_) => Ok(n),
     }

@@ -7,16 +7,12 @@ use std::time::Duration;
 
 use super::{Ack, SessionError, Sessions};
 use crate::domain::permission::RESOLUTION_ID_PREFIX;
-use crate::domain::{EventBody, ToolEvent};
+use crate::domain::{EventBody, FieldViolation, ToolEvent, Violation, violation_error};
 
 /// Why a harness's batch is refused: the first event that breaks a rule.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HarnessRefusal {
     /// An event id of the kind the server gives a resolution.
-    #[error(
-        "events[{index}].event_id: {id:?} is reserved: the server gives a permission request's \
-         resolution the id {RESOLUTION_ID_PREFIX}<request id>"
-    )]
     ReservedId {
         /// The event's place in the batch.
         index: usize,
@@ -24,19 +20,11 @@ pub enum HarnessRefusal {
         id: String,
     },
     /// A resolution.
-    #[error(
-        "events[{index}].permission_resolved: only the server appends a resolution (answer with \
-         PermissionService.RespondPermission)"
-    )]
     Resolution {
         /// The event's place in the batch.
         index: usize,
     },
     /// A request waiting longer than the server allows.
-    #[error(
-        "events[{index}].permission_requested.timeout_ms: at most {max} (--max-permission-timeout), \
-         got {got}"
-    )]
     Timeout {
         /// The event's place in the batch.
         index: usize,
@@ -46,6 +34,31 @@ pub enum HarnessRefusal {
         got: u64,
     },
 }
+
+impl Violation for HarnessRefusal {
+    fn violation(&self) -> FieldViolation {
+        match self {
+            HarnessRefusal::ReservedId { index, id } => FieldViolation::new(
+                format!("events[{index}].event_id"),
+                format!(
+                    "{id:?} is reserved: the server gives a permission request's resolution the \
+                     id {RESOLUTION_ID_PREFIX}<request id>"
+                ),
+            ),
+            HarnessRefusal::Resolution { index } => FieldViolation::new(
+                format!("events[{index}].permission_resolved"),
+                "only the server appends a resolution (answer with \
+                 PermissionService.RespondPermission)",
+            ),
+            HarnessRefusal::Timeout { index, max, got } => FieldViolation::new(
+                format!("events[{index}].permission_requested.timeout_ms"),
+                format!("at most {max} (--max-permission-timeout), got {got}"),
+            ),
+        }
+    }
+}
+
+violation_error!(HarnessRefusal);
 
 /// The first rule `events` break, if any.
 pub fn check(events: &[ToolEvent], max_timeout: Duration) -> Result<(), HarnessRefusal> {

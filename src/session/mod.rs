@@ -556,23 +556,28 @@ fn evict(entries: &mut HashMap<SessionId, Arc<Entry>>, keep: usize) -> Vec<Sessi
 
 impl From<SessionError> for crate::error::Error {
     fn from(e: SessionError) -> Self {
-        use crate::error::Error;
+        use crate::domain::FieldViolation;
+        use crate::error::{Error, Message};
         match e {
-            SessionError::Lifecycle(_) => Error::Lifecycle(e.to_string()),
+            SessionError::Lifecycle(b) => Error::Lifecycle(Message::about(b)),
             SessionError::NotFound(_) | SessionError::UnknownRequest { .. } => {
-                Error::NotFound(e.to_string())
+                Error::NotFound(e.to_string().into())
             }
-            SessionError::UnknownOption { .. } | SessionError::Harness(_) => {
-                Error::InvalidArgument(e.to_string())
+            SessionError::UnknownOption { request, option } => {
+                Error::InvalidArgument(Message::about(FieldViolation::new(
+                    "option_id",
+                    format!("permission request {request} has no option {option:?}"),
+                )))
             }
-            SessionError::Lagging { .. } => Error::Lagging(e.to_string()),
+            SessionError::Harness(h) => Error::invalid(h),
+            SessionError::Lagging { .. } => Error::Lagging(e.to_string().into()),
             SessionError::ShuttingDown
             | SessionError::Store(StoreError::Storage(_) | StoreError::Closed) => {
-                Error::Unavailable(e.to_string())
+                Error::Unavailable(e.to_string().into())
             }
-            SessionError::Store(StoreError::Corrupt(_)) => Error::DataLoss(e.to_string()),
-            SessionError::Store(StoreError::Conflict(_)) => Error::Aborted(e.to_string()),
-            SessionError::Store(StoreError::Bug(_)) => Error::Internal(e.to_string()),
+            SessionError::Store(StoreError::Corrupt(_)) => Error::DataLoss(e.to_string().into()),
+            SessionError::Store(StoreError::Conflict(_)) => Error::Aborted(e.to_string().into()),
+            SessionError::Store(StoreError::Bug(_)) => Error::Internal(e.to_string().into()),
         }
     }
 }

@@ -6,12 +6,20 @@ use super::permissions::{self, PermissionEventError};
 use super::results::ToolResultViewError;
 use super::views::{ContentBlockError, Indexed, ToolCallViewError, each};
 use crate::domain::{self as d, IdError};
+use crate::domain::{FieldViolation, Violation, violation_error};
 use crate::grpc::pb;
 
 /// `meta_json` that is neither empty nor JSON.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("meta_json: not valid JSON ({0})")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetaJsonError(pub String);
+
+impl Violation for MetaJsonError {
+    fn violation(&self) -> FieldViolation {
+        FieldViolation::new("meta_json", format!("not valid JSON ({})", self.0))
+    }
+}
+
+violation_error!(MetaJsonError);
 
 /// Checks `meta_json`: empty, or valid JSON. It is kept verbatim.
 pub fn check_meta_json(s: &str) -> Result<(), MetaJsonError> {
@@ -24,53 +32,73 @@ pub fn check_meta_json(s: &str) -> Result<(), MetaJsonError> {
 }
 
 /// An invalid `ToolEvent`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolEventError {
     /// A bad `session_id`.
-    #[error("session_id: {0}")]
     SessionId(IdError),
     /// A bad `event_id`.
-    #[error("event_id: {0}")]
     EventId(IdError),
     /// No event kind set.
-    #[error("event: not set")]
     EventUnset,
     /// A bad `call_id` in the named event.
-    #[error("{0}.call_id: {1}")]
     CallId(&'static str, IdError),
     /// A bad call view in the named event (`call_started`, `call_input_complete`).
-    #[error("{0}.view.{1}")]
     CallView(&'static str, ToolCallViewError),
     /// A bad block in `call_finished.content`.
-    #[error("call_finished.{0}")]
     Content(Indexed<ContentBlockError>),
     /// `call_finished.meta_json` is not JSON.
-    #[error("call_finished.{0}")]
     Meta(MetaJsonError),
     /// A bad `call_finished.view`.
-    #[error("call_finished.view.{0}")]
     ResultView(ToolResultViewError),
     /// A bad `turn_id` in the named event.
-    #[error("{0}.turn_id: {1}")]
     TurnId(&'static str, IdError),
     /// A bad `parent_call_id` in the named event.
-    #[error("{0}.parent_call_id: {1}")]
     ParentCallId(&'static str, IdError),
     /// A call naming itself as its parent.
-    #[error("call_started.parent_call_id: a call cannot run under itself")]
     OwnParent,
     /// A bad `message_id` in the named event.
-    #[error("{0}.message_id: {1}")]
     MessageId(&'static str, IdError),
     /// `message_started.role` unset or not a known role.
-    #[error("message_started.role: {0}")]
     Role(EnumError),
     /// `turn_finished.stop_reason` not a known reason.
-    #[error("turn_finished.stop_reason: {0}")]
     StopReason(EnumError),
     /// A bad permission request or resolution.
-    #[error(transparent)]
-    Permission(#[from] PermissionEventError),
+    Permission(PermissionEventError),
+}
+
+impl Violation for ToolEventError {
+    fn violation(&self) -> FieldViolation {
+        use FieldViolation as V;
+        use ToolEventError as E;
+        match self {
+            E::SessionId(e) => V::new("session_id", e),
+            E::EventId(e) => V::new("event_id", e),
+            E::EventUnset => V::new("event", "not set"),
+            E::CallId(at, e) => V::new(format!("{at}.call_id"), e),
+            E::CallView(at, e) => e.violation().under(format!("{at}.view")),
+            E::Content(e) => e.violation().under("call_finished"),
+            E::Meta(e) => e.violation().under("call_finished"),
+            E::ResultView(e) => e.violation().under("call_finished.view"),
+            E::TurnId(at, e) => V::new(format!("{at}.turn_id"), e),
+            E::ParentCallId(at, e) => V::new(format!("{at}.parent_call_id"), e),
+            E::OwnParent => V::new(
+                "call_started.parent_call_id",
+                "a call cannot run under itself",
+            ),
+            E::MessageId(at, e) => V::new(format!("{at}.message_id"), e),
+            E::Role(e) => V::new("message_started.role", e),
+            E::StopReason(e) => V::new("turn_finished.stop_reason", e),
+            E::Permission(e) => e.violation(),
+        }
+    }
+}
+
+violation_error!(ToolEventError);
+
+impl From<PermissionEventError> for ToolEventError {
+    fn from(e: PermissionEventError) -> Self {
+        ToolEventError::Permission(e)
+    }
 }
 
 /// A message role from the wire.

@@ -3,27 +3,39 @@
 use super::enums::EnumError;
 use crate::domain as d;
 use crate::domain::permission as p;
+use crate::domain::{FieldViolation, Violation, violation_error};
 use crate::grpc::pb;
 
 /// A bad permission event, its field path from the event kind down.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PermissionEventError {
     /// A bad `request_id`.
-    #[error("{0}.request_id: {1}")]
     RequestId(&'static str, d::IdError),
     /// A bad `permission_requested.call_id`.
-    #[error("permission_requested.call_id: {0}")]
     CallId(d::IdError),
     /// An option's kind unset or unknown.
-    #[error("permission_requested.options[{0}].kind: {1}")]
     Kind(usize, EnumError),
     /// The options (or the expiry option) break a rule.
-    #[error("permission_requested.{0}")]
     Options(p::OptionsError),
     /// No outcome set.
-    #[error("permission_resolved.outcome: not set")]
     OutcomeUnset,
 }
+
+impl Violation for PermissionEventError {
+    fn violation(&self) -> FieldViolation {
+        use FieldViolation as V;
+        use PermissionEventError as E;
+        match self {
+            E::RequestId(at, e) => V::new(format!("{at}.request_id"), e),
+            E::CallId(e) => V::new("permission_requested.call_id", e),
+            E::Kind(i, e) => V::new(format!("permission_requested.options[{i}].kind"), e),
+            E::Options(e) => e.violation().under("permission_requested"),
+            E::OutcomeUnset => V::new("permission_resolved.outcome", "not set"),
+        }
+    }
+}
+
+violation_error!(PermissionEventError);
 
 fn kind_from_pb(n: i32) -> Result<p::OptionKind, EnumError> {
     use pb::PermissionOptionKind as K;

@@ -6,6 +6,7 @@ use super::events::check_meta_json;
 use super::results::ToolResultViewError;
 use super::views::{ContentBlockError, Indexed, ToolCallViewError, each};
 use crate::domain as d;
+use crate::domain::{FieldViolation, Violation, violation_error};
 use crate::grpc::pb;
 use crate::present::{FinishedInput, parse_meta};
 
@@ -23,21 +24,30 @@ pub struct PresentInput {
 }
 
 /// An invalid `PresentRequest`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PresentRequestError {
     /// A bad `call_view`.
-    #[error("call_view.{0}")]
     CallView(ToolCallViewError),
     /// A bad block in `result.content`.
-    #[error("result.{0}")]
     Content(Indexed<ContentBlockError>),
     /// `result.meta_json` is not JSON.
-    #[error("result.{0}")]
     Meta(MetaJsonError),
     /// A bad `result.view`.
-    #[error("result.view.{0}")]
     ResultView(ToolResultViewError),
 }
+
+impl Violation for PresentRequestError {
+    fn violation(&self) -> FieldViolation {
+        match self {
+            PresentRequestError::CallView(e) => e.violation().under("call_view"),
+            PresentRequestError::Content(e) => e.violation().under("result"),
+            PresentRequestError::Meta(e) => e.violation().under("result"),
+            PresentRequestError::ResultView(e) => e.violation().under("result.view"),
+        }
+    }
+}
+
+violation_error!(PresentRequestError);
 
 impl TryFrom<pb::PresentRequest> for PresentInput {
     type Error = PresentRequestError;

@@ -8,6 +8,7 @@ use super::permissions::{PermissionEventError, requested_from_pb, resolved_from_
 use super::results::ToolResultViewError;
 use super::views::{Indexed, ToolCallViewError};
 use crate::domain::{self as d, Cursor, Epoch, EpochError};
+use crate::domain::{FieldViolation, Violation, violation_error};
 use crate::grpc::pb;
 use crate::render::{
     Body, CallStatus, Capabilities, CardSnapshot, Children, MAX_DEPTH, MessageStatus,
@@ -15,9 +16,20 @@ use crate::render::{
 };
 
 /// An unset or unknown target.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("target: unknown target {0} (use VIEW, ACP, AG_UI, MARKDOWN, ANSI or AI_SDK)")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetError(pub i32);
+
+impl Violation for TargetError {
+    fn violation(&self) -> FieldViolation {
+        let problem = format!(
+            "unknown target {} (use VIEW, ACP, AG_UI, MARKDOWN, ANSI or AI_SDK)",
+            self.0
+        );
+        FieldViolation::new("target", problem)
+    }
+}
+
+violation_error!(TargetError);
 
 /// The target of a request; `TARGET_UNSPECIFIED` and unknown values are errors.
 pub fn target_from_pb(t: i32) -> Result<Target, TargetError> {
@@ -215,33 +227,44 @@ impl From<ViewUpdate> for pb::ViewUpdate {
 }
 
 /// A VIEW update a client could not read (a newer server's, or a broken one).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ViewUpdateError {
     /// An unknown call status.
-    #[error("card.status: unknown status {0}")]
     Status(i32),
     /// A bad call view.
-    #[error("card.call.{0}")]
     Call(ToolCallViewError),
     /// A bad result view.
-    #[error("card.result.{0}")]
     Result(ToolResultViewError),
     /// An unset or unknown message role.
-    #[error("message.role: {0}")]
     Role(EnumError),
     /// An unknown message status.
-    #[error("message.status: unknown status {0}")]
     MessageStatus(i32),
     /// An unknown stop reason.
-    #[error("turn.stop_reason: {0}")]
     StopReason(EnumError),
     /// A bad permission request or resolution.
-    #[error("permission.{0}")]
     Permission(PermissionEventError),
     /// A permission snapshot without its request.
-    #[error("permission.request: not set")]
     PermissionUnset,
 }
+
+impl Violation for ViewUpdateError {
+    fn violation(&self) -> FieldViolation {
+        use FieldViolation as V;
+        use ViewUpdateError as E;
+        match self {
+            E::Status(n) => V::new("card.status", format!("unknown status {n}")),
+            E::Call(e) => e.violation().under("card.call"),
+            E::Result(e) => e.violation().under("card.result"),
+            E::Role(e) => V::new("message.role", e),
+            E::MessageStatus(n) => V::new("message.status", format!("unknown status {n}")),
+            E::StopReason(e) => V::new("turn.stop_reason", e),
+            E::Permission(e) => e.violation().under("permission"),
+            E::PermissionUnset => V::new("permission.request", "not set"),
+        }
+    }
+}
+
+violation_error!(ViewUpdateError);
 
 /// A VIEW update as a client reads it (`toolview tail` draws cards from them).
 impl TryFrom<pb::ViewUpdate> for ViewUpdate {
@@ -379,9 +402,16 @@ fn depth_from_pb(depth: u32) -> u8 {
 }
 
 /// Why a client's cursor is not one.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("epoch: {0}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CursorError(pub EpochError);
+
+impl Violation for CursorError {
+    fn violation(&self) -> FieldViolation {
+        FieldViolation::new("epoch", &self.0)
+    }
+}
+
+violation_error!(CursorError);
 
 impl TryFrom<pb::Cursor> for Cursor {
     type Error = CursorError;
@@ -465,18 +495,30 @@ pub struct RenderInput {
 }
 
 /// An invalid `RenderRequest`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RenderRequestError {
     /// An unset or unknown target.
-    #[error("{0}")]
     Target(TargetError),
     /// A bad event, by index.
-    #[error("{0}")]
     Event(Indexed<ToolEventError>),
     /// An event of another session than the first, by index.
-    #[error("events[{0}].session_id: all events of a Render request must be of one session")]
     MixedSessions(usize),
 }
+
+impl Violation for RenderRequestError {
+    fn violation(&self) -> FieldViolation {
+        match self {
+            RenderRequestError::Target(e) => e.violation(),
+            RenderRequestError::Event(e) => e.violation(),
+            RenderRequestError::MixedSessions(i) => FieldViolation::new(
+                format!("events[{i}].session_id"),
+                "all events of a Render request must be of one session",
+            ),
+        }
+    }
+}
+
+violation_error!(RenderRequestError);
 
 impl TryFrom<pb::RenderRequest> for RenderInput {
     type Error = RenderRequestError;

@@ -3,39 +3,50 @@
 
 use super::views::{BodyError, Indexed, ZeroLine, content, each, each_ok, line, locations};
 use crate::domain as d;
+use crate::domain::{FieldViolation, Violation, violation_error};
 use crate::grpc::pb;
 
 /// An invalid `ToolResultView`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolResultViewError {
     /// No card set.
-    #[error("card: not set")]
     CardUnset,
     /// A bad generic card body.
-    #[error("generic.{0}")]
     Generic(BodyError),
     /// A bad diff card body.
-    #[error("diff.{0}")]
     Diff(BodyError),
     /// A search card without a shape.
-    #[error("search.shape: not set")]
     SearchShapeUnset,
     /// A match with line 0: the file's index, then the match's.
-    #[error("search.matches.files[{0}].{1}")]
     SearchMatch(usize, Indexed<ZeroLine>),
     /// A read window with offset or total 0.
-    #[error("read.{0}")]
     ReadNumber(ZeroLine),
     /// A read line numbered 0, by index.
-    #[error("read.{0}")]
     ReadLine(Indexed<ZeroLine>),
     /// A bad read fallback content.
-    #[error("read.{0}")]
     ReadContent(BodyError),
     /// A web card without a kind.
-    #[error("web.kind: not set")]
     WebKindUnset,
 }
+
+impl Violation for ToolResultViewError {
+    fn violation(&self) -> FieldViolation {
+        use ToolResultViewError as E;
+        match self {
+            E::CardUnset => FieldViolation::new("card", "not set"),
+            E::Generic(e) => e.violation().under("generic"),
+            E::Diff(e) => e.violation().under("diff"),
+            E::SearchShapeUnset => FieldViolation::new("search.shape", "not set"),
+            E::SearchMatch(i, e) => e.violation().under(format!("search.matches.files[{i}]")),
+            E::ReadNumber(e) => e.violation().under("read"),
+            E::ReadLine(e) => e.violation().under("read"),
+            E::ReadContent(e) => e.violation().under("read"),
+            E::WebKindUnset => FieldViolation::new("web.kind", "not set"),
+        }
+    }
+}
+
+violation_error!(ToolResultViewError);
 
 impl TryFrom<pb::ToolResultView> for d::ToolResultView {
     type Error = ToolResultViewError;

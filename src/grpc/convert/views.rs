@@ -8,6 +8,7 @@ use std::fmt::Display;
 
 use super::value::{json_from_pb, pb_from_json};
 use crate::domain as d;
+use crate::domain::{FieldViolation, Violation, violation_error};
 use crate::grpc::pb;
 
 /// Converts every item, naming the failing index.
@@ -34,26 +35,41 @@ fn none_if_empty(s: String) -> Option<String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Indexed<E>(pub &'static str, pub usize, pub E);
 
-impl<E: Display> Display for Indexed<E> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}[{}].{}", self.0, self.1, self.2)
+impl<E: Violation> Violation for Indexed<E> {
+    fn violation(&self) -> FieldViolation {
+        self.2.violation().under(format!("{}[{}]", self.0, self.1))
     }
 }
 
-impl<E: std::fmt::Debug + Display> std::error::Error for Indexed<E> {}
+impl<E: Violation> Display for Indexed<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.violation().fmt(f)
+    }
+}
+
+impl<E: Violation + std::fmt::Debug> std::error::Error for Indexed<E> {}
 
 // ---- shared vocabulary ------------------------------------------------------------------------
 
 /// An invalid `ContentBlock`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ContentBlockError {
     /// No block kind set.
-    #[error("block: not set")]
     BlockUnset,
     /// An image with neither `data` nor `uri`.
-    #[error("image: needs data or uri")]
     ImageEmpty,
 }
+
+impl Violation for ContentBlockError {
+    fn violation(&self) -> FieldViolation {
+        match self {
+            ContentBlockError::BlockUnset => FieldViolation::new("block", "not set"),
+            ContentBlockError::ImageEmpty => FieldViolation::new("image", "needs data or uri"),
+        }
+    }
+}
+
+violation_error!(ContentBlockError);
 
 impl TryFrom<pb::ContentBlock> for d::ContentBlock {
     type Error = ContentBlockError;
@@ -120,9 +136,16 @@ impl From<d::ContentBlock> for pb::ContentBlock {
 }
 
 /// A 1-based number that is 0.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}: must be at least 1")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ZeroLine(pub &'static str);
+
+impl Violation for ZeroLine {
+    fn violation(&self) -> FieldViolation {
+        FieldViolation::new(self.0, "must be at least 1")
+    }
+}
+
+violation_error!(ZeroLine);
 
 pub(super) fn line(field: &'static str, n: u32) -> Result<u32, ZeroLine> {
     if n == 0 { Err(ZeroLine(field)) } else { Ok(n) }
@@ -302,15 +325,24 @@ fn kind_to_pb(k: Option<d::ToolKind>) -> i32 {
 // ---- call views -------------------------------------------------------------------------------
 
 /// An invalid card body: a content block or a location.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BodyError {
     /// A bad content block, by index.
-    #[error("{0}")]
     Content(Indexed<ContentBlockError>),
     /// A location with line 0, by index.
-    #[error("{0}")]
     Location(Indexed<ZeroLine>),
 }
+
+impl Violation for BodyError {
+    fn violation(&self) -> FieldViolation {
+        match self {
+            BodyError::Content(e) => e.violation(),
+            BodyError::Location(e) => e.violation(),
+        }
+    }
+}
+
+violation_error!(BodyError);
 
 pub(super) fn content(items: Vec<pb::ContentBlock>) -> Result<Vec<d::ContentBlock>, BodyError> {
     each(items, |i, e| BodyError::Content(Indexed("content", i, e)))
@@ -323,18 +355,27 @@ pub(super) fn locations(items: Vec<pb::FileLocation>) -> Result<Vec<d::FileLocat
 }
 
 /// An invalid `ToolCallView`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolCallViewError {
     /// No card set.
-    #[error("card: not set")]
     CardUnset,
     /// A bad generic card body.
-    #[error("generic.{0}")]
     Generic(BodyError),
     /// A bad diff card body.
-    #[error("diff.{0}")]
     Diff(BodyError),
 }
+
+impl Violation for ToolCallViewError {
+    fn violation(&self) -> FieldViolation {
+        match self {
+            ToolCallViewError::CardUnset => FieldViolation::new("card", "not set"),
+            ToolCallViewError::Generic(e) => e.violation().under("generic"),
+            ToolCallViewError::Diff(e) => e.violation().under("diff"),
+        }
+    }
+}
+
+violation_error!(ToolCallViewError);
 
 impl TryFrom<pb::ToolCallView> for d::ToolCallView {
     type Error = ToolCallViewError;

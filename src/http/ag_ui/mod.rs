@@ -23,8 +23,9 @@ use super::messages::Messages;
 use super::sse::{self, CursorMark, Snapshot, SseBody, SseOptions};
 use super::{Feed, FeedOptions, refusal};
 use crate::auth::{Authenticator, Right};
+use crate::domain::FieldViolation;
 use crate::domain::permission::{RequestId, Responder};
-use crate::error::Error;
+use crate::error::{Error, Message};
 use crate::render::{StreamFrame, Target};
 use crate::session::{SessionError, Sessions};
 pub use options::{Choice, ResumeAnswer, RunOptions};
@@ -84,13 +85,17 @@ async fn take_resume(
         access
             .require(Right::Approve, &options.session)
             .map_err(|e| match e {
-                Error::PermissionDenied(m) => {
-                    Error::PermissionDenied(format!("{}: {m}", answer.field))
-                }
+                Error::PermissionDenied(m) => Error::PermissionDenied(Message::about(
+                    FieldViolation::new(answer.field.as_str(), m),
+                )),
                 other => other,
             })?;
-        let request = RequestId::new(answer.request.as_str())
-            .map_err(|e| Error::invalid(format!("{}.interruptId: {e}", answer.field)))?;
+        let request = RequestId::new(answer.request.as_str()).map_err(|e| {
+            Error::invalid(FieldViolation::new(
+                format!("{}.interruptId", answer.field),
+                e,
+            ))
+        })?;
         let by = Responder {
             subject: access.subject().to_owned(),
             via: "ag-ui".into(),
@@ -116,13 +121,13 @@ async fn take_resume(
 /// Checks the request and the caller's grant, then opens the run's stream.
 async fn start(endpoint: &Endpoint, headers: &HeaderMap, body: &[u8]) -> Result<SseBody, Error> {
     let access = super::authenticate(&endpoint.auth, headers)?;
-    let last_event_id = match headers.get("last-event-id") {
-        None => None,
-        Some(v) => Some(
-            v.to_str()
-                .map_err(|_| Error::invalid("Last-Event-ID: not ASCII text"))?,
-        ),
-    };
+    let last_event_id =
+        match headers.get("last-event-id") {
+            None => None,
+            Some(v) => Some(v.to_str().map_err(|_| {
+                Error::invalid(FieldViolation::new("Last-Event-ID", "not ASCII text"))
+            })?),
+        };
     let options = RunOptions::parse(body, last_event_id)?;
     access.require(Right::Subscribe, &options.session)?;
     let sessions = &endpoint.sessions;

@@ -4,6 +4,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::domain::FieldViolation;
 use crate::domain::{Cursor, Epoch, SessionId};
 use crate::error::Error;
 use crate::http::CapsInput;
@@ -77,14 +78,16 @@ fn resume_answers(entries: Vec<ResumeEntry>) -> Result<Vec<ResumeAnswer>, Error>
                     (Value::String(o), _) => Choice::Option(o.clone()),
                     (_, Value::Bool(b)) => Choice::Approved(*b),
                     _ => {
-                        return Err(Error::invalid(format!(
-                            "{field}.payload: needs optionId (a string) or approved (a boolean)"
+                        return Err(Error::invalid(FieldViolation::new(
+                            format!("{field}.payload"),
+                            "needs optionId (a string) or approved (a boolean)",
                         )));
                     }
                 }),
                 other => {
-                    return Err(Error::invalid(format!(
-                        "{field}.status: {other:?} is not resolved or cancelled"
+                    return Err(Error::invalid(FieldViolation::new(
+                        format!("{field}.status"),
+                        format!("{other:?} is not resolved or cancelled"),
                     )));
                 }
             };
@@ -145,9 +148,9 @@ impl RunOptions {
     /// `id:` lines carry). Errors name the field.
     pub fn parse(body: &[u8], last_event_id: Option<&str>) -> Result<Self, Error> {
         let input: Input = serde_json::from_slice(body)
-            .map_err(|e| Error::invalid(format!("the body is not a RunAgentInput: {e}")))?;
+            .map_err(|e| Error::bad_request(format!("the body is not a RunAgentInput: {e}")))?;
         let session = SessionId::new(input.thread_id)
-            .map_err(|e| Error::invalid(format!("threadId: {e}")))?;
+            .map_err(|e| Error::invalid(FieldViolation::new("threadId", e)))?;
         let props = match input.forwarded_props {
             Some(Value::Object(mut props)) => props.remove("toolview"),
             _ => None,
@@ -155,7 +158,7 @@ impl RunOptions {
         let toolview: Toolview = match props {
             None | Some(Value::Null) => Toolview::default(),
             Some(v) => serde_json::from_value(v)
-                .map_err(|e| Error::invalid(format!("forwardedProps.toolview: {e}")))?,
+                .map_err(|e| Error::invalid(FieldViolation::new("forwardedProps.toolview", e)))?,
         };
         let after = match (toolview.after, last_event_id) {
             (Some(c), _) => Some(cursor(
@@ -164,9 +167,9 @@ impl RunOptions {
                 "forwardedProps.toolview.after",
             )?),
             (None, Some(id)) => {
-                let (epoch, offset) = id
-                    .rsplit_once(':')
-                    .ok_or_else(|| Error::invalid("Last-Event-ID: not <epoch>:<offset>"))?;
+                let (epoch, offset) = id.rsplit_once(':').ok_or_else(|| {
+                    Error::invalid(FieldViolation::new("Last-Event-ID", "not <epoch>:<offset>"))
+                })?;
                 Some(cursor(
                     epoch,
                     &Value::String(offset.into()),
@@ -176,20 +179,24 @@ impl RunOptions {
             (None, None) => None,
         };
         if toolview.snapshot && (after.is_some() || toolview.live_only) {
-            return Err(Error::invalid(
-                "forwardedProps.toolview: snapshot opens with the session so far; it excludes after, liveOnly and Last-Event-ID",
-            ));
+            return Err(Error::invalid(FieldViolation::new(
+                "forwardedProps.toolview",
+                "snapshot opens with the session so far; it excludes after, liveOnly and \
+                 Last-Event-ID",
+            )));
         }
         if toolview.snapshot_messages.is_some() && !toolview.snapshot {
-            return Err(Error::invalid(
-                "forwardedProps.toolview.snapshotMessages: only with snapshot: true",
-            ));
+            return Err(Error::invalid(FieldViolation::new(
+                "forwardedProps.toolview.snapshotMessages",
+                "only with snapshot: true",
+            )));
         }
         let start = match (after, toolview.live_only) {
             (Some(_), true) => {
-                return Err(Error::invalid(
-                    "forwardedProps.toolview: after and liveOnly exclude each other",
-                ));
+                return Err(Error::invalid(FieldViolation::new(
+                    "forwardedProps.toolview",
+                    "after and liveOnly exclude each other",
+                )));
             }
             (Some(c), false) => Start::After(c),
             (None, true) => Start::LiveOnly,
@@ -226,13 +233,19 @@ impl RunOptions {
 }
 
 fn cursor(epoch: &str, offset: &Value, field: &str) -> Result<Cursor, Error> {
-    let epoch = Epoch::new(epoch).map_err(|e| Error::invalid(format!("{field}.epoch: {e}")))?;
+    let epoch = Epoch::new(epoch)
+        .map_err(|e| Error::invalid(FieldViolation::new(format!("{field}.epoch"), e)))?;
     let offset = match offset {
         Value::String(s) => s.parse().ok(),
         Value::Number(n) => n.as_u64(),
         _ => None,
     }
-    .ok_or_else(|| Error::invalid(format!("{field}.offset: not an unsigned integer")))?;
+    .ok_or_else(|| {
+        Error::invalid(FieldViolation::new(
+            format!("{field}.offset"),
+            "not an unsigned integer",
+        ))
+    })?;
     Ok(Cursor { offset, epoch })
 }
 

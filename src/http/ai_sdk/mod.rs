@@ -26,8 +26,9 @@ use axum::response::{IntoResponse, Response};
 use super::sse::{self, CursorMark, Settle, SseBody, SseOptions};
 use super::{Feed, FeedOptions, authenticate, refusal};
 use crate::auth::{Authenticator, Right};
+use crate::domain::FieldViolation;
 use crate::domain::permission::{RequestId, Responder};
-use crate::error::Error;
+use crate::error::{Error, Message};
 use crate::render::ai_sdk::{NoticeData, UiChunk};
 use crate::render::{StreamEvent, StreamFrame, Target};
 use crate::session::{SessionError, Sessions};
@@ -95,11 +96,13 @@ async fn take_approvals(
         access
             .require(Right::Approve, &options.session)
             .map_err(|e| match e {
-                Error::PermissionDenied(m) => Error::PermissionDenied(format!("{}: {m}", a.field)),
+                Error::PermissionDenied(m) => Error::PermissionDenied(Message::about(
+                    FieldViolation::new(a.field.as_str(), m),
+                )),
                 other => other,
             })?;
         let request = RequestId::new(a.request.as_str())
-            .map_err(|e| Error::invalid(format!("{}.id: {e}", a.field)))?;
+            .map_err(|e| Error::invalid(FieldViolation::new(format!("{}.id", a.field), e)))?;
         let by = Responder {
             subject: access.subject().to_owned(),
             via: "ai-sdk".into(),
@@ -135,7 +138,8 @@ async fn resume(
     headers: HeaderMap,
 ) -> Response {
     let opened = async {
-        let Path(rest) = rest.map_err(|e| Error::invalid(format!("path: {}", e.body_text())))?;
+        let Path(rest) =
+            rest.map_err(|e| Error::invalid(FieldViolation::new("path", e.body_text())))?;
         let access = authenticate(&endpoint.auth, &headers)?;
         let options = StreamOptions::from_resume(&rest, uri.query())?;
         access.require(Right::Subscribe, &options.session)?;

@@ -5,6 +5,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::domain::FieldViolation;
 use crate::domain::SessionId;
 use crate::error::Error;
 use crate::http::CapsInput;
@@ -94,17 +95,20 @@ struct Toolview {
 }
 
 fn session(id: &str, field: &str) -> Result<SessionId, Error> {
-    SessionId::new(id).map_err(|e| Error::invalid(format!("{field}: {e}")))
+    SessionId::new(id).map_err(|e| Error::invalid(FieldViolation::new(field, e)))
 }
 
 impl StreamOptions {
     /// Reads a `useChat` POST body.
     pub fn from_post(body: &[u8]) -> Result<Self, Error> {
         let post: Post = serde_json::from_slice(body)
-            .map_err(|e| Error::invalid(format!("the body is not a chat request: {e}")))?;
-        let id = post
-            .id
-            .ok_or_else(|| Error::invalid("id: missing (the chat id names the session)"))?;
+            .map_err(|e| Error::bad_request(format!("the body is not a chat request: {e}")))?;
+        let id = post.id.ok_or_else(|| {
+            Error::invalid(FieldViolation::new(
+                "id",
+                "missing (the chat id names the session)",
+            ))
+        })?;
         let toolview = post.toolview.unwrap_or_default();
         let prompted = post.messages.last().is_some_and(|m| m["role"] == "user");
         let approvals = approvals(&post.messages);
@@ -127,7 +131,7 @@ impl StreamOptions {
     /// `maxOutputBytes=N`).
     pub fn from_resume(rest: &str, query: Option<&str>) -> Result<Self, Error> {
         let id = rest.strip_suffix("/stream").ok_or_else(|| {
-            Error::NotFound(format!("no route {rest:?}: resume is {{id}}/stream"))
+            Error::NotFound(format!("no route {rest:?}: resume is {{id}}/stream").into())
         })?;
         let mut toolview = Toolview::default();
         let mut caps = serde_json::Map::new();
@@ -136,29 +140,36 @@ impl StreamOptions {
             let flag = || match value {
                 "true" | "1" | "" => Ok(true),
                 "false" | "0" => Ok(false),
-                _ => Err(Error::invalid(format!("{key}: not true or false"))),
+                _ => Err(Error::invalid(FieldViolation::new(
+                    key,
+                    "not true or false",
+                ))),
             };
             match key {
                 "follow" => toolview.follow = Some(flag()?),
                 "liveOnly" => toolview.live_only = flag()?,
                 "maxOutputBytes" => {
-                    let n: u64 = value
-                        .parse()
-                        .map_err(|_| Error::invalid("maxOutputBytes: not an unsigned integer"))?;
+                    let n: u64 = value.parse().map_err(|_| {
+                        Error::invalid(FieldViolation::new(
+                            "maxOutputBytes",
+                            "not an unsigned integer",
+                        ))
+                    })?;
                     caps.insert(key.into(), n.into());
                 }
                 "terminal" | "diff" | "read" | "search" | "web" | "reasoning" | "outputAppends" => {
                     caps.insert(key.into(), flag()?.into());
                 }
                 _ => {
-                    return Err(Error::invalid(format!(
-                        "{key}: not an option of the stream"
+                    return Err(Error::invalid(FieldViolation::new(
+                        key,
+                        "not an option of the stream",
                     )));
                 }
             }
         }
         let caps: CapsInput = serde_json::from_value(Value::Object(caps))
-            .map_err(|e| Error::invalid(format!("query: {e}")))?;
+            .map_err(|e| Error::invalid(FieldViolation::new("query", e)))?;
         Ok(StreamOptions {
             session: session(id, "id")?,
             start: if toolview.live_only {
