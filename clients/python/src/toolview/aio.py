@@ -1,25 +1,26 @@
-"""The asyncio client: the same API as ``toolview.Client``, with ``await`` on everything that
-talks to the server, ``async with`` and ``async for``."""
+"""The client: publish a session's events, subscribe to its renderings, and the unary calls
+(GetSession, ListSessions, Present, Render). ``toolview.aio`` is the asyncio client (``await``,
+``async with``, ``async for``); ``toolview.client`` is the same API made sync by unasync
+(``scripts/generate-clients.sh``): edit ``aio.py`` only, and regenerate."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
+from asyncio import sleep
 from types import TracebackType
-from typing import Any, AsyncIterator, Iterable, List, Optional, Sequence, Tuple, Type, Union
+from typing import Any, AsyncIterator, Callable, Iterable, List, Optional, Sequence, Tuple, Type, Union
 
 import grpc
-import grpc.aio
 from google.protobuf.message import Message as ProtoMessage
 
 from . import _connect, _events, _permissions, _requests
+from ._async_publisher import AsyncPublisher, OnError
 from ._events import Arguments, Meta, Result, Usage
-from ._outbox import Backoff, Outbox, PublishOptions
+from ._outbox import Backoff, PublishOptions
 from ._permissions import DEFAULT_OPTIONS, Decision, Option
-from ._publisher import OnError, raise_failures, settle
 from ._resume import Item, Resume, Start, target_of
-from .errors import ClientClosed, NotFound, PublisherClosed, from_rpc_error
+from ._streams import AsyncStream, aread
+from .errors import ClientClosed, NotFound, from_rpc_error
 from .v1 import (
     events_pb2,
     permission_service_pb2,
@@ -34,7 +35,7 @@ from .v1 import (
 
 
 async def _unary(
-    call: Any,
+    call: Callable[..., Any],
     request: ProtoMessage,
     metadata: List[Tuple[str, str]],
     response: Type[_requests.Response],
@@ -47,118 +48,9 @@ async def _unary(
     return _requests.checked(answer, response)
 
 
-class AsyncPublisher:
-    """The asyncio twin of ``toolview._publisher.Publisher``: one task sends the batches."""
-
-    def __init__(
-        self, call: Any, metadata: Any, options: PublishOptions, on_error: Optional[OnError]
-    ) -> None:
-        self._call, self._metadata, self._options, self._on_error = call, metadata, options, on_error
-        self._outbox = Outbox(options)
-        self._cond = asyncio.Condition()
-        self._closed = self._abandoned = False
-        self._flushing = 0
-        self._first_at = 0.0
-        self._task: Optional[asyncio.Task[None]] = None
-        self.retries = 0
-
-    @property
-    def acknowledged(self) -> int:
-        """Events the server acknowledged so far (each appended once, or held already)."""
-        return self._outbox.acknowledged_events
-
-    @property
-    def duplicates(self) -> int:
-        return self._outbox.duplicates
-
-    async def put(self, event: events_pb2.ToolEvent) -> None:
-        size = event.ByteSize()
-        async with self._cond:
-            try:
-                await asyncio.wait_for(
-                    self._cond.wait_for(lambda: self._closed or self._outbox.has_room(size)),
-                    self._options.block_timeout,
-                )
-            except asyncio.TimeoutError:
-                raise self._outbox.full() from None
-            if self._closed:
-                raise PublisherClosed("the client is closed")
-            if not len(self._outbox):
-                self._first_at = time.monotonic()
-            self._outbox.put(event, size)
-            if self._task is None:
-                self._task = asyncio.get_running_loop().create_task(self._run(), name="toolview-publisher")
-            self._cond.notify_all()
-
-    async def _next_batch(self) -> Optional[List[events_pb2.ToolEvent]]:
-        async with self._cond:
-            while True:
-                if self._abandoned or (self._closed and not len(self._outbox)):
-                    return None
-                if not len(self._outbox):
-                    await self._cond.wait()
-                    continue
-                if self._flushing or self._closed or self._outbox.batch_ready():
-                    return self._outbox.batch()
-                wait = self._first_at + self._options.linger - time.monotonic()
-                if wait <= 0:
-                    return self._outbox.batch()
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._cond.wait(), wait)
-
-    async def _run(self) -> None:
-        backoff = Backoff(self._options.initial_backoff, self._options.max_backoff)
-        while True:
-            batch = await self._next_batch()
-            if batch is None:
-                return
-            request = session_service_pb2.PublishRequest(events=batch)
-            outcome: object
-            try:
-                outcome = await self._call(
-                    request, timeout=self._options.attempt_timeout, metadata=self._metadata()
-                )
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:
-                outcome = e
-            async with self._cond:
-                transient = settle(self._outbox, batch, outcome)
-                failures = self._outbox.take_failures() if self._on_error else []
-                self._first_at = 0.0
-                self._cond.notify_all()
-            for failure in failures:
-                self._on_error(failure)  # type: ignore[misc]
-            if transient is None:
-                backoff.reset()
-            else:
-                self.retries += 1
-                await asyncio.sleep(backoff.next())
-
-    async def flush(self, timeout: Optional[float], closing: bool = False) -> None:
-        async with self._cond:
-            target = self._outbox.taken
-            self._flushing += 1
-            if closing:
-                self._closed = True
-            self._cond.notify_all()
-            try:
-                await asyncio.wait_for(self._cond.wait_for(lambda: self._outbox.settled >= target), timeout)
-            except asyncio.TimeoutError:
-                pending = target - self._outbox.settled
-                if closing:
-                    self._abandoned = True
-                    if self._task is not None:
-                        self._task.cancel()
-                raise self._outbox.undelivered(pending, timeout) from None
-            finally:
-                self._flushing -= 1
-            failures = self._outbox.take_failures()
-        raise_failures(failures)
-
-
 class AsyncCall:
-    """A started tool call (see ``toolview.Call``)."""
+    """A started tool call: its live output, then its end. As a context manager it ends the
+    call as failed, with the exception's text, if the block raises before ``finish``."""
 
     def __init__(
         self, publisher: AsyncPublisher, events: _events.CallEvents, session: "AsyncSession"
@@ -180,7 +72,8 @@ class AsyncCall:
         expiry_option: Optional[str] = None,
         request_id: Optional[str] = None,
     ) -> Decision:
-        """Asks whether this call may go on (see ``toolview.Session.request_permission``)."""
+        """Asks whether this call may go on, and returns once it is decided (see
+        ``Session.request_permission``)."""
         return await self._session.request_permission(
             title,
             options,
@@ -200,18 +93,23 @@ class AsyncCall:
         view: Optional[views_pb2.ToolCallView] = None,
         streaming: bool = False,
     ) -> "AsyncCall":
-        """A call this one runs (see ``toolview.Call.child_call``)."""
+        """A call this one runs (a subagent's call under the call that runs the subagent):
+        ``Session.start_call`` with ``parent=`` this call."""
         return await self._session.start_call(
             tool, args, call_id=call_id, view=view, streaming=streaming, parent=self
         )
 
     async def input_delta(self, text: str) -> None:
+        """More of the arguments' text, as the model writes it (a call started with
+        ``streaming=True``)."""
         await self._publisher.put(self._events.input_delta(text))
 
     async def input_complete(self, args: Arguments, *, view: Optional[views_pb2.ToolCallView] = None) -> None:
+        """The whole arguments: the presenters read these (a call started with ``streaming=True``)."""
         await self._publisher.put(self._events.input_complete(args, view))
 
     async def output(self, data: str) -> None:
+        """A chunk of live output."""
         await self._publisher.put(self._events.output(data))
 
     async def finish(
@@ -222,6 +120,8 @@ class AsyncCall:
         meta: Meta = None,
         view: Optional[views_pb2.ToolResultView] = None,
     ) -> None:
+        """The call's end: its result (text or content blocks), whether it failed, the
+        presentation meta computed at execution time, or a custom result view."""
         await self._publisher.put(self._events.finished(result, is_error, meta, view))
         self.finished = True
 
@@ -236,7 +136,7 @@ class AsyncCall:
 
 
 class AsyncMessage:
-    """A started message (see ``toolview.Message``)."""
+    """A started message: more text, then its end."""
 
     def __init__(self, publisher: AsyncPublisher, events: _events.MessageEvents) -> None:
         self._publisher, self._events = publisher, events
@@ -253,7 +153,8 @@ class AsyncMessage:
 
 
 class AsyncTurn:
-    """A started turn (see ``toolview.Turn``)."""
+    """A started turn; ``finish`` ends it (as a context manager: with ``end_turn``, or
+    ``cancelled`` if the block raises)."""
 
     def __init__(self, publisher: AsyncPublisher, events: _events.TurnEvents) -> None:
         self._publisher, self._events, self.finished = publisher, events, False
@@ -279,13 +180,15 @@ class AsyncTurn:
 
 
 class AsyncSession:
-    """One session's publishing side (see ``toolview.Session``)."""
+    """One session's publishing side. Ids left out are drawn at random; every event id is
+    derived from its subject, so a retry is a duplicate (see ``_ids``)."""
 
     def __init__(self, client: "AsyncClient", session_id: str, ledger: _events.Ledger) -> None:
         self._client, self._publisher = client, client.publisher
         self.session_id, self._ledger = session_id, ledger
 
     async def start(self, cwd: str = "") -> None:
+        """The session began, in ``cwd`` (absolute): paths under it are shown relative."""
         await self._publisher.put(_events.session_started(self.session_id, cwd))
 
     async def start_call(
@@ -298,6 +201,12 @@ class AsyncSession:
         streaming: bool = False,
         parent: _events.Parent = None,
     ) -> AsyncCall:
+        """A tool call started: its tool name (matched against the built-in presenters), its
+        arguments, and optionally a custom call view. With ``streaming=True`` the model is still
+        writing the arguments: ``args`` is their text so far (or nothing), ``Call.input_delta``
+        appends to it and ``Call.input_complete`` gives them whole; until then UIs show the call
+        pending with its input so far. ``parent`` (a started call or its id) nests this call under
+        the call that runs it (a subagent's calls under the subagent's call)."""
         events = _events.CallEvents(self.session_id, call_id)
         self._ledger.start(self.session_id, events.call_id)
         await self._publisher.put(events.started(tool, args, view, streaming, _events.parent_of(parent)))
@@ -311,6 +220,7 @@ class AsyncSession:
         message_id: Optional[str] = None,
         parent: _events.Parent = None,
     ) -> AsyncMessage:
+        """A message (``user``, ``assistant`` or ``reasoning``) began with ``text``."""
         events = _events.MessageEvents(self.session_id, message_id)
         await self._publisher.put(events.started(role, text, _events.parent_of(parent)))
         return AsyncMessage(self._publisher, events)
@@ -323,16 +233,19 @@ class AsyncSession:
         message_id: Optional[str] = None,
         parent: _events.Parent = None,
     ) -> str:
+        """A whole message; returns its id."""
         message = await self.start_message(role, text, message_id=message_id, parent=parent)
         await message.finish()
         return message.message_id
 
     async def start_turn(self, turn_id: Optional[str] = None) -> AsyncTurn:
+        """A turn began."""
         events = _events.TurnEvents(self.session_id, turn_id)
         await self._publisher.put(events.started())
         return AsyncTurn(self._publisher, events)
 
     async def publish(self, event: events_pb2.ToolEvent) -> None:
+        """A raw event (its ``session_id`` is set to this session's)."""
         event.session_id = self.session_id
         await self._publisher.put(event)
 
@@ -347,7 +260,10 @@ class AsyncSession:
         expiry_option: Optional[str] = None,
         request_id: Optional[str] = None,
     ) -> Decision:
-        """Asks a person to decide (see ``toolview.Session.request_permission``)."""
+        """Asks a person to decide (about ``call_id``, or a question of its own): every UI
+        watching the session shows the prompt, the first authorized answer wins. Returns once
+        it is decided; nobody answering within ``timeout`` seconds (the server's default when
+        ``None``) is ``expiry_option`` (the first reject option by default)."""
         request = _permissions.Request(
             self.session_id,
             title,
@@ -362,18 +278,21 @@ class AsyncSession:
 
 
 class AsyncSubscription:
-    """An async iterator of a session's updates that resumes after its last cursor (see
-    ``toolview.Subscription``)."""
+    """An iterator of a session's rendered updates (and ``Reset`` items). It keeps the last
+    cursor and, after a transient failure or a server restart, reconnects and resumes after
+    it. Heartbeats are not passed on."""
 
     def __init__(self, client: "AsyncClient", resume: Resume, reconnect: bool) -> None:
         self._client, self._resume, self._reconnect = client, resume, reconnect
-        self._stream: Optional[Any] = None
+        self._stream: Optional[AsyncStream] = None
         self._closed = False
         self._backoff = Backoff(0.05, 2.0)
+        #: Reconnections so far.
         self.reconnects = 0
 
     @property
     def cursor(self) -> Optional[rendering_pb2.Cursor]:
+        """The last update's cursor: where the subscription resumes."""
         return self._resume.cursor
 
     def __aiter__(self) -> "AsyncSubscription":
@@ -381,22 +300,25 @@ class AsyncSubscription:
 
     async def __anext__(self) -> Item:
         while not self._closed:
+            self._client._open()
             if self._stream is None:
                 self._stream = self._client._sessions.Subscribe(
                     self._resume.request(), metadata=self._client._metadata()
                 )
             error = None
             try:
-                response = await self._stream.read()
+                response = await aread(self._stream)
             except grpc.RpcError as e:
                 error = from_rpc_error(e)
             else:
-                if response is not grpc.aio.EOF:
+                if response is not None:
                     item = self._resume.accept(response)
                     if item is not None:
                         self._backoff.reset()
                         return item
                     continue
+            # The stream ended: a subscription has no end of its own, so the server went away
+            # (or failed): resume after the last cursor.
             self._stream = None
             if self._closed:
                 break
@@ -406,10 +328,11 @@ class AsyncSubscription:
                     raise error
                 break
             self.reconnects += 1
-            await asyncio.sleep(self._backoff.next())
+            await sleep(self._backoff.next())
         raise StopAsyncIteration
 
     def close(self) -> None:
+        """Ends the subscription (from any thread or task)."""
         self._closed = True
         if self._stream is not None:
             self._stream.cancel()
@@ -422,7 +345,13 @@ class AsyncSubscription:
 
 
 class AsyncClient:
-    """A connection to a toolview server, for asyncio (see ``toolview.Client``)."""
+    """A connection to a toolview server.
+
+    ``token`` is a bearer token (or a function returning the current one); ``tls`` turns on
+    TLS with the system's roots, ``ca`` (a PEM path or bytes) with that CA. ``on_error``
+    receives each event the server refused, on the publisher's thread (its task, in asyncio);
+    without it, refusals are raised by the next ``flush`` or ``close``.
+    """
 
     def __init__(
         self,
@@ -447,6 +376,7 @@ class AsyncClient:
         self._closed = False
 
     def session(self, session_id: str) -> AsyncSession:
+        """The publishing side of a session."""
         return AsyncSession(self, session_id, self._ledger)
 
     def _open(self) -> None:
@@ -454,9 +384,13 @@ class AsyncClient:
             raise ClientClosed("the client is closed")
 
     async def flush(self, timeout: Optional[float] = None) -> None:
+        """Waits until every event published so far is acknowledged or refused; raises the
+        first refusal (``Undelivered`` when ``timeout`` passes first)."""
         await self.publisher.flush(timeout)
 
     async def close(self, timeout: Optional[float] = 30.0) -> None:
+        """Flushes, then closes the connection. Events still unacknowledged after ``timeout``
+        are given up (``Undelivered`` says how many)."""
         try:
             await self.publisher.flush(timeout, closing=True)
         finally:
@@ -466,7 +400,9 @@ class AsyncClient:
     async def __aenter__(self) -> "AsyncClient":
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
+    async def __aexit__(
+        self, kind: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
         await self.close()
 
     async def subscribe(
@@ -479,20 +415,21 @@ class AsyncClient:
         reconnect: bool = True,
         reconnect_deadline: Optional[float] = None,
     ) -> AsyncSubscription:
+        """A session's updates for ``target`` (``view``, ``acp``, ``ag_ui``, ``markdown``,
+        ``ansi``, ``ai_sdk``), from its ``start``: ``"beginning"`` (replay, then live),
+        ``"live"`` (from now on) or after a ``Cursor``. After a transient failure it reconnects
+        and resumes; with ``reconnect_deadline`` (seconds), it raises the last failure once
+        it has failed that long without an item."""
         self._open()
         resume = Resume(session_id, target_of(target), capabilities, start)
         resume.reconnect_deadline = reconnect_deadline
         if start == "live":
-            try:
-                info = await self.get_session(session_id)
-                head = _requests.head(info)
-            except NotFound:
-                head = None
-            resume.pin_live_start(head)
+            resume.pin_live_start(await self._head(session_id))
         return AsyncSubscription(self, resume, reconnect)
 
     async def _ask(self, request: _permissions.Request) -> Decision:
-        """Publishes a request, then waits for its decision (see ``toolview.Client._ask``)."""
+        """Publishes a request, then waits for its decision, asking again after a failure a
+        retry can fix until the request's expiry (and a grace) has passed."""
         self._open()
         await self.publisher.put(request.event)
         await self.publisher.flush(None)
@@ -513,12 +450,13 @@ class AsyncClient:
                 if e.code() not in _permissions.RETRY or left <= 0:
                     raise from_rpc_error(e) from None
             attempt += 1
-            await asyncio.sleep(_permissions.pause(attempt))
+            await sleep(_permissions.pause(attempt))
 
     async def respond_permission(
         self, session_id: str, request_id: str, option_id: str, *, reason: str = "", via: str = ""
     ) -> Tuple[bool, Decision]:
-        """Answers a request (see ``toolview.Client.respond_permission``)."""
+        """Answers a request (the ``approve`` right): whether this answer decided it, and the
+        decision (this one, or the one that came first)."""
         self._open()
         request = permission_service_pb2.RespondPermissionRequest(
             session_id=session_id, request_id=request_id, option_id=option_id, reason=reason, via=via
@@ -534,7 +472,8 @@ class AsyncClient:
     async def withdraw_permission(
         self, session_id: str, request_id: str, *, reason: str = ""
     ) -> Tuple[bool, Decision]:
-        """Withdraws a pending request (see ``toolview.Client.withdraw_permission``)."""
+        """Withdraws a pending request (the harness stopped waiting): whether the withdrawal
+        decided it, and the decision."""
         self._open()
         request = permission_service_pb2.WithdrawPermissionRequest(
             session_id=session_id, request_id=request_id, reason=reason
@@ -547,7 +486,15 @@ class AsyncClient:
         )
         return response.won, _permissions.answered(response.resolution)
 
+    async def _head(self, session_id: str) -> Optional[rendering_pb2.Cursor]:
+        try:
+            info = await self.get_session(session_id)
+        except NotFound:
+            return None
+        return _requests.head(info)
+
     async def get_session(self, session_id: str) -> session_service_pb2.GetSessionResponse:
+        """A session's epoch, head, call count, times, title and cwd (``NotFound`` if none)."""
         self._open()
         request = session_service_pb2.GetSessionRequest(session_id=session_id)
         return await _unary(
@@ -557,6 +504,8 @@ class AsyncClient:
     async def list_sessions(
         self, page_size: int = 0
     ) -> AsyncIterator[session_service_pb2.GetSessionResponse]:
+        """Every session the caller may read, in id order, fetched a page at a time."""
+        self._open()
         token = ""
         while True:
             request = session_service_pb2.ListSessionsRequest(page_size=page_size, page_token=token)
@@ -581,6 +530,8 @@ class AsyncClient:
         is_error: bool = False,
         meta: Meta = None,
     ) -> presentation_service_pb2.PresentResponse:
+        """The built-in presenters' views for one call (and its result, when given)."""
+        self._open()
         request = _requests.present(tool, args, result, is_error, meta)
         return await _unary(
             self._presentation.Present, request, self._metadata(), presentation_service_pb2.PresentResponse
@@ -594,6 +545,8 @@ class AsyncClient:
         *,
         session_cwd: str = "",
     ) -> List[rendering_pb2.RenderedUpdate]:
+        """Events rendered for a target without a session, one update per event."""
+        self._open()
         request = _requests.render(events, target, capabilities, session_cwd)
         response = await _unary(
             self._presentation.Render, request, self._metadata(), presentation_service_pb2.RenderResponse

@@ -1,22 +1,15 @@
-"""The sync client: publish a session's events, subscribe to its renderings, and the
-unary calls (GetSession, ListSessions, Present, Render)."""
+# Generated from aio.py by scripts/generate-clients.sh (unasync): edit aio.py, not this.
+"""The client: publish a session's events, subscribe to its renderings, and the unary calls
+(GetSession, ListSessions, Present, Render). ``toolview.aio`` is the asyncio client (``await``,
+``async with``, ``async for``); ``toolview.client`` is the same API made sync by unasync
+(``scripts/generate-clients.sh``): edit ``aio.py`` only, and regenerate."""
 
 from __future__ import annotations
 
 import time
+from time import sleep
 from types import TracebackType
-from typing import (
-    Callable,
-    Iterable,
-    Iterator,
-    List,
-    Optional,
-    Protocol,
-    Sequence,
-    Tuple,
-    Type,
-    Union,
-)
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Type, Union
 
 import grpc
 from google.protobuf.message import Message as ProtoMessage
@@ -27,6 +20,7 @@ from ._outbox import Backoff, PublishOptions
 from ._permissions import DEFAULT_OPTIONS, Decision, Option
 from ._publisher import OnError, Publisher
 from ._resume import Item, Resume, Start, target_of
+from ._streams import Stream, read
 from .errors import ClientClosed, NotFound, from_rpc_error
 from .v1 import (
     events_pb2,
@@ -41,14 +35,8 @@ from .v1 import (
 )
 
 
-class _Stream(Iterator[session_service_pb2.SubscribeResponse], Protocol):
-    """A server-streaming call: its responses, and a way to end it."""
-
-    def cancel(self) -> bool: ...
-
-
 def _unary(
-    call: Callable[..., object],
+    call: Callable[..., Any],
     request: ProtoMessage,
     metadata: List[Tuple[str, str]],
     response: Type[_requests.Response],
@@ -83,7 +71,7 @@ class Call:
         expiry_option: Optional[str] = None,
         request_id: Optional[str] = None,
     ) -> Decision:
-        """Asks whether this call may go on and blocks until it is decided (see
+        """Asks whether this call may go on, and returns once it is decided (see
         ``Session.request_permission``)."""
         return self._session.request_permission(
             title,
@@ -270,7 +258,7 @@ class Session:
         request_id: Optional[str] = None,
     ) -> Decision:
         """Asks a person to decide (about ``call_id``, or a question of its own): every UI
-        watching the session shows the prompt, the first authorized answer wins. Blocks until
+        watching the session shows the prompt, the first authorized answer wins. Returns once
         it is decided; nobody answering within ``timeout`` seconds (the server's default when
         ``None``) is ``expiry_option`` (the first reject option by default)."""
         request = _permissions.Request(
@@ -293,7 +281,7 @@ class Subscription:
 
     def __init__(self, client: "Client", resume: Resume, reconnect: bool) -> None:
         self._client, self._resume, self._reconnect = client, resume, reconnect
-        self._stream: Optional[_Stream] = None
+        self._stream: Optional[Stream] = None
         self._closed = False
         self._backoff = Backoff(0.05, 2.0)
         #: Reconnections so far.
@@ -314,18 +302,18 @@ class Subscription:
                 self._stream = self._client._sessions.Subscribe(
                     self._resume.request(), metadata=self._client._metadata()
                 )
+            error = None
             try:
-                response = next(self._stream)
-            except StopIteration:
-                error = None
+                response = read(self._stream)
             except grpc.RpcError as e:
                 error = from_rpc_error(e)
             else:
-                item = self._resume.accept(response)
-                if item is not None:
-                    self._backoff.reset()
-                    return item
-                continue
+                if response is not None:
+                    item = self._resume.accept(response)
+                    if item is not None:
+                        self._backoff.reset()
+                        return item
+                    continue
             # The stream ended: a subscription has no end of its own, so the server went away
             # (or failed): resume after the last cursor.
             self._stream = None
@@ -337,11 +325,11 @@ class Subscription:
                     raise error
                 break
             self.reconnects += 1
-            time.sleep(self._backoff.next())
+            sleep(self._backoff.next())
         raise StopIteration
 
     def close(self) -> None:
-        """Ends the subscription (from any thread)."""
+        """Ends the subscription (from any thread or task)."""
         self._closed = True
         if self._stream is not None:
             self._stream.cancel()
@@ -358,8 +346,8 @@ class Client:
 
     ``token`` is a bearer token (or a function returning the current one); ``tls`` turns on
     TLS with the system's roots, ``ca`` (a PEM path or bytes) with that CA. ``on_error``
-    receives each event the server refused, on the publisher's thread; without it, refusals
-    are raised by the next ``flush`` or ``close``.
+    receives each event the server refused, on the publisher's thread (its task, in asyncio);
+    without it, refusals are raised by the next ``flush`` or ``close``.
     """
 
     def __init__(
@@ -459,7 +447,7 @@ class Client:
                 if e.code() not in _permissions.RETRY or left <= 0:
                     raise from_rpc_error(e) from None
             attempt += 1
-            time.sleep(_permissions.pause(attempt))
+            sleep(_permissions.pause(attempt))
 
     def respond_permission(
         self, session_id: str, request_id: str, option_id: str, *, reason: str = "", via: str = ""
@@ -522,7 +510,8 @@ class Client:
                 self._metadata(),
                 session_service_pb2.ListSessionsResponse,
             )
-            yield from page.sessions
+            for session in page.sessions:
+                yield session
             token = page.next_page_token
             if not token:
                 return
