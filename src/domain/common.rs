@@ -101,6 +101,33 @@ pub struct FileDiff {
     pub old_text: Option<String>,
     /// The after-image.
     pub new_text: String,
+    /// The line diff of the two sides, in order, as the server draws it in every target
+    /// (`present::line_runs`): each side split at `\n`, an empty side having no lines. Output
+    /// only: the server fills it in the cards it renders, so a UI draws the diff without
+    /// diffing (and the same way as the text targets); it is never read from a harness.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<DiffRun>,
+}
+
+/// What a run of a diff's lines does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffOp {
+    /// Kept: the next lines of both sides.
+    Context,
+    /// Removed: the old side's next lines.
+    Removed,
+    /// Added: the new side's next lines.
+    Added,
+}
+
+/// A run of lines one diff operation covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiffRun {
+    /// What the run does.
+    pub op: DiffOp,
+    /// How many lines it covers.
+    pub lines: u32,
 }
 
 /// Requires the key to be present while allowing `null` (serde's `Option` default would also

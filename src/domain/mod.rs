@@ -21,8 +21,8 @@ mod violation;
 pub use app::{MCP_APP_MIME_TYPE, McpApp};
 pub use call::{DiffCallView, GenericCallView, TerminalCallView, ToolCallView};
 pub use common::{
-    ContentBlock, FileDiff, FileLocation, ImageContent, ReadLine, ResourceLink, SearchFileMatches,
-    SearchMatch, ToolKind, WebSource,
+    ContentBlock, DiffOp, DiffRun, FileDiff, FileLocation, ImageContent, ReadLine, ResourceLink,
+    SearchFileMatches, SearchMatch, ToolKind, WebSource,
 };
 pub use cursor::{Cursor, Epoch, EpochError, MAX_EPOCH_LEN};
 pub use event::{

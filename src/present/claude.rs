@@ -33,6 +33,7 @@ fn diff_item(path: &str, old: Option<&str>, new: Option<&str>) -> FileDiff {
         path: path.into(),
         old_text: old.filter(|s| !s.is_empty()).map(Into::into),
         new_text: new.unwrap_or("").into(),
+        runs: Vec::new(),
     }
 }
 

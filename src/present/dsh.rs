@@ -95,6 +95,7 @@ pub fn write_call(args: &Value) -> Presented<ToolCallView> {
             path: path.into(),
             old_text: None,
             new_text: content.into(),
+            runs: Vec::new(),
         }],
         locations: vec![FileLocation::file(path)],
     }))
@@ -132,6 +133,7 @@ pub fn edit_call(args: &Value) -> Presented<ToolCallView> {
             path: path.into(),
             old_text: (!old.is_empty()).then(|| old.into()),
             new_text: new.into(),
+            runs: Vec::new(),
         }],
         locations: vec![FileLocation::file(path)],
     }))

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::domain::FileDiff;
+use crate::domain::{DiffOp, DiffRun, FileDiff};
 
 /// Unchanged lines kept around each change run.
 const CONTEXT: usize = 3;
@@ -91,6 +91,33 @@ pub fn diff_lines<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<(Op, &'a str)> {
         }
     }
     out
+}
+
+/// A diff side's lines: split at `\n`; an empty side has none.
+pub fn side_lines(text: &str) -> Vec<&str> {
+    if text.is_empty() {
+        Vec::new()
+    } else {
+        text.split('\n').collect()
+    }
+}
+
+/// The line diff of a `FileDiff`'s two sides ([`side_lines`]) as runs: what every target draws,
+/// and what VIEW cards carry so that a UI need not diff (bounded like [`diff_lines`]).
+pub fn line_runs(d: &FileDiff) -> Vec<DiffRun> {
+    let old = side_lines(d.old_text.as_deref().unwrap_or(""));
+    let new = side_lines(&d.new_text);
+    let runs = diff_runs(&old, &new).unwrap_or_else(|| coarse(&old, &new));
+    runs.into_iter()
+        .map(|r| DiffRun {
+            op: match r.op {
+                Op::Equal => DiffOp::Context,
+                Op::Remove => DiffOp::Removed,
+                Op::Add => DiffOp::Added,
+            },
+            lines: u32::try_from(r.count).unwrap_or(u32::MAX),
+        })
+        .collect()
 }
 
 /// The coarse diff: remove every old line, add every new one.
@@ -365,6 +392,7 @@ fn sides(path: &str, lines: &[HunkLine]) -> FileDiff {
         path: path.to_owned(),
         old_text: (!old.is_empty()).then(|| old.join("\n")),
         new_text: new.join("\n"),
+        runs: Vec::new(),
     }
 }
 

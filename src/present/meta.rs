@@ -62,6 +62,7 @@ fn file_diff(v: &Value) -> Option<FileDiff> {
         path: o.get("path")?.as_str()?.to_owned(),
         old_text,
         new_text: o.get("newText")?.as_str()?.to_owned(),
+        runs: Vec::new(),
     })
 }
 
@@ -100,6 +101,7 @@ pub fn structured_patch_form(v: &Value, path: &str) -> Option<MetaDiffs> {
             path: path.to_owned(),
             old_text: (!old.is_empty()).then(|| old.join("\n")),
             new_text: new.join("\n"),
+            runs: Vec::new(),
         });
         // Locations are 1-based; a hunk that deletes a whole file starts at new line 0.
         out.locations
@@ -118,6 +120,7 @@ fn before_after_form(before: &Value, after: &Value, path: &str) -> Option<MetaDi
                 path: path.to_owned(),
                 old_text: None,
                 new_text: after.to_owned(),
+                runs: Vec::new(),
             }],
             locations: vec![FileLocation::line(path, 1)],
         }),

@@ -7,11 +7,13 @@
 //!
 //! `TOOLVIEW_WRITE_FIXTURE=1` rewrites `replay.txt` from the current build: only when the fixture
 //! itself is replaced or a target's rendering changes on purpose, never to make a difference go
-//! away. Rewritten twice so far: when AG-UI cards became activity messages too (24 AG-UI lines,
+//! away. Rewritten three times so far: when AG-UI cards became activity messages too (24 AG-UI lines,
 //! each only gaining its `ACTIVITY_*` events; every other line byte-identical, checked then);
 //! when VIEW's status of a command that exited unclean became `failed` (4 lines: the VIEW
 //! update of `bash-1`'s finish, status 2 → 3, and the AG-UI activity carrying that card, in each
-//! session; every other line byte-identical, checked then).
+//! session; every other line byte-identical, checked then); when diffs began carrying their
+//! line runs (8 lines: the VIEW and AG-UI updates of `edit-1`'s start and finish in each session,
+//! equal but for the new `runs`; every other line byte-identical, checked then).
 
 use std::path::Path;
 

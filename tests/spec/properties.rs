@@ -232,6 +232,7 @@ fn arb_diff() -> impl Strategy<Value = FileDiff> {
         path,
         old_text,
         new_text,
+        runs: Vec::new(),
     })
 }
 

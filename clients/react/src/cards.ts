@@ -61,49 +61,30 @@ function texts(content: readonly ContentBlockView[] | undefined): Child[] {
   });
 }
 
-/** The most cells a line diff's table may have (old lines × new lines, after the common head and
- *  tail are set aside): past it a diff takes the coarse form the server's takes past its own
- *  bound — every old line removed, then every new line added — so a card costs a bounded time
- *  to draw whatever a harness sent. */
-export const MAX_DIFF_CELLS = 1_000_000;
-
-/** Lines of a line diff (LCS), as [prefix, text]: the common head and tail as context, the middle
- *  by LCS within `MAX_DIFF_CELLS`, coarse past it. */
-export function lineDiff(oldText: string | null, newText: string): [string, string][] {
-  const a = oldText ? oldText.split("\n") : [];
-  const b = newText ? newText.split("\n") : [];
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const same = (lines: string[]) => lines.map((t): [string, string] => [" ", t]);
-  const oldMid = a.slice(head, a.length - tail);
-  const newMid = b.slice(head, b.length - tail);
-  const middle =
-    (oldMid.length + 1) * (newMid.length + 1) > MAX_DIFF_CELLS
-      ? [...oldMid.map((t): [string, string] => ["-", t]), ...newMid.map((t): [string, string] => ["+", t])]
-      : lcsDiff(oldMid, newMid);
-  return [...same(a.slice(0, head)), ...middle, ...same(a.slice(a.length - tail))];
-}
-
-/** The LCS line diff of `a` and `b`: O(|a|·|b|), called within `MAX_DIFF_CELLS`. */
-function lcsDiff(a: string[], b: string[]): [string, string][] {
-  const n = a.length;
-  const m = b.length;
-  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
-  for (let i = n - 1; i >= 0; i--)
-    for (let j = m - 1; j >= 0; j--)
-      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+/** A diff's lines, as [prefix, text]: sliced from its two sides by the server's `runs` (the line
+ *  diff every target draws), never diffed here. A diff without runs (not from a VIEW card) is
+ *  drawn coarse: every old line removed, then every new line added. O(lines) either way. */
+export function diffLines(d: FileDiff): [string, string][] {
+  const a = d.oldText ? d.oldText.split("\n") : [];
+  const b = d.newText ? d.newText.split("\n") : [];
+  const runs = d.runs ?? [
+    { op: "removed" as const, lines: a.length },
+    { op: "added" as const, lines: b.length },
+  ];
   const out: [string, string][] = [];
   let i = 0;
   let j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) {
-      out.push([" ", a[i]]);
-      i++;
-      j++;
-    } else if (i < n && (j >= m || lcs[i + 1][j] >= lcs[i][j + 1])) out.push(["-", a[i++]]);
-    else out.push(["+", b[j++]]);
+  // Each run takes at most what its side has left, so a count past the text costs nothing.
+  for (const { op, lines } of runs) {
+    const n = Math.min(lines, op === "removed" ? a.length - i : b.length - j);
+    for (let k = 0; k < n; k++) {
+      if (op === "removed") out.push(["-", a[i++]]);
+      else if (op === "added") out.push(["+", b[j++]]);
+      else {
+        out.push([" ", b[j++]]);
+        i++;
+      }
+    }
   }
   return out;
 }
@@ -120,7 +101,7 @@ function diffs(list: readonly FileDiff[]): VNode {
         h(
           "pre",
           { class: "diff", role: "group", "aria-label": `changes to ${d.path}` },
-          ...lineDiff(d.oldText, d.newText).map(([p, t]) =>
+          ...diffLines(d).map(([p, t]) =>
             h("span", { class: p === "+" ? "add" : p === "-" ? "del" : "ctx" }, `${p} ${t}\n`),
           ),
         ),

@@ -8,6 +8,8 @@ import {
   CallStatus,
   type CardSnapshot,
   type ContentBlock,
+  DiffOp,
+  type DiffRun as DiffRunPb,
   type FileDiff as FileDiffPb,
   type FileLocation as FileLocationPb,
   MessageRole,
@@ -26,6 +28,7 @@ import type {
   CallStatusName,
   CardView,
   ContentBlockView,
+  DiffRun,
   FileDiff,
   FileLocation,
   MessageView,
@@ -103,8 +106,18 @@ function blocks(list: readonly ContentBlock[]): ContentBlockView[] {
 const locations = (list: readonly FileLocationPb[]): FileLocation[] | undefined =>
   some(list.map((l) => defined({ path: l.path, line: l.line })));
 
+const DIFF_OPS: Record<DiffOp, DiffRun["op"] | undefined> = {
+  [DiffOp.UNSPECIFIED]: undefined,
+  [DiffOp.CONTEXT]: "context",
+  [DiffOp.REMOVED]: "removed",
+  [DiffOp.ADDED]: "added",
+};
+
+const runs = (list: readonly DiffRunPb[]): DiffRun[] | undefined =>
+  some(list.flatMap((r) => (DIFF_OPS[r.op] ? [{ op: DIFF_OPS[r.op] as DiffRun["op"], lines: r.lines }] : [])));
+
 const diffs = (list: readonly FileDiffPb[]): FileDiff[] =>
-  list.map((d) => ({ path: d.path, oldText: d.oldText ?? null, newText: d.newText }));
+  list.map((d) => defined({ path: d.path, oldText: d.oldText ?? null, newText: d.newText, runs: runs(d.runs) }));
 
 /** A call view as JSON (undefined for an unset one). */
 export function callFromProto(call: ToolCallPb | undefined): ToolCallView | undefined {

@@ -12,11 +12,20 @@ export interface FileLocation {
   line?: number;
 }
 
-/** One change; `oldText: null` means no before-image (a new file, an unseen overwrite). */
+/** A run of a diff's lines: `context` takes the next `lines` lines of both sides, `removed` of
+ *  the old side, `added` of the new. */
+export interface DiffRun {
+  op: "context" | "removed" | "added";
+  lines: number;
+}
+
+/** One change; `oldText: null` means no before-image (a new file, an unseen overwrite). `runs`
+ *  is the line diff as the server drew it (each side split at `\n`), absent when empty. */
 export interface FileDiff {
   path: string;
   oldText: string | null;
   newText: string;
+  runs?: DiffRun[];
 }
 
 /** What a card body shows. */

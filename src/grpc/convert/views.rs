@@ -173,15 +173,18 @@ impl From<d::FileLocation> for pb::FileLocation {
 
 impl From<pb::FileDiff> for d::FileDiff {
     fn from(f: pb::FileDiff) -> Self {
+        // `runs` is output only: the server draws every diff itself.
         let pb::FileDiff {
             path,
             old_text,
             new_text,
+            runs: _,
         } = f;
         d::FileDiff {
             path,
             old_text,
             new_text,
+            runs: Vec::new(),
         }
     }
 }
@@ -192,7 +195,20 @@ impl From<d::FileDiff> for pb::FileDiff {
             path: f.path,
             old_text: f.old_text,
             new_text: f.new_text,
+            runs: f.runs.into_iter().map(run_to_pb).collect(),
         }
+    }
+}
+
+fn run_to_pb(r: d::DiffRun) -> pb::DiffRun {
+    let op = match r.op {
+        d::DiffOp::Context => pb::DiffOp::Context,
+        d::DiffOp::Removed => pb::DiffOp::Removed,
+        d::DiffOp::Added => pb::DiffOp::Added,
+    };
+    pb::DiffRun {
+        op: op as i32,
+        lines: r.lines,
     }
 }
 

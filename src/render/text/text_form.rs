@@ -2,9 +2,9 @@
 //! flattened content, each written in a [`TextStyle`] (ACP's plain forms, Markdown's escaped
 //! ones, a terminal's).
 
-use crate::domain::{ContentBlock, FileDiff, TerminalExit};
+use crate::domain::{ContentBlock, DiffOp, FileDiff, TerminalExit};
 use crate::present::text::{console_block, console_body, fence, plain_block_body};
-use crate::present::{LineOp, diff_lines};
+use crate::present::{LineOp, diff_lines, side_lines};
 use crate::render::streamed::Streamed;
 
 /// Whether an exit is clean: no signal, and no or a zero exit code.
@@ -43,20 +43,30 @@ pub fn terminal_console(
     (!quiet).then(|| console(output, exit))
 }
 
-/// Splits a diff side into lines; an empty side has none.
-fn side_lines(text: &str) -> Vec<&str> {
-    if text.is_empty() {
-        Vec::new()
-    } else {
-        text.split('\n').collect()
-    }
-}
-
-/// The line diff of one `FileDiff`.
+/// The line diff of one `FileDiff`, line by line: from its runs when the card carries them
+/// (prepared cards do), else computed.
 pub fn diff_line_pairs(d: &FileDiff) -> Vec<(LineOp, &str)> {
     let old = side_lines(d.old_text.as_deref().unwrap_or(""));
     let new = side_lines(&d.new_text);
-    diff_lines(&old, &new)
+    if d.runs.is_empty() {
+        return diff_lines(&old, &new);
+    }
+    let (mut o, mut n) = (old.into_iter(), new.into_iter());
+    let mut out = Vec::new();
+    for run in &d.runs {
+        for _ in 0..run.lines {
+            let line = match run.op {
+                DiffOp::Context => {
+                    o.next();
+                    n.next().map(|l| (LineOp::Equal, l))
+                }
+                DiffOp::Removed => o.next().map(|l| (LineOp::Remove, l)),
+                DiffOp::Added => n.next().map(|l| (LineOp::Add, l)),
+            };
+            out.extend(line);
+        }
+    }
+    out
 }
 
 /// A diff line's prefix in the unified form.
@@ -311,16 +321,51 @@ mod tests {
             path: "a".into(),
             old_text: Some("x\ny".into()),
             new_text: "x\nz".into(),
+            runs: Vec::new(),
         };
         assert_eq!(unified(&[d]), "```diff\n--- a\n+++ a\n x\n-y\n+z\n```");
         let n = FileDiff {
             path: "n".into(),
             old_text: None,
             new_text: "hi".into(),
+            runs: Vec::new(),
         };
         assert_eq!(
             unified(&[n.clone(), n]),
             "```diff\n--- /dev/null\n+++ n\n+hi\n```\n\n```diff\n--- /dev/null\n+++ n\n+hi\n```"
         );
+    }
+
+    #[test]
+    fn a_diff_is_drawn_from_its_runs_as_it_is_computed() {
+        use crate::domain::DiffRun;
+        use crate::present::line_runs;
+        let mut d = FileDiff {
+            path: "a".into(),
+            old_text: Some("a\nb\nc\nd".into()),
+            new_text: "a\nB\nc\nd\ne".into(),
+            runs: Vec::new(),
+        };
+        let computed: Vec<_> = diff_line_pairs(&d)
+            .into_iter()
+            .map(|(op, l)| (op, l.to_owned()))
+            .collect();
+        d.runs = line_runs(&d);
+        let run = |op, lines| DiffRun { op, lines };
+        assert_eq!(
+            d.runs,
+            [
+                run(DiffOp::Context, 1),
+                run(DiffOp::Removed, 1),
+                run(DiffOp::Added, 1),
+                run(DiffOp::Context, 2),
+                run(DiffOp::Added, 1),
+            ]
+        );
+        let drawn: Vec<_> = diff_line_pairs(&d)
+            .into_iter()
+            .map(|(op, l)| (op, l.to_owned()))
+            .collect();
+        assert_eq!(drawn, computed);
     }
 }

@@ -21,6 +21,13 @@ class ToolKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TOOL_KIND_FETCH: _ClassVar[ToolKind]
     TOOL_KIND_SWITCH_MODE: _ClassVar[ToolKind]
     TOOL_KIND_OTHER: _ClassVar[ToolKind]
+
+class DiffOp(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DIFF_OP_UNSPECIFIED: _ClassVar[DiffOp]
+    DIFF_OP_CONTEXT: _ClassVar[DiffOp]
+    DIFF_OP_REMOVED: _ClassVar[DiffOp]
+    DIFF_OP_ADDED: _ClassVar[DiffOp]
 TOOL_KIND_UNSPECIFIED: ToolKind
 TOOL_KIND_READ: ToolKind
 TOOL_KIND_EDIT: ToolKind
@@ -32,6 +39,10 @@ TOOL_KIND_THINK: ToolKind
 TOOL_KIND_FETCH: ToolKind
 TOOL_KIND_SWITCH_MODE: ToolKind
 TOOL_KIND_OTHER: ToolKind
+DIFF_OP_UNSPECIFIED: DiffOp
+DIFF_OP_CONTEXT: DiffOp
+DIFF_OP_REMOVED: DiffOp
+DIFF_OP_ADDED: DiffOp
 
 class FileLocation(_message.Message):
     __slots__ = ("path", "line")
@@ -42,14 +53,24 @@ class FileLocation(_message.Message):
     def __init__(self, path: _Optional[str] = ..., line: _Optional[int] = ...) -> None: ...
 
 class FileDiff(_message.Message):
-    __slots__ = ("path", "old_text", "new_text")
+    __slots__ = ("path", "old_text", "new_text", "runs")
     PATH_FIELD_NUMBER: _ClassVar[int]
     OLD_TEXT_FIELD_NUMBER: _ClassVar[int]
     NEW_TEXT_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
     path: str
     old_text: str
     new_text: str
-    def __init__(self, path: _Optional[str] = ..., old_text: _Optional[str] = ..., new_text: _Optional[str] = ...) -> None: ...
+    runs: _containers.RepeatedCompositeFieldContainer[DiffRun]
+    def __init__(self, path: _Optional[str] = ..., old_text: _Optional[str] = ..., new_text: _Optional[str] = ..., runs: _Optional[_Iterable[_Union[DiffRun, _Mapping]]] = ...) -> None: ...
+
+class DiffRun(_message.Message):
+    __slots__ = ("op", "lines")
+    OP_FIELD_NUMBER: _ClassVar[int]
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    op: DiffOp
+    lines: int
+    def __init__(self, op: _Optional[_Union[DiffOp, str]] = ..., lines: _Optional[int] = ...) -> None: ...
 
 class ContentBlock(_message.Message):
     __slots__ = ("text", "reasoning", "image", "resource_link")

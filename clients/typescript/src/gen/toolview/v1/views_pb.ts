@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file toolview/v1/views.proto.
  */
 export const file_toolview_v1_views: GenFile = /*@__PURE__*/
-  fileDesc("Chd0b29sdmlldy92MS92aWV3cy5wcm90bxILdG9vbHZpZXcudjEiOAoMRmlsZUxvY2F0aW9uEgwKBHBhdGgYASABKAkSEQoEbGluZRgCIAEoDUgAiAEBQgcKBV9saW5lIk4KCEZpbGVEaWZmEgwKBHBhdGgYASABKAkSFQoIb2xkX3RleHQYAiABKAlIAIgBARIQCghuZXdfdGV4dBgDIAEoCUILCglfb2xkX3RleHQi3AEKDENvbnRlbnRCbG9jaxIoCgR0ZXh0GAEgASgLMhgudG9vbHZpZXcudjEuVGV4dENvbnRlbnRIABIyCglyZWFzb25pbmcYAiABKAsyHS50b29sdmlldy52MS5SZWFzb25pbmdDb250ZW50SAASKgoFaW1hZ2UYAyABKAsyGS50b29sdmlldy52MS5JbWFnZUNvbnRlbnRIABI5Cg1yZXNvdXJjZV9saW5rGAQgASgLMiAudG9vbHZpZXcudjEuUmVzb3VyY2VMaW5rQ29udGVudEgAQgcKBWJsb2NrIhsKC1RleHRDb250ZW50EgwKBHRleHQYASABKAkiIAoQUmVhc29uaW5nQ29udGVudBIMCgR0ZXh0GAEgASgJIjwKDEltYWdlQ29udGVudBIRCgltaW1lX3R5cGUYASABKAkSDAoEZGF0YRgCIAEoDBILCgN1cmkYAyABKAkiQwoTUmVzb3VyY2VMaW5rQ29udGVudBILCgN1cmkYASABKAkSDAoEbmFtZRgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkiKAoIUmVhZExpbmUSDgoGbnVtYmVyGAEgASgNEgwKBHRleHQYAiABKAkiTAoRU2VhcmNoRmlsZU1hdGNoZXMSDAoEcGF0aBgBIAEoCRIpCgdtYXRjaGVzGAIgAygLMhgudG9vbHZpZXcudjEuU2VhcmNoTWF0Y2giMAoLU2VhcmNoTWF0Y2gSEwoLbGluZV9udW1iZXIYASABKA0SDAoEbGluZRgCIAEoCSKEAQoJV2ViU291cmNlEgsKA3VybBgBIAEoCRISCgV0aXRsZRgCIAEoCUgAiAEBEhQKB3NuaXBwZXQYAyABKAlIAYgBARIZCgxwdWJsaXNoZWRfYXQYBCABKAlIAogBAUIICgZfdGl0bGVCCgoIX3NuaXBwZXRCDwoNX3B1Ymxpc2hlZF9hdCKlAQoMVG9vbENhbGxWaWV3Ei8KB2dlbmVyaWMYASABKAsyHC50b29sdmlldy52MS5HZW5lcmljQ2FsbFZpZXdIABIxCgh0ZXJtaW5hbBgCIAEoCzIdLnRvb2x2aWV3LnYxLlRlcm1pbmFsQ2FsbFZpZXdIABIpCgRkaWZmGAMgASgLMhkudG9vbHZpZXcudjEuRGlmZkNhbGxWaWV3SABCBgoEY2FyZCLdAQoPR2VuZXJpY0NhbGxWaWV3Eg0KBXRpdGxlGAEgASgJEiMKBGtpbmQYAiABKA4yFS50b29sdmlldy52MS5Ub29sS2luZBIuCglyYXdfaW5wdXQYAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVIAIgBARIqCgdjb250ZW50GAQgAygLMhkudG9vbHZpZXcudjEuQ29udGVudEJsb2NrEiwKCWxvY2F0aW9ucxgFIAMoCzIZLnRvb2x2aWV3LnYxLkZpbGVMb2NhdGlvbkIMCgpfcmF3X2lucHV0ImUKEFRlcm1pbmFsQ2FsbFZpZXcSDQoFdGl0bGUYASABKAkSGAoLZGVzY3JpcHRpb24YAiABKAlIAIgBARIQCgNjd2QYAyABKAlIAYgBAUIOCgxfZGVzY3JpcHRpb25CBgoEX2N3ZCJxCgxEaWZmQ2FsbFZpZXcSDQoFdGl0bGUYASABKAkSJAoFZGlmZnMYAiADKAsyFS50b29sdmlldy52MS5GaWxlRGlmZhIsCglsb2NhdGlvbnMYAyADKAsyGS50b29sdmlldy52MS5GaWxlTG9jYXRpb24itgIKDlRvb2xSZXN1bHRWaWV3EjEKB2dlbmVyaWMYASABKAsyHi50b29sdmlldy52MS5HZW5lcmljUmVzdWx0Vmlld0gAEjMKCHRlcm1pbmFsGAIgASgLMh8udG9vbHZpZXcudjEuVGVybWluYWxSZXN1bHRWaWV3SAASKwoEZGlmZhgDIAEoCzIbLnRvb2x2aWV3LnYxLkRpZmZSZXN1bHRWaWV3SAASLwoGc2VhcmNoGAQgASgLMh0udG9vbHZpZXcudjEuU2VhcmNoUmVzdWx0Vmlld0gAEisKBHJlYWQYBSABKAsyGy50b29sdmlldy52MS5SZWFkUmVzdWx0Vmlld0gAEikKA3dlYhgGIAEoCzIaLnRvb2x2aWV3LnYxLldlYlJlc3VsdFZpZXdIAEIGCgRjYXJkIl0KEUdlbmVyaWNSZXN1bHRWaWV3EhIKBXRpdGxlGAEgASgJSACIAQESKgoHY29udGVudBgCIAMoCzIZLnRvb2x2aWV3LnYxLkNvbnRlbnRCbG9ja0IICgZfdGl0bGUigQEKElRlcm1pbmFsUmVzdWx0VmlldxISCgV0aXRsZRgBIAEoCUgBiAEBEhMKBm91dHB1dBgCIAEoCUgCiAEBEhMKCWV4aXRfY29kZRgDIAEoBUgAEhAKBnNpZ25hbBgEIAEoCUgAQgYKBGV4aXRCCAoGX3RpdGxlQgkKB19vdXRwdXQiggEKDkRpZmZSZXN1bHRWaWV3EhIKBXRpdGxlGAEgASgJSACIAQESJAoFZGlmZnMYAiADKAsyFS50b29sdmlldy52MS5GaWxlRGlmZhIsCglsb2NhdGlvbnMYAyADKAsyGS50b29sdmlldy52MS5GaWxlTG9jYXRpb25CCAoGX3RpdGxlIrUBChBTZWFyY2hSZXN1bHRWaWV3EhIKBXRpdGxlGAEgASgJSAGIAQESEQoJdHJ1bmNhdGVkGAIgASgIEg0KBXRvdGFsGAMgASgEEi0KB21hdGNoZXMYBCABKAsyGi50b29sdmlldy52MS5TZWFyY2hNYXRjaGVzSAASKQoFcGF0aHMYBSABKAsyGC50b29sdmlldy52MS5TZWFyY2hQYXRoc0gAQgcKBXNoYXBlQggKBl90aXRsZSI+Cg1TZWFyY2hNYXRjaGVzEi0KBWZpbGVzGAEgAygLMh4udG9vbHZpZXcudjEuU2VhcmNoRmlsZU1hdGNoZXMiHAoLU2VhcmNoUGF0aHMSDQoFcGF0aHMYASADKAkizwEKDlJlYWRSZXN1bHRWaWV3EhIKBXRpdGxlGAEgASgJSACIAQESDAoEcGF0aBgCIAEoCRIOCgZvZmZzZXQYAyABKA0SJAoFbGluZXMYBCADKAsyFS50b29sdmlldy52MS5SZWFkTGluZRITCgt0b3RhbF9saW5lcxgFIAEoDRIRCgRsYW5nGAYgASgJSAGIAQESKgoHY29udGVudBgHIAMoCzIZLnRvb2x2aWV3LnYxLkNvbnRlbnRCbG9ja0IICgZfdGl0bGVCBwoFX2xhbmcihwEKDVdlYlJlc3VsdFZpZXcSEgoFdGl0bGUYASABKAlIAYgBARIoCgZzZWFyY2gYAiABKAsyFi50b29sdmlldy52MS5XZWJTZWFyY2hIABImCgVmZXRjaBgDIAEoCzIVLnRvb2x2aWV3LnYxLldlYkZldGNoSABCBgoEa2luZEIICgZfdGl0bGUiZwoJV2ViU2VhcmNoEicKB3NvdXJjZXMYASADKAsyFi50b29sdmlldy52MS5XZWJTb3VyY2USEwoGYW5zd2VyGAIgASgJSACIAQESEQoJdHJ1bmNhdGVkGAMgASgIQgkKB19hbnN3ZXIiPwoIV2ViRmV0Y2gSCwoDdXJsGAEgASgJEhMKC3N0YXR1c19jb2RlGAIgASgNEhEKCXRydW5jYXRlZBgDIAEoCCr+AQoIVG9vbEtpbmQSGQoVVE9PTF9LSU5EX1VOU1BFQ0lGSUVEEAASEgoOVE9PTF9LSU5EX1JFQUQQARISCg5UT09MX0tJTkRfRURJVBACEhQKEFRPT0xfS0lORF9ERUxFVEUQAxISCg5UT09MX0tJTkRfTU9WRRAEEhQKEFRPT0xfS0lORF9TRUFSQ0gQBRIVChFUT09MX0tJTkRfRVhFQ1VURRAGEhMKD1RPT0xfS0lORF9USElOSxAHEhMKD1RPT0xfS0lORF9GRVRDSBAIEhkKFVRPT0xfS0lORF9TV0lUQ0hfTU9ERRAJEhMKD1RPT0xfS0lORF9PVEhFUhAKYgZwcm90bzM", [file_google_protobuf_struct]);
+  fileDesc("Chd0b29sdmlldy92MS92aWV3cy5wcm90bxILdG9vbHZpZXcudjEiOAoMRmlsZUxvY2F0aW9uEgwKBHBhdGgYASABKAkSEQoEbGluZRgCIAEoDUgAiAEBQgcKBV9saW5lInIKCEZpbGVEaWZmEgwKBHBhdGgYASABKAkSFQoIb2xkX3RleHQYAiABKAlIAIgBARIQCghuZXdfdGV4dBgDIAEoCRIiCgRydW5zGAQgAygLMhQudG9vbHZpZXcudjEuRGlmZlJ1bkILCglfb2xkX3RleHQiOQoHRGlmZlJ1bhIfCgJvcBgBIAEoDjITLnRvb2x2aWV3LnYxLkRpZmZPcBINCgVsaW5lcxgCIAEoDSLcAQoMQ29udGVudEJsb2NrEigKBHRleHQYASABKAsyGC50b29sdmlldy52MS5UZXh0Q29udGVudEgAEjIKCXJlYXNvbmluZxgCIAEoCzIdLnRvb2x2aWV3LnYxLlJlYXNvbmluZ0NvbnRlbnRIABIqCgVpbWFnZRgDIAEoCzIZLnRvb2x2aWV3LnYxLkltYWdlQ29udGVudEgAEjkKDXJlc291cmNlX2xpbmsYBCABKAsyIC50b29sdmlldy52MS5SZXNvdXJjZUxpbmtDb250ZW50SABCBwoFYmxvY2siGwoLVGV4dENvbnRlbnQSDAoEdGV4dBgBIAEoCSIgChBSZWFzb25pbmdDb250ZW50EgwKBHRleHQYASABKAkiPAoMSW1hZ2VDb250ZW50EhEKCW1pbWVfdHlwZRgBIAEoCRIMCgRkYXRhGAIgASgMEgsKA3VyaRgDIAEoCSJDChNSZXNvdXJjZUxpbmtDb250ZW50EgsKA3VyaRgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW1pbWVfdHlwZRgDIAEoCSIoCghSZWFkTGluZRIOCgZudW1iZXIYASABKA0SDAoEdGV4dBgCIAEoCSJMChFTZWFyY2hGaWxlTWF0Y2hlcxIMCgRwYXRoGAEgASgJEikKB21hdGNoZXMYAiADKAsyGC50b29sdmlldy52MS5TZWFyY2hNYXRjaCIwCgtTZWFyY2hNYXRjaBITCgtsaW5lX251bWJlchgBIAEoDRIMCgRsaW5lGAIgASgJIoQBCglXZWJTb3VyY2USCwoDdXJsGAEgASgJEhIKBXRpdGxlGAIgASgJSACIAQESFAoHc25pcHBldBgDIAEoCUgBiAEBEhkKDHB1Ymxpc2hlZF9hdBgEIAEoCUgCiAEBQggKBl90aXRsZUIKCghfc25pcHBldEIPCg1fcHVibGlzaGVkX2F0IqUBCgxUb29sQ2FsbFZpZXcSLwoHZ2VuZXJpYxgBIAEoCzIcLnRvb2x2aWV3LnYxLkdlbmVyaWNDYWxsVmlld0gAEjEKCHRlcm1pbmFsGAIgASgLMh0udG9vbHZpZXcudjEuVGVybWluYWxDYWxsVmlld0gAEikKBGRpZmYYAyABKAsyGS50b29sdmlldy52MS5EaWZmQ2FsbFZpZXdIAEIGCgRjYXJkIt0BCg9HZW5lcmljQ2FsbFZpZXcSDQoFdGl0bGUYASABKAkSIwoEa2luZBgCIAEoDjIVLnRvb2x2aWV3LnYxLlRvb2xLaW5kEi4KCXJhd19pbnB1dBgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUgAiAEBEioKB2NvbnRlbnQYBCADKAsyGS50b29sdmlldy52MS5Db250ZW50QmxvY2sSLAoJbG9jYXRpb25zGAUgAygLMhkudG9vbHZpZXcudjEuRmlsZUxvY2F0aW9uQgwKCl9yYXdfaW5wdXQiZQoQVGVybWluYWxDYWxsVmlldxINCgV0aXRsZRgBIAEoCRIYCgtkZXNjcmlwdGlvbhgCIAEoCUgAiAEBEhAKA2N3ZBgDIAEoCUgBiAEBQg4KDF9kZXNjcmlwdGlvbkIGCgRfY3dkInEKDERpZmZDYWxsVmlldxINCgV0aXRsZRgBIAEoCRIkCgVkaWZmcxgCIAMoCzIVLnRvb2x2aWV3LnYxLkZpbGVEaWZmEiwKCWxvY2F0aW9ucxgDIAMoCzIZLnRvb2x2aWV3LnYxLkZpbGVMb2NhdGlvbiK2AgoOVG9vbFJlc3VsdFZpZXcSMQoHZ2VuZXJpYxgBIAEoCzIeLnRvb2x2aWV3LnYxLkdlbmVyaWNSZXN1bHRWaWV3SAASMwoIdGVybWluYWwYAiABKAsyHy50b29sdmlldy52MS5UZXJtaW5hbFJlc3VsdFZpZXdIABIrCgRkaWZmGAMgASgLMhsudG9vbHZpZXcudjEuRGlmZlJlc3VsdFZpZXdIABIvCgZzZWFyY2gYBCABKAsyHS50b29sdmlldy52MS5TZWFyY2hSZXN1bHRWaWV3SAASKwoEcmVhZBgFIAEoCzIbLnRvb2x2aWV3LnYxLlJlYWRSZXN1bHRWaWV3SAASKQoDd2ViGAYgASgLMhoudG9vbHZpZXcudjEuV2ViUmVzdWx0Vmlld0gAQgYKBGNhcmQiXQoRR2VuZXJpY1Jlc3VsdFZpZXcSEgoFdGl0bGUYASABKAlIAIgBARIqCgdjb250ZW50GAIgAygLMhkudG9vbHZpZXcudjEuQ29udGVudEJsb2NrQggKBl90aXRsZSKBAQoSVGVybWluYWxSZXN1bHRWaWV3EhIKBXRpdGxlGAEgASgJSAGIAQESEwoGb3V0cHV0GAIgASgJSAKIAQESEwoJZXhpdF9jb2RlGAMgASgFSAASEAoGc2lnbmFsGAQgASgJSABCBgoEZXhpdEIICgZfdGl0bGVCCQoHX291dHB1dCKCAQoORGlmZlJlc3VsdFZpZXcSEgoFdGl0bGUYASABKAlIAIgBARIkCgVkaWZmcxgCIAMoCzIVLnRvb2x2aWV3LnYxLkZpbGVEaWZmEiwKCWxvY2F0aW9ucxgDIAMoCzIZLnRvb2x2aWV3LnYxLkZpbGVMb2NhdGlvbkIICgZfdGl0bGUitQEKEFNlYXJjaFJlc3VsdFZpZXcSEgoFdGl0bGUYASABKAlIAYgBARIRCgl0cnVuY2F0ZWQYAiABKAgSDQoFdG90YWwYAyABKAQSLQoHbWF0Y2hlcxgEIAEoCzIaLnRvb2x2aWV3LnYxLlNlYXJjaE1hdGNoZXNIABIpCgVwYXRocxgFIAEoCzIYLnRvb2x2aWV3LnYxLlNlYXJjaFBhdGhzSABCBwoFc2hhcGVCCAoGX3RpdGxlIj4KDVNlYXJjaE1hdGNoZXMSLQoFZmlsZXMYASADKAsyHi50b29sdmlldy52MS5TZWFyY2hGaWxlTWF0Y2hlcyIcCgtTZWFyY2hQYXRocxINCgVwYXRocxgBIAMoCSLPAQoOUmVhZFJlc3VsdFZpZXcSEgoFdGl0bGUYASABKAlIAIgBARIMCgRwYXRoGAIgASgJEg4KBm9mZnNldBgDIAEoDRIkCgVsaW5lcxgEIAMoCzIVLnRvb2x2aWV3LnYxLlJlYWRMaW5lEhMKC3RvdGFsX2xpbmVzGAUgASgNEhEKBGxhbmcYBiABKAlIAYgBARIqCgdjb250ZW50GAcgAygLMhkudG9vbHZpZXcudjEuQ29udGVudEJsb2NrQggKBl90aXRsZUIHCgVfbGFuZyKHAQoNV2ViUmVzdWx0VmlldxISCgV0aXRsZRgBIAEoCUgBiAEBEigKBnNlYXJjaBgCIAEoCzIWLnRvb2x2aWV3LnYxLldlYlNlYXJjaEgAEiYKBWZldGNoGAMgASgLMhUudG9vbHZpZXcudjEuV2ViRmV0Y2hIAEIGCgRraW5kQggKBl90aXRsZSJnCglXZWJTZWFyY2gSJwoHc291cmNlcxgBIAMoCzIWLnRvb2x2aWV3LnYxLldlYlNvdXJjZRITCgZhbnN3ZXIYAiABKAlIAIgBARIRCgl0cnVuY2F0ZWQYAyABKAhCCQoHX2Fuc3dlciI/CghXZWJGZXRjaBILCgN1cmwYASABKAkSEwoLc3RhdHVzX2NvZGUYAiABKA0SEQoJdHJ1bmNhdGVkGAMgASgIKv4BCghUb29sS2luZBIZChVUT09MX0tJTkRfVU5TUEVDSUZJRUQQABISCg5UT09MX0tJTkRfUkVBRBABEhIKDlRPT0xfS0lORF9FRElUEAISFAoQVE9PTF9LSU5EX0RFTEVURRADEhIKDlRPT0xfS0lORF9NT1ZFEAQSFAoQVE9PTF9LSU5EX1NFQVJDSBAFEhUKEVRPT0xfS0lORF9FWEVDVVRFEAYSEwoPVE9PTF9LSU5EX1RISU5LEAcSEwoPVE9PTF9LSU5EX0ZFVENIEAgSGQoVVE9PTF9LSU5EX1NXSVRDSF9NT0RFEAkSEwoPVE9PTF9LSU5EX09USEVSEAoqXgoGRGlmZk9wEhcKE0RJRkZfT1BfVU5TUEVDSUZJRUQQABITCg9ESUZGX09QX0NPTlRFWFQQARITCg9ESUZGX09QX1JFTU9WRUQQAhIRCg1ESUZGX09QX0FEREVEEANiBnByb3RvMw", [file_google_protobuf_struct]);
 
 /**
  * A follow-along target in the workspace.
@@ -69,6 +69,15 @@ export type FileDiff = Message<"toolview.v1.FileDiff"> & {
    * @generated from field: string new_text = 3;
    */
   newText: string;
+
+  /**
+   * The line diff of the two sides, in order, as the server draws it in every target: each side
+   * split at "\n", an empty side having no lines. Output only: the server fills it in the cards
+   * it renders (VIEW), so a UI draws the diff without diffing; ignored on input.
+   *
+   * @generated from field: repeated toolview.v1.DiffRun runs = 4;
+   */
+  runs: DiffRun[];
 };
 
 /**
@@ -77,6 +86,34 @@ export type FileDiff = Message<"toolview.v1.FileDiff"> & {
  */
 export const FileDiffSchema: GenMessage<FileDiff> = /*@__PURE__*/
   messageDesc(file_toolview_v1_views, 1);
+
+/**
+ * A run of lines one diff operation covers.
+ *
+ * @generated from message toolview.v1.DiffRun
+ */
+export type DiffRun = Message<"toolview.v1.DiffRun"> & {
+  /**
+   * What the run does. Required.
+   *
+   * @generated from field: toolview.v1.DiffOp op = 1;
+   */
+  op: DiffOp;
+
+  /**
+   * How many lines it covers.
+   *
+   * @generated from field: uint32 lines = 2;
+   */
+  lines: number;
+};
+
+/**
+ * Describes the message toolview.v1.DiffRun.
+ * Use `create(DiffRunSchema)` to create a new message.
+ */
+export const DiffRunSchema: GenMessage<DiffRun> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_views, 2);
 
 /**
  * What a card body shows.
@@ -129,7 +166,7 @@ export type ContentBlock = Message<"toolview.v1.ContentBlock"> & {
  * Use `create(ContentBlockSchema)` to create a new message.
  */
 export const ContentBlockSchema: GenMessage<ContentBlock> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 2);
+  messageDesc(file_toolview_v1_views, 3);
 
 /**
  * Plain text.
@@ -150,7 +187,7 @@ export type TextContent = Message<"toolview.v1.TextContent"> & {
  * Use `create(TextContentSchema)` to create a new message.
  */
 export const TextContentSchema: GenMessage<TextContent> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 3);
+  messageDesc(file_toolview_v1_views, 4);
 
 /**
  * Model reasoning text.
@@ -171,7 +208,7 @@ export type ReasoningContent = Message<"toolview.v1.ReasoningContent"> & {
  * Use `create(ReasoningContentSchema)` to create a new message.
  */
 export const ReasoningContentSchema: GenMessage<ReasoningContent> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 4);
+  messageDesc(file_toolview_v1_views, 5);
 
 /**
  * An image. At least one of `data` and `uri` is set.
@@ -206,7 +243,7 @@ export type ImageContent = Message<"toolview.v1.ImageContent"> & {
  * Use `create(ImageContentSchema)` to create a new message.
  */
 export const ImageContentSchema: GenMessage<ImageContent> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 5);
+  messageDesc(file_toolview_v1_views, 6);
 
 /**
  * A link to a resource.
@@ -241,7 +278,7 @@ export type ResourceLinkContent = Message<"toolview.v1.ResourceLinkContent"> & {
  * Use `create(ResourceLinkContentSchema)` to create a new message.
  */
 export const ResourceLinkContentSchema: GenMessage<ResourceLinkContent> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 6);
+  messageDesc(file_toolview_v1_views, 7);
 
 /**
  * A numbered line of a file.
@@ -269,7 +306,7 @@ export type ReadLine = Message<"toolview.v1.ReadLine"> & {
  * Use `create(ReadLineSchema)` to create a new message.
  */
 export const ReadLineSchema: GenMessage<ReadLine> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 7);
+  messageDesc(file_toolview_v1_views, 8);
 
 /**
  * The matches of a search within one file.
@@ -297,7 +334,7 @@ export type SearchFileMatches = Message<"toolview.v1.SearchFileMatches"> & {
  * Use `create(SearchFileMatchesSchema)` to create a new message.
  */
 export const SearchFileMatchesSchema: GenMessage<SearchFileMatches> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 8);
+  messageDesc(file_toolview_v1_views, 9);
 
 /**
  * One matching line.
@@ -325,7 +362,7 @@ export type SearchMatch = Message<"toolview.v1.SearchMatch"> & {
  * Use `create(SearchMatchSchema)` to create a new message.
  */
 export const SearchMatchSchema: GenMessage<SearchMatch> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 9);
+  messageDesc(file_toolview_v1_views, 10);
 
 /**
  * A web search source.
@@ -367,7 +404,7 @@ export type WebSource = Message<"toolview.v1.WebSource"> & {
  * Use `create(WebSourceSchema)` to create a new message.
  */
 export const WebSourceSchema: GenMessage<WebSource> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 10);
+  messageDesc(file_toolview_v1_views, 11);
 
 /**
  * How a call looks while it is pending or running.
@@ -412,7 +449,7 @@ export type ToolCallView = Message<"toolview.v1.ToolCallView"> & {
  * Use `create(ToolCallViewSchema)` to create a new message.
  */
 export const ToolCallViewSchema: GenMessage<ToolCallView> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 11);
+  messageDesc(file_toolview_v1_views, 12);
 
 /**
  * The default call card.
@@ -461,7 +498,7 @@ export type GenericCallView = Message<"toolview.v1.GenericCallView"> & {
  * Use `create(GenericCallViewSchema)` to create a new message.
  */
 export const GenericCallViewSchema: GenMessage<GenericCallView> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 12);
+  messageDesc(file_toolview_v1_views, 13);
 
 /**
  * A foreground shell command (display only: toolview never executes anything).
@@ -496,7 +533,7 @@ export type TerminalCallView = Message<"toolview.v1.TerminalCallView"> & {
  * Use `create(TerminalCallViewSchema)` to create a new message.
  */
 export const TerminalCallViewSchema: GenMessage<TerminalCallView> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 13);
+  messageDesc(file_toolview_v1_views, 14);
 
 /**
  * A file mutation with the diffs derived from the arguments.
@@ -531,7 +568,7 @@ export type DiffCallView = Message<"toolview.v1.DiffCallView"> & {
  * Use `create(DiffCallViewSchema)` to create a new message.
  */
 export const DiffCallViewSchema: GenMessage<DiffCallView> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 14);
+  messageDesc(file_toolview_v1_views, 15);
 
 /**
  * How a finished call looks.
@@ -600,7 +637,7 @@ export type ToolResultView = Message<"toolview.v1.ToolResultView"> & {
  * Use `create(ToolResultViewSchema)` to create a new message.
  */
 export const ToolResultViewSchema: GenMessage<ToolResultView> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 15);
+  messageDesc(file_toolview_v1_views, 16);
 
 /**
  * The default result card.
@@ -628,7 +665,7 @@ export type GenericResultView = Message<"toolview.v1.GenericResultView"> & {
  * Use `create(GenericResultViewSchema)` to create a new message.
  */
 export const GenericResultViewSchema: GenMessage<GenericResultView> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 16);
+  messageDesc(file_toolview_v1_views, 17);
 
 /**
  * A finished command.
@@ -679,7 +716,7 @@ export type TerminalResultView = Message<"toolview.v1.TerminalResultView"> & {
  * Use `create(TerminalResultViewSchema)` to create a new message.
  */
 export const TerminalResultViewSchema: GenMessage<TerminalResultView> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 17);
+  messageDesc(file_toolview_v1_views, 18);
 
 /**
  * The applied change.
@@ -714,7 +751,7 @@ export type DiffResultView = Message<"toolview.v1.DiffResultView"> & {
  * Use `create(DiffResultViewSchema)` to create a new message.
  */
 export const DiffResultViewSchema: GenMessage<DiffResultView> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 18);
+  messageDesc(file_toolview_v1_views, 19);
 
 /**
  * Grep or glob results.
@@ -772,7 +809,7 @@ export type SearchResultView = Message<"toolview.v1.SearchResultView"> & {
  * Use `create(SearchResultViewSchema)` to create a new message.
  */
 export const SearchResultViewSchema: GenMessage<SearchResultView> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 19);
+  messageDesc(file_toolview_v1_views, 20);
 
 /**
  * Matching lines grouped by file.
@@ -793,7 +830,7 @@ export type SearchMatches = Message<"toolview.v1.SearchMatches"> & {
  * Use `create(SearchMatchesSchema)` to create a new message.
  */
 export const SearchMatchesSchema: GenMessage<SearchMatches> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 20);
+  messageDesc(file_toolview_v1_views, 21);
 
 /**
  * Matching paths.
@@ -814,7 +851,7 @@ export type SearchPaths = Message<"toolview.v1.SearchPaths"> & {
  * Use `create(SearchPathsSchema)` to create a new message.
  */
 export const SearchPathsSchema: GenMessage<SearchPaths> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 21);
+  messageDesc(file_toolview_v1_views, 22);
 
 /**
  * A numbered file window.
@@ -877,7 +914,7 @@ export type ReadResultView = Message<"toolview.v1.ReadResultView"> & {
  * Use `create(ReadResultViewSchema)` to create a new message.
  */
 export const ReadResultViewSchema: GenMessage<ReadResultView> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 22);
+  messageDesc(file_toolview_v1_views, 23);
 
 /**
  * Web search or fetch.
@@ -921,7 +958,7 @@ export type WebResultView = Message<"toolview.v1.WebResultView"> & {
  * Use `create(WebResultViewSchema)` to create a new message.
  */
 export const WebResultViewSchema: GenMessage<WebResultView> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 23);
+  messageDesc(file_toolview_v1_views, 24);
 
 /**
  * A web search result.
@@ -956,7 +993,7 @@ export type WebSearch = Message<"toolview.v1.WebSearch"> & {
  * Use `create(WebSearchSchema)` to create a new message.
  */
 export const WebSearchSchema: GenMessage<WebSearch> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 24);
+  messageDesc(file_toolview_v1_views, 25);
 
 /**
  * A web fetch result.
@@ -991,7 +1028,7 @@ export type WebFetch = Message<"toolview.v1.WebFetch"> & {
  * Use `create(WebFetchSchema)` to create a new message.
  */
 export const WebFetchSchema: GenMessage<WebFetch> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_views, 25);
+  messageDesc(file_toolview_v1_views, 26);
 
 /**
  * An icon/treatment hint for a call. Same value set as the Agent Client Protocol's ToolKind.
@@ -1082,4 +1119,45 @@ export enum ToolKind {
  */
 export const ToolKindSchema: GenEnum<ToolKind> = /*@__PURE__*/
   enumDesc(file_toolview_v1_views, 0);
+
+/**
+ * What a run of a diff's lines does.
+ *
+ * @generated from enum toolview.v1.DiffOp
+ */
+export enum DiffOp {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: DIFF_OP_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Kept: the next lines of both sides.
+   *
+   * @generated from enum value: DIFF_OP_CONTEXT = 1;
+   */
+  CONTEXT = 1,
+
+  /**
+   * Removed: the old side's next lines.
+   *
+   * @generated from enum value: DIFF_OP_REMOVED = 2;
+   */
+  REMOVED = 2,
+
+  /**
+   * Added: the new side's next lines.
+   *
+   * @generated from enum value: DIFF_OP_ADDED = 3;
+   */
+  ADDED = 3,
+}
+
+/**
+ * Describes the enum toolview.v1.DiffOp.
+ */
+export const DiffOpSchema: GenEnum<DiffOp> = /*@__PURE__*/
+  enumDesc(file_toolview_v1_views, 1);
 
