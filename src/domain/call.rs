@@ -75,6 +75,14 @@ fn present_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>
 }
 
 impl ToolCallView {
+    /// The card's diffs (none but a diff card's), to fill in as rendered.
+    pub fn diffs_mut(&mut self) -> &mut [FileDiff] {
+        match self {
+            ToolCallView::Diff(d) => &mut d.diffs,
+            ToolCallView::Generic(_) | ToolCallView::Terminal(_) => &mut [],
+        }
+    }
+
     /// The card's title.
     pub fn title(&self) -> &str {
         match self {

@@ -215,6 +215,18 @@ pub enum WebKind {
 }
 
 impl ToolResultView {
+    /// The card's diffs (none but a diff card's), to fill in as rendered.
+    pub fn diffs_mut(&mut self) -> &mut [FileDiff] {
+        match self {
+            ToolResultView::Diff(d) => &mut d.diffs,
+            ToolResultView::Generic(_)
+            | ToolResultView::Terminal(_)
+            | ToolResultView::Read(_)
+            | ToolResultView::Search(_)
+            | ToolResultView::Web(_) => &mut [],
+        }
+    }
+
     /// The replacement title, when the card sets one.
     pub fn title(&self) -> Option<&str> {
         match self {

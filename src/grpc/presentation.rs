@@ -54,12 +54,18 @@ impl PresentationService for PresentationApi {
         let input = PresentInput::try_from(req.into_inner()).map_err(Error::invalid)?;
         // Off the async workers: presenters of large inputs (diffs) take real CPU time.
         let (call, result) = tokio::task::spawn_blocking(move || {
-            present::present(
+            let (mut call, mut result) = present::present(
                 &input.tool_name,
                 &input.arguments_json,
                 input.call_view,
                 input.result.as_ref(),
-            )
+            );
+            // The cards as a UI gets them everywhere: each diff with its line runs.
+            present::fill_runs(call.diffs_mut());
+            if let Some(r) = result.as_mut() {
+                present::fill_runs(r.diffs_mut());
+            }
+            (call, result)
         })
         .await
         .map_err(|e| Error::Internal(format!("presenting panicked: {e}").into()))?;

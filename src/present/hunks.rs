@@ -120,6 +120,15 @@ pub fn line_runs(d: &FileDiff) -> Vec<DiffRun> {
         .collect()
 }
 
+/// Fills each diff's runs ([`line_runs`]): what the server sends a UI with a card (VIEW, AG-UI,
+/// the AI SDK, `Present`), so that it draws the diff without diffing. The presenters' own output
+/// (and the spec's vectors) leave runs empty.
+pub fn fill_runs(diffs: &mut [FileDiff]) {
+    for d in diffs {
+        d.runs = line_runs(d);
+    }
+}
+
 /// The coarse diff: remove every old line, add every new one.
 fn coarse(old: &[&str], new: &[&str]) -> Vec<Run> {
     [(Op::Remove, old.len()), (Op::Add, new.len())]

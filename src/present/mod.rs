@@ -22,7 +22,7 @@ use serde_json::Value;
 
 pub use args::{parse_arguments, parse_meta};
 pub use doc::{Example, ToolDoc};
-pub use hunks::{Hunk, Op as LineOp, diff_lines, hunks, line_runs, side_lines};
+pub use hunks::{Hunk, Op as LineOp, diff_lines, fill_runs, hunks, line_runs, side_lines};
 pub use lang::lang_for_path;
 pub use mcp_app::{MAX_RESOURCE_URI_BYTES, call_tool_result, mcp_app, server_hash};
 pub use meta::{MetaDiffs, diffs as meta_diffs};

@@ -9,10 +9,10 @@ use super::live::capped_streamed;
 use super::paths::{call_title_path, relativize_title, result_title_path, terminal_cwd};
 use super::text_form::{exit_is_clean, terminal_console, unified};
 use crate::domain::{
-    ContentBlock, DiffCallView, FileDiff, GenericCallView, GenericResultView, McpApp,
-    TerminalResultView, ToolCallView, ToolKind, ToolResultView,
+    ContentBlock, DiffCallView, GenericCallView, GenericResultView, McpApp, TerminalResultView,
+    ToolCallView, ToolKind, ToolResultView,
 };
-use crate::present::line_runs;
+use crate::present::fill_runs;
 
 /// What one subscriber can show.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -96,7 +96,7 @@ pub fn prepared_call(state: &CallState, cwd: Option<&str>, cap: Cap) -> Option<T
         }
         ToolCallView::Diff(mut d) => {
             d.title = relativize_title(&d.title, raw, cwd);
-            with_runs(&mut d.diffs);
+            fill_runs(&mut d.diffs);
             ToolCallView::Diff(d)
         }
         ToolCallView::Terminal(mut t) => {
@@ -104,13 +104,6 @@ pub fn prepared_call(state: &CallState, cwd: Option<&str>, cap: Cap) -> Option<T
             ToolCallView::Terminal(t)
         }
     })
-}
-
-/// Draws each diff once, for every target: its line runs ([`line_runs`]).
-fn with_runs(diffs: &mut [FileDiff]) {
-    for d in diffs {
-        d.runs = line_runs(d);
-    }
 }
 
 /// The result view as every target shows it: generic/diff titles relativized, terminal output
@@ -127,7 +120,7 @@ pub fn prepared_result(state: &CallState, cwd: Option<&str>, cap: Cap) -> Option
         }
         ToolResultView::Diff(mut d) => {
             d.title = relativize(d.title);
-            with_runs(&mut d.diffs);
+            fill_runs(&mut d.diffs);
             ToolResultView::Diff(d)
         }
         ToolResultView::Terminal(t) => ToolResultView::Terminal(TerminalResultView {

@@ -44,12 +44,36 @@ export const CARDS = {
     callId: "e1",
     toolName: "edit",
     status: "completed",
-    call: { card: "diff", title: "Edit a.ts", diffs: [{ path: "a.ts", oldText: "a\nb", newText: "a\nc" }] },
+    call: {
+      card: "diff",
+      title: "Edit a.ts",
+      diffs: [
+        {
+          path: "a.ts",
+          oldText: "a\nb",
+          newText: "a\nc",
+          runs: [
+            { op: "context", lines: 1 },
+            { op: "removed", lines: 1 },
+            { op: "added", lines: 1 },
+          ],
+        },
+      ],
+    },
     result: {
       card: "diff",
       diffs: [
-        { path: "a.ts", oldText: "a\nb", newText: "a\nc" },
-        { path: "n.ts", oldText: null, newText: "new" },
+        {
+          path: "a.ts",
+          oldText: "a\nb",
+          newText: "a\nc",
+          runs: [
+            { op: "context", lines: 1 },
+            { op: "removed", lines: 1 },
+            { op: "added", lines: 1 },
+          ],
+        },
+        { path: "n.ts", oldText: null, newText: "new", runs: [{ op: "added", lines: 1 }] },
       ],
     },
     streamed: "",
@@ -226,28 +250,30 @@ function diffLines(card) {
   return diff.children.filter((c) => c && typeof c === "object").map((l) => l.children.join(""));
 }
 
-test("a diff costs a bounded table: context around the change, coarse past the bound", () => {
-  const card = (oldText, newText) => ({
+test("a diff is drawn from the server's runs in O(lines); without runs, coarse", () => {
+  const card = (oldText, newText, runs) => ({
     callId: "d",
     toolName: "edit",
     status: "completed",
     streamed: "",
-    call: { card: "diff", title: "Edit a.ts", diffs: [{ path: "a.ts", oldText, newText }] },
+    call: { card: "diff", title: "Edit a.ts", diffs: [{ path: "a.ts", oldText, newText, runs }] },
   });
-  const small = diffLines(card("a\nb\nc\nd", "a\nB\nc\nd"));
-  assert.deepEqual(
-    small.map((l) => l[0]),
-    [" ", "-", "+", " ", " "],
-  );
-  // 3,000 lines against 3,000, every tenth the same, one line kept at each end: a 9-million-cell
-  // table, so the middle is drawn coarse (every old line, then every new one — the tenth lines
-  // too, which a table would have kept as context) with the ends as context.
-  const many = (p) =>
-    ["top", ...Array.from({ length: 3000 }, (_, i) => (i % 10 === 5 ? `same${i}` : `${p}${i}`)), "bottom"].join("\n");
-  const big = diffLines(card(many("old"), many("new")));
-  assert.equal(big.length, 6002);
-  assert.equal(big[0], "  top\n");
-  assert.ok(big.slice(1, 3001).every((l) => l.startsWith("- ")));
-  assert.ok(big.slice(3001, 6001).every((l) => l.startsWith("+ ")));
-  assert.equal(big[6001], "  bottom\n");
+  const runs = [
+    { op: "context", lines: 1 },
+    { op: "removed", lines: 1 },
+    { op: "added", lines: 1 },
+    { op: "context", lines: 2 },
+  ];
+  const small = diffLines(card("a\nb\nc\nd", "a\nB\nc\nd", runs));
+  assert.deepEqual(small, ["  a\n", "- b\n", "+ B\n", "  c\n", "  d\n"]);
+  // A count past the text draws what the text has, and costs no more: a run takes at most what
+  // its side has left.
+  const hostile = diffLines(card("a\nb", "a\nb", [{ op: "context", lines: 1e12 }]));
+  assert.deepEqual(hostile, ["  a\n", "  b\n"]);
+  // No runs (a card not from the server's VIEW): every old line removed, then every new one.
+  const many = (p) => Array.from({ length: 3000 }, (_, i) => `${p}${i}`).join("\n");
+  const coarse = diffLines(card(many("old"), many("new"), undefined));
+  assert.equal(coarse.length, 6000);
+  assert.ok(coarse.slice(0, 3000).every((l) => l.startsWith("- ")));
+  assert.ok(coarse.slice(3000).every((l) => l.startsWith("+ ")));
 });
