@@ -12,6 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "proto/toolview/v1/presentation_service.proto",
         "proto/toolview/v1/session_service.proto",
         "proto/toolview/v1/permission_service.proto",
+        "proto/toolview/v1/summary.proto",
         "proto/toolview/storage/v1/storage.proto",
     ];
     let fds = protox::compile(files, ["proto"])?;

@@ -47,6 +47,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Render(args) => args.run(),
         Command::Present(args) => args.run(),
         Command::Approve(args) => args.run(),
+        Command::Sessions(args) => args.run(),
     }
 }
 

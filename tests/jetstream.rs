@@ -1,6 +1,7 @@
 //! toolview over NATS JetStream, against real `nats-server`s on loopback: the store on one
 //! server, and `toolview serve` replicas over a three-node cluster (R3), permission requests
-//! across replicas included (`jetstream/permissions.rs`). Every wait is bounded;
+//! across replicas included (`jetstream/permissions.rs`), and the fleet watch
+//! (`jetstream/fleet.rs`). Every wait is bounded;
 //! nothing here measures speed. Built with the `jetstream` feature (`scripts/test.sh` turns it
 //! on).
 #![cfg(feature = "jetstream")]
@@ -9,6 +10,8 @@
 mod directory;
 #[path = "jetstream/faults.rs"]
 mod faults;
+#[path = "jetstream/fleet.rs"]
+mod fleet;
 #[path = "jetstream/interest.rs"]
 mod interest;
 #[path = "jetstream/permissions.rs"]
@@ -804,6 +807,7 @@ async fn a_replica_lists_the_sessions_another_published() {
         let request = pb::ListSessionsRequest {
             page_size: 2,
             page_token: token.clone(),
+            ..pb::ListSessionsRequest::default()
         };
         let page = cb
             .list_sessions(support::auth::with_token(request, &reader))

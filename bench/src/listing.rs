@@ -26,6 +26,7 @@ async fn page(
         .list_sessions(pb::ListSessionsRequest {
             page_size: size,
             page_token: token.to_owned(),
+            ..pb::ListSessionsRequest::default()
         })
         .await
         .map_err(|s| anyhow::anyhow!("list: {}: {}", s.code(), s.message()))?

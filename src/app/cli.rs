@@ -49,6 +49,37 @@ pub enum Command {
     /// exits 0 when this answer decided it, 3 when another decision came first (an answer, the
     /// expiry or a withdrawal).
     Approve(ApproveArgs),
+    /// List the sessions the token may read, each with its state (`requires_action`,
+    /// `running`, `failed`, `idle`) and what it does now or waits for.
+    Sessions(SessionsArgs),
+}
+
+/// The arguments of `toolview sessions`.
+#[derive(Debug, clap::Args)]
+pub struct SessionsArgs {
+    /// Only sessions in this state (repeatable).
+    #[arg(long = "state", value_enum)]
+    pub states: Vec<StateArg>,
+    /// One JSON line per session (the protobuf JSON of `GetSessionResponse`) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// The server to ask.
+    #[command(flatten)]
+    pub server: ServerArg,
+}
+
+/// A session state, as `--state` takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum StateArg {
+    /// A permission request is pending.
+    RequiresAction,
+    /// A turn or a call is open.
+    Running,
+    /// The last turn stopped short.
+    Failed,
+    /// Nothing open or pending.
+    Idle,
 }
 
 /// The arguments of `toolview approve`.

@@ -7,8 +7,8 @@ use std::io::IsTerminal as _;
 use serde::Deserialize;
 
 use super::cli::{
-    AcpArgs, ApproveArgs, HealthArgs, McpArgs, PresentArgs, PublishArgs, RenderArgs, TailArgs,
-    TokenArgs, health_url,
+    AcpArgs, ApproveArgs, HealthArgs, McpArgs, PresentArgs, PublishArgs, RenderArgs, SessionsArgs,
+    StateArg, TailArgs, TokenArgs, health_url,
 };
 use crate::client::{self, Remote, acp, tail};
 use crate::domain::ContentBlock;
@@ -140,6 +140,34 @@ impl ApproveArgs {
             std::process::exit(EXIT_DECIDED_BEFORE);
         }
         Ok(())
+    }
+}
+
+impl SessionsArgs {
+    /// `toolview sessions`: a table, or JSON lines.
+    pub fn run(self) -> anyhow::Result<()> {
+        let listing = client::Listing {
+            states: self.states.iter().map(|s| s.to_pb()).collect(),
+            json: self.json,
+        };
+        let remote = self.server.remote();
+        client_runtime()?.block_on(client::list_sessions(
+            &remote,
+            &listing,
+            &mut std::io::stdout().lock(),
+        ))
+    }
+}
+
+impl StateArg {
+    fn to_pb(self) -> crate::grpc::pb::SessionState {
+        use crate::grpc::pb::SessionState as S;
+        match self {
+            StateArg::RequiresAction => S::RequiresAction,
+            StateArg::Running => S::Running,
+            StateArg::Failed => S::Failed,
+            StateArg::Idle => S::Idle,
+        }
     }
 }
 

@@ -12,10 +12,10 @@ use super::tls::TlsFiles;
 use crate::auth::{JwtSettings, KeySource};
 use crate::session::Clock;
 use crate::session::{
-    DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_LAG_CHECK_INTERVAL, DEFAULT_LANE_CACHE_BYTES,
-    DEFAULT_LANE_CACHE_ENTRIES, DEFAULT_MAX_EVENTS_PER_SESSION, DEFAULT_MAX_LOADED_SESSIONS,
-    DEFAULT_MAX_PERMISSION_TIMEOUT, DEFAULT_PERMISSION_TIMEOUT, DEFAULT_SUBSCRIBER_LAG_LIMIT,
-    SessionsConfig,
+    DEFAULT_FLEET_THROTTLE, DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_LAG_CHECK_INTERVAL,
+    DEFAULT_LANE_CACHE_BYTES, DEFAULT_LANE_CACHE_ENTRIES, DEFAULT_MAX_EVENTS_PER_SESSION,
+    DEFAULT_MAX_LOADED_SESSIONS, DEFAULT_MAX_PERMISSION_TIMEOUT, DEFAULT_PERMISSION_TIMEOUT,
+    DEFAULT_SUBSCRIBER_LAG_LIMIT, SessionsConfig,
 };
 
 /// Loopback only: a server reachable from elsewhere is a decision (with --auth jwt, or
@@ -226,6 +226,15 @@ pub struct ServeConfig {
     )]
     pub max_permission_timeout_secs: u64,
 
+    /// Milliseconds between a session's fleet notices (WatchSessions) that change neither its
+    /// state nor its prompts (those are sent at once).
+    #[arg(
+        long,
+        env = "TOOLVIEW_FLEET_THROTTLE_MS",
+        default_value_t = DEFAULT_FLEET_THROTTLE.as_millis() as u64
+    )]
+    pub fleet_throttle_ms: u64,
+
     /// Milliseconds to wait for open streams and in-flight calls on shutdown.
     #[arg(long, env = "TOOLVIEW_SHUTDOWN_GRACE_MS", default_value_t = DEFAULT_SHUTDOWN_GRACE_MS)]
     pub shutdown_grace_ms: u64,
@@ -364,6 +373,7 @@ impl ServeConfig {
             metrics: Default::default(),
             permission_timeout: Duration::from_secs(self.permission_timeout_secs.max(1)),
             max_permission_timeout: Duration::from_secs(self.max_permission_timeout_secs.max(1)),
+            fleet_throttle: Duration::from_millis(self.fleet_throttle_ms),
         }
     }
 
@@ -510,6 +520,7 @@ impl Default for ServeConfig {
             lag_check_interval_ms: DEFAULT_LAG_CHECK_INTERVAL.as_millis() as u64,
             permission_timeout_secs: DEFAULT_PERMISSION_TIMEOUT.as_secs(),
             max_permission_timeout_secs: DEFAULT_MAX_PERMISSION_TIMEOUT.as_secs(),
+            fleet_throttle_ms: DEFAULT_FLEET_THROTTLE.as_millis() as u64,
             shutdown_grace_ms: DEFAULT_SHUTDOWN_GRACE_MS,
             max_loaded_sessions: DEFAULT_MAX_LOADED_SESSIONS,
             max_connections: DEFAULT_MAX_CONNECTIONS,

@@ -199,6 +199,7 @@ fn spawn_background(
     ));
     // Appends other replicas make reach this one's subscribers (a shared store only).
     background.spawn(sessions.clone().follow_appends());
+    background.spawn(sessions.clone().run_fleet());
     // Permission requests nobody answers in time resolve to their reject option.
     background.spawn(sessions.clone().expire_permissions());
     background.spawn(reload_on_hangup(

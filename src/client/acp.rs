@@ -297,6 +297,7 @@ impl Agent {
         let pb_request = pb::ListSessionsRequest {
             page_size: 0,
             page_token: request.cursor.clone().unwrap_or_default(),
+            ..pb::ListSessionsRequest::default()
         };
         let page = client.list_sessions(pb_request).await?.into_inner();
         let cwd = request.cwd.as_deref().and_then(|c| c.to_str());

@@ -16,6 +16,7 @@ mod lifecycle;
 pub mod permission;
 mod plan;
 mod result;
+mod summary;
 mod violation;
 
 pub use app::{MCP_APP_MIME_TYPE, McpApp};
@@ -38,5 +39,6 @@ pub use result::{
     DiffResultView, GenericResultView, ReadResultView, SearchResultView, SearchShape, TerminalExit,
     TerminalResultView, ToolResultView, WebKind, WebResultView,
 };
+pub use summary::{MAX_SUMMARY_PROMPTS, PendingPrompt, SessionState, SessionSummary};
 pub(crate) use violation::violation_error;
 pub use violation::{FieldViolation, Violation};

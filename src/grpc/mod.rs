@@ -15,6 +15,7 @@
 mod auth;
 pub mod codec;
 pub mod convert;
+mod fleet;
 pub mod json;
 mod permission;
 mod presentation;

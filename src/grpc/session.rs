@@ -7,14 +7,16 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::auth::{Expiring, access};
-use super::convert::{CursorError, events_from_pb, rendered_update, target_from_pb};
+use super::convert::{
+    CursorError, events_from_pb, millis, rendered_update, state_from_pb, target_from_pb, timestamp,
+};
 use super::pb::{self, session_service_server::SessionService};
 use super::status::check_size;
 use super::wire;
 use crate::auth::{Access, Authenticator, Right};
 use crate::domain::{FieldViolation, SessionId, Violation};
 use crate::error::Error;
-use crate::session::{SessionInfo, Sessions, Start, SubscribeItem};
+use crate::session::{LIST_SCAN_PER_PAGE, ListFilter, SessionInfo, Sessions, Start, SubscribeItem};
 
 /// The `SessionService` implementation.
 #[derive(Clone)]
@@ -43,12 +45,43 @@ fn session_id(s: String) -> Result<SessionId, Error> {
 const DEFAULT_PAGE_SIZE: usize = 100;
 /// …and at most (a page stays far below the message limit).
 const MAX_PAGE_SIZE: usize = 1000;
-/// A page looks at no more than this many sessions per session it may return, so a token
-/// that covers few sessions cannot make one request scan the whole store.
-const SCAN_PER_PAGE: usize = 10;
+
+/// The filters of a list or a watch.
+pub(super) fn list_filter(
+    states: Vec<i32>,
+    title_prefix: String,
+    cwd_prefix: String,
+) -> Result<ListFilter, Error> {
+    let states = states
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| {
+            state_from_pb(n)
+                .map_err(|e| Error::invalid(FieldViolation::new(format!("states[{i}]"), e)))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(ListFilter {
+        states,
+        title_prefix,
+        cwd_prefix,
+        updated_since_ms: 0,
+    })
+}
+
+/// A page size as asked: 0 is the default; past the most, the most.
+pub(super) fn page_size(asked: u32) -> usize {
+    match asked {
+        0 => DEFAULT_PAGE_SIZE,
+        n => (n as usize).min(MAX_PAGE_SIZE),
+    }
+}
 
 /// A session's description, as `GetSession` and `ListSessions` give it to `access`.
-fn describe(id: &SessionId, info: &SessionInfo, access: &Access) -> pb::GetSessionResponse {
+pub(super) fn describe(
+    id: &SessionId,
+    info: &SessionInfo,
+    access: &Access,
+) -> pb::GetSessionResponse {
     pb::GetSessionResponse {
         session_id: id.to_string(),
         epoch: info.meta.epoch.to_string(),
@@ -58,6 +91,7 @@ fn describe(id: &SessionId, info: &SessionInfo, access: &Access) -> pb::GetSessi
         updated_at: Some(timestamp(info.meta.updated_ms)),
         title: info.meta.title.clone(),
         cwd: info.meta.cwd.clone(),
+        summary: info.meta.summary.as_ref().map(Into::into),
         rights: access
             .rights_on(id)
             .into_iter()
@@ -70,13 +104,6 @@ fn describe(id: &SessionId, info: &SessionInfo, access: &Access) -> pb::GetSessi
 /// batch, the first event's session.
 fn record_session(id: &SessionId) {
     tracing::Span::current().record("session_id", id.as_str());
-}
-
-fn timestamp(ms: u64) -> prost_types::Timestamp {
-    prost_types::Timestamp {
-        seconds: (ms / 1000) as i64,
-        nanos: ((ms % 1000) * 1_000_000) as i32,
-    }
 }
 
 type UpdateStream = Pin<Box<dyn Stream<Item = Result<pb::SubscribeResponse, Status>> + Send>>;
@@ -119,6 +146,20 @@ impl SessionService for SessionApi {
             })
             .collect();
         Ok(Response::new(pb::PublishResponse { acks }))
+    }
+
+    type WatchSessionsStream = super::fleet::FleetStream;
+
+    async fn watch_sessions(
+        &self,
+        req: Request<pb::WatchSessionsRequest>,
+    ) -> Result<Response<Self::WatchSessionsStream>, Status> {
+        let access = access(&self.auth, req.metadata())?;
+        Ok(Response::new(super::fleet::watch(
+            &self.sessions,
+            access,
+            req.into_inner(),
+        )?))
     }
 
     type SubscribeStream = UpdateStream;
@@ -193,11 +234,16 @@ impl SessionService for SessionApi {
         let pb::ListSessionsRequest {
             page_size,
             page_token,
+            states,
+            title_prefix,
+            cwd_prefix,
+            updated_since,
         } = req.into_inner();
-        let page = match page_size {
-            0 => DEFAULT_PAGE_SIZE,
-            n => (n as usize).min(MAX_PAGE_SIZE),
+        let filter = ListFilter {
+            updated_since_ms: updated_since.as_ref().map(millis).unwrap_or(0),
+            ..list_filter(states, title_prefix, cwd_prefix)?
         };
+        let page = self::page_size(page_size);
         let after = if page_token.is_empty() {
             None
         } else {
@@ -209,8 +255,8 @@ impl SessionService for SessionApi {
         let rights = [Right::Read, Right::Subscribe];
         let (sessions, next) = self
             .sessions
-            .list(after, page, page * SCAN_PER_PAGE, |id| {
-                access.require_any(&rights, id).is_ok()
+            .list(after, page, page * LIST_SCAN_PER_PAGE, |id, meta| {
+                filter.admits(meta) && access.require_any(&rights, id).is_ok()
             })
             .await
             .map_err(Error::from)?;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use prost::Message as _;
 
+use super::convert::summary_from_pb;
 use super::pb;
 use super::storage_pb::{StoredEvent, StoredSession};
 use crate::domain::{Epoch, ToolEvent};
@@ -51,6 +52,7 @@ impl RecordCodec for StorageCodec {
             calls,
             title,
             cwd,
+            summary,
         } = meta;
         StoredSession {
             epoch: epoch.to_string(),
@@ -61,6 +63,11 @@ impl RecordCodec for StorageCodec {
             calls: *calls,
             title: title.clone(),
             cwd: cwd.clone(),
+            summary: summary.as_ref().map(Into::into),
+            summary_awaiting_message_id: summary
+                .as_ref()
+                .map(|s| s.awaiting_message_id.clone())
+                .unwrap_or_default(),
         }
         .encode_to_vec()
     }
@@ -75,7 +82,13 @@ impl RecordCodec for StorageCodec {
             calls,
             title,
             cwd,
+            summary,
+            summary_awaiting_message_id,
         } = StoredSession::decode(bytes).map_err(|e| e.to_string())?;
+        let summary = summary
+            .map(|s| summary_from_pb(s, summary_awaiting_message_id))
+            .transpose()
+            .map_err(|e| format!("summary.{e}"))?;
         Ok(SessionMeta {
             epoch: Epoch::new(epoch).map_err(|e| format!("epoch: {e}"))?,
             first_offset,
@@ -85,6 +98,7 @@ impl RecordCodec for StorageCodec {
             calls,
             title,
             cwd,
+            summary,
         })
     }
 }

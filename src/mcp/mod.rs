@@ -88,6 +88,7 @@ impl<B: Backend> Call<B> {
         let request = pb::ListSessionsRequest {
             page_size: input.page_size.unwrap_or(50),
             page_token: input.page_token.unwrap_or_default(),
+            ..pb::ListSessionsRequest::default()
         };
         match self.backend.list_sessions(request).await {
             Ok(page) => {

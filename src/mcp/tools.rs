@@ -240,6 +240,67 @@ pub struct SessionRow {
     pub calls: u64,
     /// Its last update, in milliseconds since the Unix epoch.
     pub updated_at_ms: Option<i64>,
+    /// Where it is: `requires_action`, `running`, `failed`, `idle` (`unknown` for a log older
+    /// than summaries).
+    pub state: &'static str,
+    /// What it did last, on one line.
+    pub activity: String,
+    /// The oldest prompts waiting on a person (answer them with `answer_permission`).
+    pub pending: Vec<PromptRow>,
+}
+
+/// A prompt waiting on a person, in a `list_sessions` row.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptRow {
+    /// The request.
+    pub request_id: String,
+    /// Its question.
+    pub title: String,
+    /// The answers it offers: `optionId` and `name` each.
+    pub options: Vec<OptionRow>,
+}
+
+/// One answer a prompt offers.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OptionRow {
+    /// What `answer_permission` takes.
+    pub option_id: String,
+    /// Its label.
+    pub name: String,
+}
+
+fn session_row(s: &pb::GetSessionResponse) -> SessionRow {
+    let summary = s.summary.clone().unwrap_or_default();
+    let updated = s
+        .updated_at
+        .as_ref()
+        .map(|t| t.seconds * 1000 + i64::from(t.nanos) / 1_000_000);
+    SessionRow {
+        session: s.session_id.clone(),
+        title: s.title.clone(),
+        calls: s.calls,
+        updated_at_ms: updated,
+        state: crate::grpc::convert::state_name(summary.state()),
+        activity: summary.activity.clone(),
+        pending: summary
+            .pending
+            .iter()
+            .map(|p| PromptRow {
+                request_id: p.request_id.clone(),
+                title: p.title.clone(),
+                options: p
+                    .options
+                    .iter()
+                    .map(|o| OptionRow {
+                        option_id: o.option_id.clone(),
+                        name: o.name.clone(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
 }
 
 /// `list_sessions`' text (a line per session) and structured content.
@@ -254,20 +315,17 @@ pub fn sessions_result(page: &pb::ListSessionsResponse) -> (String, SessionsPage
             } else {
                 &s.title
             };
+            let row = session_row(s);
+            let waiting = row
+                .pending
+                .first()
+                .map(|p| format!("; waiting: {}", p.title))
+                .unwrap_or_default();
             text.push_str(&format!(
-                "- {} — {} ({} calls)\n",
-                s.session_id, title, s.calls
+                "- {} — {} ({}, {} calls{waiting})\n",
+                s.session_id, title, row.state, s.calls
             ));
-            let updated = s
-                .updated_at
-                .as_ref()
-                .map(|t| t.seconds * 1000 + i64::from(t.nanos) / 1_000_000);
-            SessionRow {
-                session: s.session_id.clone(),
-                title: s.title.clone(),
-                calls: s.calls,
-                updated_at_ms: updated,
-            }
+            row
         })
         .collect::<Vec<_>>();
     if sessions.is_empty() {

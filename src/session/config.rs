@@ -33,6 +33,10 @@ pub const DEFAULT_PERMISSION_TIMEOUT: Duration = Duration::from_secs(300);
 /// The longest timeout a request may name: a day covers a review across time zones; a pending
 /// request holds an expiry timer, so it may not be forever.
 pub const DEFAULT_MAX_PERMISSION_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+/// A fleet watcher gets a busy session's activity twice a second: live enough for a person
+/// glancing at a list, and a session streaming output costs each watcher a few notices a
+/// second, not one per chunk.
+pub const DEFAULT_FLEET_THROTTLE: Duration = Duration::from_millis(500);
 
 /// Where the session layer reads the time for stored timestamps and TTL expiry, in milliseconds
 /// since the Unix epoch: the wall clock (timestamps are persisted, so not a monotonic clock), or
@@ -103,6 +107,9 @@ pub struct SessionsConfig {
     pub permission_timeout: Duration,
     /// The longest timeout a permission request may name (a longer one is refused).
     pub max_permission_timeout: Duration,
+    /// A session's fleet notices that change neither its state nor its prompts are sent at
+    /// most once per this interval.
+    pub fleet_throttle: Duration,
 }
 
 impl Default for SessionsConfig {
@@ -122,6 +129,7 @@ impl Default for SessionsConfig {
             metrics: Arc::default(),
             permission_timeout: DEFAULT_PERMISSION_TIMEOUT,
             max_permission_timeout: DEFAULT_MAX_PERMISSION_TIMEOUT,
+            fleet_throttle: DEFAULT_FLEET_THROTTLE,
         }
     }
 }

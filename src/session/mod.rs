@@ -16,11 +16,13 @@
 //! catch-up lanes)
 
 mod config;
+mod fleet;
 mod harness;
 mod lane;
 mod permission;
 mod publish;
 mod subscribe;
+mod summary;
 mod task;
 
 use std::collections::HashMap;
@@ -32,15 +34,17 @@ use std::time::Duration;
 use tokio::sync::{Mutex, watch};
 
 pub use config::{
-    Clock, DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_LAG_CHECK_INTERVAL, DEFAULT_LANE_CACHE_BYTES,
-    DEFAULT_LANE_CACHE_ENTRIES, DEFAULT_MAX_EVENTS_PER_SESSION, DEFAULT_MAX_LOADED_SESSIONS,
-    DEFAULT_MAX_PERMISSION_TIMEOUT, DEFAULT_PERMISSION_TIMEOUT, DEFAULT_SUBSCRIBER_LAG_LIMIT,
-    SessionsConfig,
+    Clock, DEFAULT_FLEET_THROTTLE, DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_LAG_CHECK_INTERVAL,
+    DEFAULT_LANE_CACHE_BYTES, DEFAULT_LANE_CACHE_ENTRIES, DEFAULT_MAX_EVENTS_PER_SESSION,
+    DEFAULT_MAX_LOADED_SESSIONS, DEFAULT_MAX_PERMISSION_TIMEOUT, DEFAULT_PERMISSION_TIMEOUT,
+    DEFAULT_SUBSCRIBER_LAG_LIMIT, SessionsConfig,
 };
+pub use fleet::{FleetItem, FleetNotice};
 pub use harness::HarnessRefusal;
 pub use lane::Delivered;
 pub use permission::{Decided, MAX_SCHEDULED_EXPIRIES};
 pub use subscribe::{Start, SubscribeItem, Subscription};
+pub use summary::ListFilter;
 
 use crate::domain::permission::RequestId;
 use crate::domain::{BatchError, Cursor, Epoch, EventId, Phase, SessionId, Subject};
@@ -203,20 +207,28 @@ pub struct Sessions {
     started: std::time::Instant,
     /// Permission requests' expiry timers.
     expiries: permission::Expiries,
+    /// Summary changes, for the fleet's watchers.
+    fleet: fleet::Fleet,
 }
+
+/// A page of the session list looks at no more than this many sessions per session it may
+/// return, so a token that covers few sessions (or a filter few match) cannot make one request
+/// scan the whole store.
+pub const LIST_SCAN_PER_PAGE: usize = 10;
 
 impl Sessions {
     /// The session layer over `store`, with `config`'s limits.
     pub fn new(store: Arc<dyn Store>, config: SessionsConfig) -> Arc<Self> {
         Arc::new(Sessions {
             store,
-            config,
             entries: parking_lot::Mutex::default(),
             ticks: AtomicU64::new(0),
             added: AtomicU64::new(0),
             shutdown: watch::Sender::new(false),
             started: std::time::Instant::now(),
             expiries: permission::Expiries::default(),
+            fleet: fleet::Fleet::new(config.fleet_throttle),
+            config,
         })
     }
 
@@ -327,9 +339,10 @@ impl Sessions {
         // The generation first: a write failing meanwhile makes this state stale, never the
         // other way round.
         let loaded_at = self.store.generation();
-        let meta = self.store.meta(&entry.id).await?;
-        if let Some(meta) = &meta {
-            entry.head.send_replace(Head::from(meta));
+        let mut meta = self.store.meta(&entry.id).await?;
+        if let Some(meta) = &mut meta {
+            summary::backfill(&*self.store, &entry.id, meta).await?;
+            entry.head.send_replace(Head::from(&*meta));
         }
         *state = State {
             loaded: true,
@@ -376,7 +389,7 @@ impl Sessions {
         after: Option<SessionId>,
         page: usize,
         scan: usize,
-        keep: impl Fn(&SessionId) -> bool,
+        keep: impl Fn(&SessionId, &SessionMeta) -> bool,
     ) -> Result<(Vec<(SessionId, SessionInfo)>, Option<SessionId>), SessionError> {
         let scan = scan.max(page).max(1);
         let batch = self.store.list(after, scan).await?;
@@ -385,7 +398,7 @@ impl Sessions {
         let mut last = None;
         for (id, meta) in batch {
             last = Some(id.clone());
-            if keep(&id) {
+            if keep(&id, &meta) {
                 out.push((
                     id,
                     SessionInfo {
@@ -430,6 +443,7 @@ impl Sessions {
     }
 
     async fn apply_change(&self, change: Change) {
+        self.fleet.changed_elsewhere(&change.session, change.head);
         let Some(entry) = self.loaded(&change.session) else {
             return;
         };

@@ -11,7 +11,9 @@ use std::time::Duration;
 use tokio::sync::MutexGuard;
 
 use super::{Ack, Entry, Head, InFlight, SessionError, Sessions, State};
-use crate::domain::{Cursor, EventId, Lifecycle, Pending, Phase, SessionId, Subject, ToolEvent};
+use crate::domain::{
+    Cursor, EventId, Lifecycle, Pending, Phase, SessionId, SessionSummary, Subject, ToolEvent,
+};
 use crate::metrics::{FailureLabels, PublishResult, ResultLabels, StoreFailure};
 use crate::store::{Known, Record, SessionAppend, SessionMeta, StoreError, new_epoch};
 
@@ -74,13 +76,17 @@ struct Staged {
     head: Head,
     /// Marks the ids and call phases this append put in flight.
     seq: u64,
+    /// While the fleet is watched: the summary before the append.
+    before: Option<Option<SessionSummary>>,
 }
 
-/// A durable append's effects still to apply: its in-flight marks to settle, its head.
+/// A durable append's effects still to apply: its in-flight marks to settle, its head, and
+/// (while the fleet is watched) its summary change.
 struct Landed {
     entry: Arc<Entry>,
     head: Head,
     seq: u64,
+    fleet: Option<(Option<SessionSummary>, SessionMeta)>,
 }
 
 /// A publish that loses the race to another writer (a conflict) is checked again against the
@@ -255,6 +261,10 @@ impl Sessions {
         now: u64,
         acks: &mut [Option<Ack>],
     ) -> Option<Staged> {
+        let before = self
+            .fleet
+            .watched()
+            .then(|| state.meta.as_ref().and_then(|m| m.summary.clone()));
         let mut meta = state.meta.clone().unwrap_or_else(|| SessionMeta {
             epoch: new_epoch(),
             first_offset: 1,
@@ -264,6 +274,7 @@ impl Sessions {
             calls: 0,
             title: String::new(),
             cwd: String::new(),
+            summary: None,
         });
         let (records, batch_ids) = number(part, &checked.known, events, &mut meta, acks);
         if records.is_empty() {
@@ -273,6 +284,7 @@ impl Sessions {
         for r in &records {
             meta.note(&r.event);
         }
+        super::summary::fold(&mut meta, &records, now);
         let phases: Vec<(Subject, Phase)> = checked
             .pending
             .changes()
@@ -306,7 +318,12 @@ impl Sessions {
             loaded_at: state.loaded_at,
         };
         state.meta = Some(meta);
-        Some(Staged { append, head, seq })
+        Some(Staged {
+            append,
+            head,
+            seq,
+            before,
+        })
     }
 
     /// Applies the retention limit to a staged head: the first offset to keep, when events
@@ -334,11 +351,17 @@ impl Sessions {
             .iter()
             .zip(staged)
             .filter_map(|(part, staged)| {
-                let Staged { append, head, seq } = staged?;
+                let Staged {
+                    append,
+                    head,
+                    seq,
+                    before,
+                } = staged?;
                 let landed = Landed {
                     entry: part.entry.clone(),
                     head,
                     seq,
+                    fleet: before.map(|b| (b, append.meta.clone())),
                 };
                 Some((append, landed))
             })
@@ -374,6 +397,11 @@ impl Sessions {
         result?;
         for landed in landed {
             self.move_head(&landed.entry, landed.head);
+            if let Some((before, meta)) = landed.fleet {
+                let now = std::time::Instant::now();
+                self.fleet
+                    .changed(&landed.entry.id, before.as_ref(), meta, now);
+            }
         }
         Ok(())
     }

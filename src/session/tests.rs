@@ -262,3 +262,109 @@ async fn a_lane_reads_ahead_and_serves_every_event_once() {
     let read_events: usize = reads.iter().map(|&(_, n)| n).sum();
     assert_eq!(read_events, EVENTS as usize, "{reads:?}");
 }
+
+/// The summary kept with a log is the fold of that log: a replay of the log gives the same
+/// summary, and so does deriving one for a log written before summaries.
+#[tokio::test]
+async fn a_replayed_log_gives_the_summary_kept_with_it() {
+    use crate::domain::permission::{OptionKind, PermissionOption, PermissionRequested, RequestId};
+    use crate::domain::{
+        CallFinished, CallOutput, MessageId, MessageRole, MessageStarted, SessionSummary,
+        StopReason, TurnFinished, TurnId, TurnStarted,
+    };
+    let ev = |id: &str, body: EventBody| ToolEvent {
+        session_id: SessionId::new("s").unwrap(),
+        event_id: EventId::new(id).unwrap(),
+        body,
+    };
+    let turn = || TurnId::new("t1").unwrap();
+    let option = |id: &str, kind| PermissionOption {
+        option_id: id.into(),
+        name: id.into(),
+        kind,
+    };
+    let batches = vec![
+        vec![ev(
+            "e1",
+            EventBody::TurnStarted(TurnStarted { turn_id: turn() }),
+        )],
+        vec![started(2), started(3)],
+        vec![
+            ev(
+                "o1",
+                EventBody::CallOutput(CallOutput {
+                    call_id: CallId::new("c2").unwrap(),
+                    data: "x".into(),
+                }),
+            ),
+            ev(
+                "m1",
+                EventBody::MessageStarted(MessageStarted {
+                    message_id: MessageId::new("m1").unwrap(),
+                    role: MessageRole::Assistant,
+                    text: "Checking the jobs.".into(),
+                    parent: None,
+                }),
+            ),
+        ],
+        vec![ev(
+            "p1",
+            EventBody::PermissionRequested(PermissionRequested {
+                request_id: RequestId::new("p1").unwrap(),
+                call_id: Some(CallId::new("c3").unwrap()),
+                title: "Cancel job 7?".into(),
+                description: String::new(),
+                options: vec![
+                    option("allow", OptionKind::AllowOnce),
+                    option("reject", OptionKind::RejectOnce),
+                ],
+                expiry_option_id: "reject".into(),
+                timeout_ms: 0,
+                expires_at_ms: 0,
+            }),
+        )],
+        vec![
+            ev(
+                "f2",
+                EventBody::CallFinished(CallFinished {
+                    call_id: CallId::new("c2").unwrap(),
+                    content: Vec::new(),
+                    is_error: true,
+                    meta_json: String::new(),
+                    view: None,
+                }),
+            ),
+            ev(
+                "t1e",
+                EventBody::TurnFinished(TurnFinished {
+                    turn_id: turn(),
+                    stop_reason: StopReason::MaxTokens,
+                    usage: None,
+                }),
+            ),
+        ],
+    ];
+    let store = Arc::new(MemoryStore::new());
+    let config = SessionsConfig {
+        clock: Clock::new(|| 1_000),
+        ..SessionsConfig::default()
+    };
+    let sessions = Sessions::new(store.clone(), config);
+    for batch in batches {
+        sessions.publish(batch).await.unwrap();
+    }
+    let id = SessionId::new("s").unwrap();
+    let kept = sessions.info(&id).await.unwrap().meta.summary.unwrap();
+    assert_eq!(kept.state(), crate::domain::SessionState::RequiresAction);
+    assert_eq!((kept.open_calls, kept.failed_calls, kept.turns), (1, 1, 1));
+    assert_eq!(kept.activity, "Checking the jobs.");
+    let mut replayed = SessionSummary::default();
+    for r in store.read(&id, 0, 100).await.unwrap() {
+        replayed.apply(&r.event, 1_000, &summary::call_title);
+    }
+    assert_eq!(replayed, kept);
+    let mut old = store.meta(&id).await.unwrap().unwrap();
+    old.summary = None;
+    summary::backfill(&*store, &id, &mut old).await.unwrap();
+    assert_eq!(old.summary, Some(kept));
+}

@@ -42,7 +42,7 @@ pub use memory::MemoryStore;
 
 use std::collections::HashMap;
 
-use crate::domain::{Epoch, EventId, Phase, SessionId, Subject, ToolEvent};
+use crate::domain::{Epoch, EventId, Phase, SessionId, SessionSummary, Subject, ToolEvent};
 
 /// Resolves once an enqueued append is durable.
 pub type Durable = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send + 'static>>;
@@ -70,6 +70,10 @@ pub struct SessionMeta {
     /// The session's working directory (its latest `SessionStarted`); empty when unknown.
     #[serde(default)]
     pub cwd: String,
+    /// The session at a glance, folded from its log with every append (`session::summary`);
+    /// `None` in a log written before summaries, until the session is next loaded.
+    #[serde(default)]
+    pub summary: Option<SessionSummary>,
 }
 
 impl SessionMeta {
@@ -286,6 +290,11 @@ pub trait Feed: Send + Sync {
     /// [`Feed::interest`] said it is held): the session layer waits for it before it reads a
     /// session's state, so no append falls between that read and the reports.
     async fn following(&self, session: &SessionId);
+
+    /// Says whether the appends of every session are wanted too (a fleet watch: each session's
+    /// summary changes), not only those of the sessions held. While on, the replica is told of
+    /// every append in the cluster.
+    fn all_sessions(&self, wanted: bool);
 }
 
 /// Milliseconds since the Unix epoch.

@@ -16,6 +16,7 @@ async fn list(
     let request = pb::ListSessionsRequest {
         page_size,
         page_token: page_token.into(),
+        ..pb::ListSessionsRequest::default()
     };
     let result = match bearer {
         Some(t) => c.list_sessions(with_token(request, t)).await,

@@ -20,5 +20,6 @@ mod otlp_order;
 mod permissions;
 mod sessions;
 mod store_fixture;
+mod summaries;
 mod tls;
 mod wire;

@@ -106,6 +106,7 @@ async fn session_ids(url: &str) -> Vec<String> {
     let request = pb::ListSessionsRequest {
         page_size: 100,
         page_token: String::new(),
+        ..pb::ListSessionsRequest::default()
     };
     let page = c.list_sessions(request).await.unwrap().into_inner();
     page.sessions.into_iter().map(|s| s.session_id).collect()

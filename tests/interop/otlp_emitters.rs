@@ -50,6 +50,7 @@ async fn sessions(url: &str, bearer: Option<&str>) -> Vec<String> {
     let request = pb::ListSessionsRequest {
         page_size: 100,
         page_token: String::new(),
+        ..pb::ListSessionsRequest::default()
     };
     let page = match bearer {
         Some(t) => c.list_sessions(support::auth::with_token(request, t)).await,

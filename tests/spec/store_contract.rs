@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use toolview::domain::{CallId, EventId, MessageId, Phase, SessionId, Subject};
+use toolview::domain::{CallId, EventId, MessageId, Phase, SessionId, SessionSummary, Subject};
 use toolview::grpc::StorageCodec;
 #[cfg(feature = "jetstream")]
 use toolview::store::JetStreamStore;
@@ -190,6 +190,14 @@ fn meta(prev: Option<&SessionMeta>, first: u64, head: u64) -> SessionMeta {
         calls: 1,
         title: prev.map_or_else(String::new, |m| m.title.clone()),
         cwd: prev.map_or_else(String::new, |m| m.cwd.clone()),
+        // Every store keeps the summary beside the log (here a stand-in that changes with each
+        // append, so a store that kept an older one fails).
+        summary: Some(SessionSummary {
+            turns: head,
+            activity: format!("step {head}"),
+            activity_ms: head,
+            ..SessionSummary::default()
+        }),
     }
 }
 
@@ -265,6 +273,13 @@ async fn appends_apply_in_order(b: &dyn Backend) {
     assert_eq!(
         store.meta(&sid("a")).await.unwrap().map(|m| m.head_offset),
         Some(5)
+    );
+    // The summary is the last append's.
+    assert_eq!(
+        store.meta(&sid("a")).await.unwrap().and_then(|m| m.summary),
+        meta(Some(&m1), 1, 5).summary,
+        "{}",
+        b.name()
     );
     store.close().await;
 }

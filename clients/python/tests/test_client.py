@@ -24,7 +24,7 @@ from toolview.errors import (
     UsageError,
     field_violation,
 )
-from toolview.v1 import events_pb2, session_service_pb2, session_service_pb2_grpc, views_pb2
+from toolview.v1 import events_pb2, session_service_pb2, session_service_pb2_grpc, summary_pb2, views_pb2
 
 
 def take(subscription, n: int) -> list:
@@ -67,6 +67,16 @@ def test_a_turn_reads_back_in_every_form(server: Server) -> None:
 
         sessions = [s.session_id for s in client.list_sessions(page_size=1)]
         assert sessions == ["demo"]
+        # Each with its summary: the turn ended, nothing is open; the state filters by it.
+        [listed] = client.list_sessions()
+        assert listed.summary.state == summary_pb2.SESSION_STATE_IDLE
+        assert (listed.summary.turns, listed.summary.failed_calls) == (1, 1)
+        assert listed.summary.activity == "One test fails."
+        assert listed.summary.usage.input_tokens == 100
+        assert [s.session_id for s in client.list_sessions(states=["idle"])] == ["demo"]
+        assert list(client.list_sessions(states=["requires_action", "running"])) == []
+        with pytest.raises(ValueError, match="state: one of"):
+            list(client.list_sessions(states=["waiting"]))
 
 
 def test_a_live_subscription_starts_after_the_head(server: Server) -> None:
@@ -192,6 +202,7 @@ def test_the_asyncio_client(server: Server) -> None:
             chunks = [json.loads(j)["type"] for u in updates for j in u.ai_sdk.json]
             assert "tool-input-available" in chunks and "tool-output-available" in chunks
             assert [s.session_id async for s in client.list_sessions()] == ["aio"]
+            assert [s.session_id async for s in client.list_sessions(states=["failed"])] == []
             presented = await client.present("read", {"file_path": "/work/app.ts"})
             assert presented.call.generic.title == "Read /work/app.ts"
 

@@ -1,6 +1,7 @@
 // The client: publishing, resuming subscriptions, and the unary calls, over any Connect
 // transport (`@toolview/client/node` for gRPC over HTTP/2, `@toolview/client/web` for gRPC-Web).
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, createClient, type Client as RpcClient, type Transport } from "@connectrpc/connect";
 import { ClientClosed, RESUMABLE, ToolviewError } from "./errors.js";
 import {
@@ -31,6 +32,7 @@ import {
   type SubscribeRequest,
   SubscribeRequestSchema,
 } from "./gen/toolview/v1/session_service_pb.js";
+import { SessionState } from "./gen/toolview/v1/summary_pb.js";
 import { AWAIT_ATTEMPT_MS, type Decision, decisionOf, type PermissionRequest } from "./permissions.js";
 import { Backoff, Publisher, type PublishOptions } from "./publisher.js";
 
@@ -330,12 +332,22 @@ export class Client {
     return unary(() => this.sessions.getSession({ sessionId }));
   }
 
-  /** Every session the caller may read, in id order, fetched a page at a time. */
-  async *listSessions(pageSize = 0): AsyncIterable<GetSessionResponse> {
+  /** Every session the caller may read, in id order, fetched a page at a time, each with its
+   *  `summary` (state, prompts waiting, activity). The filters keep only the sessions that match
+   *  (docs/sessions.md); a number is the page size, as before. */
+  async *listSessions(filter: number | SessionFilter = {}): AsyncIterable<GetSessionResponse> {
     this.open();
+    const f = typeof filter === "number" ? { pageSize: filter } : filter;
+    const request = {
+      pageSize: f.pageSize ?? 0,
+      states: (f.states ?? []).map(stateOf),
+      titlePrefix: f.titlePrefix ?? "",
+      cwdPrefix: f.cwdPrefix ?? "",
+      updatedSince: f.updatedSince ? timestampFromDate(f.updatedSince) : undefined,
+    };
     let pageToken = "";
     do {
-      const page = await unary(() => this.sessions.listSessions({ pageSize, pageToken }));
+      const page = await unary(() => this.sessions.listSessions({ ...request, pageToken }));
       yield* page.sessions;
       pageToken = page.nextPageToken;
     } while (pageToken);
@@ -377,3 +389,30 @@ export class Client {
 }
 
 export type { Capabilities };
+
+/** What `listSessions` keeps: sessions in one of `states`, whose title or working directory
+ *  starts so, updated at or after `updatedSince`. */
+export interface SessionFilter {
+  pageSize?: number;
+  states?: (SessionStateName | SessionState)[];
+  titlePrefix?: string;
+  cwdPrefix?: string;
+  updatedSince?: Date;
+}
+
+/** A session state by its name in docs/sessions.md. */
+export type SessionStateName = "requires_action" | "running" | "failed" | "idle";
+
+const STATES: Record<SessionStateName, SessionState> = {
+  requires_action: SessionState.REQUIRES_ACTION,
+  running: SessionState.RUNNING,
+  failed: SessionState.FAILED,
+  idle: SessionState.IDLE,
+};
+
+function stateOf(state: SessionStateName | SessionState): SessionState {
+  if (typeof state === "number") return state;
+  const known = STATES[state];
+  if (known === undefined) throw new RangeError(`state: one of ${Object.keys(STATES).join(", ")}, not ${state}`);
+  return known;
+}

@@ -7,6 +7,8 @@ export {
   Client,
   type Item,
   isReset,
+  type SessionFilter,
+  type SessionStateName,
   type Start,
   type SubscribeOptions,
   Subscription,
@@ -27,6 +29,7 @@ export * from "./gen/toolview/v1/permission_service_pb.js";
 export * from "./gen/toolview/v1/presentation_service_pb.js";
 export * from "./gen/toolview/v1/rendering_pb.js";
 export * from "./gen/toolview/v1/session_service_pb.js";
+export * from "./gen/toolview/v1/summary_pb.js";
 export * from "./gen/toolview/v1/views_pb.js";
 export { eventId, isSessionId, permissionPath, safeId } from "./ids.js";
 export {

@@ -16,6 +16,7 @@ import {
   isSessionId,
   permissionPath,
   SessionService,
+  SessionState,
   safeId,
   ToolCallOutputSchema,
   ToolCallViewSchema,
@@ -81,6 +82,15 @@ test("a turn reads back in every form", async () => {
   const listed = [];
   for await (const s of client.listSessions(1)) listed.push(s.sessionId);
   assert.deepEqual(listed, ["demo"]);
+  // Each with its summary; the state filters by it.
+  const idle = [];
+  for await (const s of client.listSessions({ states: ["idle"] })) idle.push(s);
+  assert.equal(idle.length, 1);
+  assert.equal(idle[0].summary.state, SessionState.IDLE);
+  assert.equal(idle[0].summary.turns, 1n);
+  const waiting = [];
+  for await (const s of client.listSessions({ states: ["requires_action", "running"] })) waiting.push(s);
+  assert.deepEqual(waiting, []);
   await client.close();
 });
 

@@ -6,6 +6,7 @@ mod permissions;
 mod present;
 mod rendering;
 mod results;
+mod summary;
 mod value;
 mod views;
 
@@ -17,5 +18,6 @@ pub use rendering::{
     target_from_pb,
 };
 pub use results::ToolResultViewError;
+pub use summary::{millis, state_from_pb, state_name, state_to_pb, summary_from_pb, timestamp};
 pub use value::{json_from_pb, pb_from_json};
 pub use views::{BodyError, ContentBlockError, Indexed, ToolCallViewError, ZeroLine};

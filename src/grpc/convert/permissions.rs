@@ -37,7 +37,7 @@ impl Violation for PermissionEventError {
 
 violation_error!(PermissionEventError);
 
-fn kind_from_pb(n: i32) -> Result<p::OptionKind, EnumError> {
+pub(super) fn kind_from_pb(n: i32) -> Result<p::OptionKind, EnumError> {
     use pb::PermissionOptionKind as K;
     match K::try_from(n) {
         Ok(K::Unspecified) => Err(EnumError::Unset),

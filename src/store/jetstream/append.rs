@@ -16,7 +16,9 @@ use futures_util::FutureExt as _;
 use jetstream_extra::batch_publish::BatchPublishExt as _;
 use tokio::sync::{oneshot, watch};
 
-use super::headers::{APPEND, CALLS, CREATED, CWD, EPOCH, OFFSET, TITLE, UPDATED, text_header};
+use super::headers::{
+    APPEND, CALLS, CREATED, CWD, EPOCH, OFFSET, SUMMARY, TITLE, UPDATED, bytes_header, text_header,
+};
 use super::index::{Index, Stored};
 use super::retry::{ATTEMPT_TIMEOUT, PUBLISH_PATIENCE, RETRY_FIRST_WAIT, RETRY_MAX_WAIT};
 use super::{Inner, REQUEST_TIMEOUT};
@@ -167,11 +169,16 @@ fn messages(
     for (a, &expect) in batch.iter().zip(expected) {
         let subject = inner.subject(&a.session);
         let mut session_stored = Vec::with_capacity(a.records.len());
+        let last = a.records.len().saturating_sub(1);
         for (i, r) in a.records.iter().enumerate() {
             let mut headers = headers(&a.meta, r.offset);
             if i == 0 {
                 headers.insert("Nats-Expected-Last-Subject-Sequence", expect.to_string());
                 headers.insert(APPEND, append_id);
+            }
+            let summary = (i == last).then(|| a.meta.summary.clone()).flatten();
+            if summary.is_some() {
+                headers.insert(SUMMARY, bytes_header(&inner.codec.encode_meta(&a.meta)));
             }
             let payload = inner
                 .codec
@@ -190,6 +197,7 @@ fn messages(
                 calls: a.meta.calls,
                 title: a.meta.title.clone(),
                 cwd: a.meta.cwd.clone(),
+                summary,
                 event: r.event.clone(),
             });
         }

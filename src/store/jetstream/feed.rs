@@ -47,6 +47,8 @@ pub(super) struct Interest {
     done: tokio::sync::watch::Sender<u64>,
     /// Set when republished messages may have been lost (a reconnect, a slow consumer).
     lost: tokio::sync::Notify,
+    /// Whether every session's appends are wanted (a fleet watch), not only the held ones'.
+    everything: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Default)]
@@ -71,6 +73,13 @@ impl Interest {
         let upto = self.wishes.lock().seq;
         let mut done = self.done.subscribe();
         let _ = tokio::time::timeout(FOLLOWING_PATIENCE, done.wait_for(|d| *d >= upto)).await;
+    }
+
+    /// Records whether every session's appends are wanted (see `Feed::all_sessions`).
+    pub(super) fn all_sessions(&self, wanted: bool) {
+        self.everything
+            .store(wanted, std::sync::atomic::Ordering::SeqCst);
+        self.changed.notify_one();
     }
 
     /// Says that republished messages may have been lost: every session is read again.
@@ -106,6 +115,8 @@ struct Feed {
     inner: Arc<Inner>,
     changes: mpsc::Sender<Change>,
     held: HashMap<SessionId, AbortHandle>,
+    /// The subscription to every session's appends, while a fleet watch wants them.
+    everything: Option<AbortHandle>,
     /// Polls only the subscriptions that have a message (a `FuturesUnordered` inside).
     messages: SelectAll<Live>,
 }
@@ -115,6 +126,7 @@ async fn run(inner: Arc<Inner>, changes: mpsc::Sender<Change>) {
         inner: inner.clone(),
         changes,
         held: HashMap::new(),
+        everything: None,
         messages: SelectAll::new(),
     };
     loop {
@@ -122,6 +134,8 @@ async fn run(inner: Arc<Inner>, changes: mpsc::Sender<Change>) {
             () = inner.interest.changed.notified() => {
                 let (wishes, seq) = inner.interest.take();
                 feed.apply(wishes).await;
+                let everything = inner.interest.everything.load(std::sync::atomic::Ordering::SeqCst);
+                feed.follow_everything(everything).await;
                 inner.interest.done.send_replace(seq);
             }
             () = inner.interest.lost.notified() => {
@@ -179,6 +193,31 @@ impl Feed {
         }
         if joined && let Err(e) = self.inner.client.flush().await {
             tracing::warn!(error = %e, "flushing new subscriptions");
+        }
+    }
+
+    /// Subscribes to every session's appends, or drops that subscription. A held session's
+    /// appends then come twice (its own subscription's and this one's): a report is only "the
+    /// head is now here", so the second changes nothing.
+    async fn follow_everything(&mut self, wanted: bool) {
+        match (wanted, self.everything.is_some()) {
+            (true, false) => {
+                let subject = subject::live_all(&self.inner.options.subject_prefix);
+                match self.inner.client.subscribe(subject.clone()).await {
+                    Ok(subscriber) => {
+                        let (handle, registration) = AbortHandle::new_pair();
+                        self.messages.push(Abortable::new(subscriber, registration));
+                        self.everything = Some(handle);
+                    }
+                    Err(e) => tracing::warn!(error = %e, %subject, "cannot follow every session"),
+                }
+            }
+            (false, true) => {
+                if let Some(handle) = self.everything.take() {
+                    handle.abort();
+                }
+            }
+            (true, true) | (false, false) => {}
         }
     }
 

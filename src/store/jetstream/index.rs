@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use crate::domain::{Epoch, EventId, Phase, Subject, ToolEvent};
+use crate::domain::{Epoch, EventId, Phase, SessionSummary, Subject, ToolEvent};
 use crate::store::{Known, SessionMeta};
 
 /// One stored message, read back: the event and what its headers say of the log.
@@ -20,6 +20,8 @@ pub struct Stored {
     pub calls: u64,
     pub title: String,
     pub cwd: String,
+    /// The session's summary after the append, on an append's last message.
+    pub summary: Option<SessionSummary>,
     pub event: Arc<ToolEvent>,
 }
 
@@ -41,6 +43,9 @@ pub struct Index {
     calls: u64,
     title: String,
     cwd: String,
+    /// The summary the head message carries (an append's last does): `None` when it carries
+    /// none, so a summary is never older than the head.
+    summary: Option<SessionSummary>,
     /// The offset of `entries[0]`.
     first: u64,
     /// Per retained offset from `first`: its stream sequence and event id.
@@ -61,6 +66,7 @@ impl Index {
             calls: first.calls,
             title: first.title.clone(),
             cwd: first.cwd.clone(),
+            summary: None,
             first: first.offset,
             entries: VecDeque::new(),
             ids: HashMap::new(),
@@ -110,6 +116,7 @@ impl Index {
             calls: self.calls,
             title: self.title.clone(),
             cwd: self.cwd.clone(),
+            summary: self.summary.clone(),
         }
     }
 
@@ -141,6 +148,7 @@ impl Index {
         self.calls = stored.calls;
         self.title.clone_from(&stored.title);
         self.cwd.clone_from(&stored.cwd);
+        self.summary.clone_from(&stored.summary);
         // The server trims by the same limit; ids of trimmed events are forgotten with them.
         while self.max_events > 0 && self.entries.len() as u64 > self.max_events {
             if let Some((_, id)) = self.entries.pop_front() {
@@ -196,6 +204,7 @@ mod tests {
             calls: offset,
             title: String::new(),
             cwd: String::new(),
+            summary: None,
             event: Arc::new(ToolEvent {
                 session_id: SessionId::new("s").unwrap(),
                 event_id: EventId::new(format!("e{offset}")).unwrap(),

@@ -11,7 +11,7 @@ use async_nats::jetstream::stream::LastRawMessageErrorKind;
 use jetstream_extra::batch_fetch::BatchFetchExt as _;
 use tokio_stream::StreamExt as _;
 
-use super::headers::{CALLS, CREATED, CWD, EPOCH, OFFSET, TITLE, UPDATED};
+use super::headers::{CALLS, CREATED, CWD, EPOCH, OFFSET, SUMMARY, TITLE, UPDATED};
 use super::index::{Index, Stored};
 use super::{Inner, Slot, subject};
 use crate::domain::{Epoch, EventId, SessionId, Subject};
@@ -56,6 +56,19 @@ pub(super) fn parse(
             .map_err(|e| format!("header {name}: {e}"))?;
         String::from_utf8(bytes).map_err(|e| format!("header {name}: {e}"))
     };
+    let summary = match headers.and_then(|h| h.get(SUMMARY)) {
+        None => None,
+        Some(value) => {
+            use base64::Engine as _;
+            let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(value.as_str())
+                .map_err(|e| format!("header {SUMMARY}: {e}"))?;
+            let meta = codec
+                .decode_meta(&bytes)
+                .map_err(|e| format!("header {SUMMARY}: {e}"))?;
+            meta.summary
+        }
+    };
     let Record { offset, event } = codec.decode_event(payload)?;
     if number(OFFSET)? != offset {
         return Err(format!(
@@ -71,6 +84,7 @@ pub(super) fn parse(
         calls: number(CALLS)?,
         title: text(TITLE)?,
         cwd: text(CWD)?,
+        summary,
         event,
     })
 }
@@ -440,6 +454,7 @@ impl Inner {
                 epoch: last.epoch,
                 title: last.title,
                 cwd: last.cwd,
+                summary: last.summary,
             });
             out.push((id, meta));
         }

@@ -475,4 +475,8 @@ impl Feed for JetStreamStore {
     async fn following(&self, _session: &SessionId) {
         self.inner.interest.settled().await;
     }
+
+    fn all_sessions(&self, wanted: bool) {
+        self.inner.interest.all_sessions(wanted);
+    }
 }

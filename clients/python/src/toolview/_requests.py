@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Type, TypeVar, Union
+from datetime import datetime
+from typing import Iterable, Optional, Sequence, Type, TypeVar, Union, cast
 
 from google.protobuf.message import Message as ProtoMessage
 
 from . import _events
 from ._events import Arguments, Meta, Result
 from ._resume import target_of
-from .v1 import events_pb2, presentation_service_pb2, rendering_pb2, session_service_pb2
+from .v1 import events_pb2, presentation_service_pb2, rendering_pb2, session_service_pb2, summary_pb2
 
 #: A unary call's response type.
 Response = TypeVar("Response", bound=ProtoMessage)
@@ -51,3 +52,41 @@ def render(
 def head(info: session_service_pb2.GetSessionResponse) -> Optional[rendering_pb2.Cursor]:
     """Where a live-only subscription starts: after the session's head (none when empty)."""
     return rendering_pb2.Cursor(offset=info.head_offset, epoch=info.epoch) if info.head_offset else None
+
+
+#: The session states ``list_sessions`` filters by, by name (``docs/sessions.md``).
+STATES = {
+    "requires_action": summary_pb2.SESSION_STATE_REQUIRES_ACTION,
+    "running": summary_pb2.SESSION_STATE_RUNNING,
+    "failed": summary_pb2.SESSION_STATE_FAILED,
+    "idle": summary_pb2.SESSION_STATE_IDLE,
+}
+
+
+def state_of(state: Union[str, int]) -> "summary_pb2.SessionState":
+    if isinstance(state, int):
+        return cast("summary_pb2.SessionState", state)
+    try:
+        return STATES[state]
+    except KeyError:
+        raise ValueError(f"state: one of {sorted(STATES)}, not {state!r}") from None
+
+
+def list_sessions(
+    page_size: int,
+    page_token: str,
+    states: Sequence[Union[str, int]],
+    title_prefix: str,
+    cwd_prefix: str,
+    updated_since: Optional[datetime],
+) -> session_service_pb2.ListSessionsRequest:
+    request = session_service_pb2.ListSessionsRequest(
+        page_size=page_size,
+        page_token=page_token,
+        states=[state_of(s) for s in states],
+        title_prefix=title_prefix,
+        cwd_prefix=cwd_prefix,
+    )
+    if updated_since is not None:
+        request.updated_since.FromDatetime(updated_since)
+    return request

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from asyncio import sleep
+from datetime import datetime
 from types import TracebackType
 from typing import Any, AsyncIterator, Callable, Iterable, List, Optional, Sequence, Tuple, Type, Union
 
@@ -502,13 +503,24 @@ class AsyncClient:
         )
 
     async def list_sessions(
-        self, page_size: int = 0
+        self,
+        page_size: int = 0,
+        *,
+        states: Sequence[Union[str, int]] = (),
+        title_prefix: str = "",
+        cwd_prefix: str = "",
+        updated_since: Optional[datetime] = None,
     ) -> AsyncIterator[session_service_pb2.GetSessionResponse]:
-        """Every session the caller may read, in id order, fetched a page at a time."""
+        """Every session the caller may read, in id order, fetched a page at a time, each with
+        its ``summary`` (state, prompts waiting, activity). ``states`` (``requires_action``,
+        ``running``, ``failed``, ``idle``), ``title_prefix``, ``cwd_prefix`` and
+        ``updated_since`` (an aware ``datetime``) keep only the sessions that match."""
         self._open()
         token = ""
         while True:
-            request = session_service_pb2.ListSessionsRequest(page_size=page_size, page_token=token)
+            request = _requests.list_sessions(
+                page_size, token, states, title_prefix, cwd_prefix, updated_since
+            )
             page = await _unary(
                 self._sessions.ListSessions,
                 request,

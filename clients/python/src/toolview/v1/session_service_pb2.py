@@ -25,41 +25,48 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from toolview.v1 import events_pb2 as toolview_dot_v1_dot_events__pb2
 from toolview.v1 import rendering_pb2 as toolview_dot_v1_dot_rendering__pb2
+from toolview.v1 import summary_pb2 as toolview_dot_v1_dot_summary__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!toolview/v1/session_service.proto\x12\x0btoolview.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18toolview/v1/events.proto\x1a\x1btoolview/v1/rendering.proto\"8\n\x0ePublishRequest\x12&\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x16.toolview.v1.ToolEvent\"8\n\x0fPublishResponse\x12%\n\x04\x61\x63ks\x18\x01 \x03(\x0b\x32\x17.toolview.v1.PublishAck\"V\n\nPublishAck\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12#\n\x06\x63ursor\x18\x02 \x01(\x0b\x32\x13.toolview.v1.Cursor\x12\x11\n\tduplicate\x18\x03 \x01(\x08\"\x97\x02\n\x10SubscribeRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12#\n\x06target\x18\x02 \x01(\x0e\x32\x13.toolview.v1.Target\x12/\n\x0c\x63\x61pabilities\x18\x03 \x01(\x0b\x32\x19.toolview.v1.Capabilities\x12\x39\n\x0e\x66rom_beginning\x18\x04 \x01(\x0b\x32\x1f.toolview.v1.StartFromBeginningH\x00\x12$\n\x05\x61\x66ter\x18\x05 \x01(\x0b\x32\x13.toolview.v1.CursorH\x00\x12/\n\tlive_only\x18\x06 \x01(\x0b\x32\x1a.toolview.v1.StartLiveOnlyH\x00\x42\x07\n\x05start\"\x14\n\x12StartFromBeginning\"\x0f\n\rStartLiveOnly\"\x9c\x01\n\x11SubscribeResponse\x12-\n\x06update\x18\x01 \x01(\x0b\x32\x1b.toolview.v1.RenderedUpdateH\x00\x12+\n\theartbeat\x18\x02 \x01(\x0b\x32\x16.toolview.v1.HeartbeatH\x00\x12#\n\x05reset\x18\x03 \x01(\x0b\x32\x12.toolview.v1.ResetH\x00\x42\x06\n\x04item\" \n\tHeartbeat\x12\x13\n\x0bhead_offset\x18\x01 \x01(\x04\"+\n\x05Reset\x12\r\n\x05\x65poch\x18\x01 \x01(\t\x12\x13\n\x0bhead_offset\x18\x02 \x01(\x04\"\'\n\x11GetSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\xe7\x01\n\x12GetSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\r\n\x05\x65poch\x18\x02 \x01(\t\x12\x13\n\x0bhead_offset\x18\x03 \x01(\x04\x12\r\n\x05\x63\x61lls\x18\x04 \x01(\x04\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05title\x18\x07 \x01(\t\x12\x0b\n\x03\x63wd\x18\x08 \x01(\t\x12\x0e\n\x06rights\x18\t \x03(\t\"<\n\x13ListSessionsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\"b\n\x14ListSessionsResponse\x12\x31\n\x08sessions\x18\x01 \x03(\x0b\x32\x1f.toolview.v1.GetSessionResponse\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xc8\x02\n\x0eSessionService\x12\x44\n\x07Publish\x12\x1b.toolview.v1.PublishRequest\x1a\x1c.toolview.v1.PublishResponse\x12L\n\tSubscribe\x12\x1d.toolview.v1.SubscribeRequest\x1a\x1e.toolview.v1.SubscribeResponse0\x01\x12M\n\nGetSession\x12\x1e.toolview.v1.GetSessionRequest\x1a\x1f.toolview.v1.GetSessionResponse\x12S\n\x0cListSessions\x12 .toolview.v1.ListSessionsRequest\x1a!.toolview.v1.ListSessionsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!toolview/v1/session_service.proto\x12\x0btoolview.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18toolview/v1/events.proto\x1a\x1btoolview/v1/rendering.proto\x1a\x19toolview/v1/summary.proto\"8\n\x0ePublishRequest\x12&\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x16.toolview.v1.ToolEvent\"8\n\x0fPublishResponse\x12%\n\x04\x61\x63ks\x18\x01 \x03(\x0b\x32\x17.toolview.v1.PublishAck\"V\n\nPublishAck\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12#\n\x06\x63ursor\x18\x02 \x01(\x0b\x32\x13.toolview.v1.Cursor\x12\x11\n\tduplicate\x18\x03 \x01(\x08\"\x97\x02\n\x10SubscribeRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12#\n\x06target\x18\x02 \x01(\x0e\x32\x13.toolview.v1.Target\x12/\n\x0c\x63\x61pabilities\x18\x03 \x01(\x0b\x32\x19.toolview.v1.Capabilities\x12\x39\n\x0e\x66rom_beginning\x18\x04 \x01(\x0b\x32\x1f.toolview.v1.StartFromBeginningH\x00\x12$\n\x05\x61\x66ter\x18\x05 \x01(\x0b\x32\x13.toolview.v1.CursorH\x00\x12/\n\tlive_only\x18\x06 \x01(\x0b\x32\x1a.toolview.v1.StartLiveOnlyH\x00\x42\x07\n\x05start\"\x14\n\x12StartFromBeginning\"\x0f\n\rStartLiveOnly\"\x9c\x01\n\x11SubscribeResponse\x12-\n\x06update\x18\x01 \x01(\x0b\x32\x1b.toolview.v1.RenderedUpdateH\x00\x12+\n\theartbeat\x18\x02 \x01(\x0b\x32\x16.toolview.v1.HeartbeatH\x00\x12#\n\x05reset\x18\x03 \x01(\x0b\x32\x12.toolview.v1.ResetH\x00\x42\x06\n\x04item\" \n\tHeartbeat\x12\x13\n\x0bhead_offset\x18\x01 \x01(\x04\"+\n\x05Reset\x12\r\n\x05\x65poch\x18\x01 \x01(\t\x12\x13\n\x0bhead_offset\x18\x02 \x01(\x04\"\'\n\x11GetSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x95\x02\n\x12GetSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\r\n\x05\x65poch\x18\x02 \x01(\t\x12\x13\n\x0bhead_offset\x18\x03 \x01(\x04\x12\r\n\x05\x63\x61lls\x18\x04 \x01(\x04\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05title\x18\x07 \x01(\t\x12\x0b\n\x03\x63wd\x18\x08 \x01(\t\x12\x0e\n\x06rights\x18\t \x03(\t\x12,\n\x07summary\x18\n \x01(\x0b\x32\x1b.toolview.v1.SessionSummary\"\xc4\x01\n\x13ListSessionsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\x12)\n\x06states\x18\x03 \x03(\x0e\x32\x19.toolview.v1.SessionState\x12\x14\n\x0ctitle_prefix\x18\x04 \x01(\t\x12\x12\n\ncwd_prefix\x18\x05 \x01(\t\x12\x31\n\rupdated_since\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"b\n\x14ListSessionsResponse\x12\x31\n\x08sessions\x18\x01 \x03(\x0b\x32\x1f.toolview.v1.GetSessionResponse\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"~\n\x14WatchSessionsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12)\n\x06states\x18\x02 \x03(\x0e\x32\x19.toolview.v1.SessionState\x12\x14\n\x0ctitle_prefix\x18\x03 \x01(\t\x12\x12\n\ncwd_prefix\x18\x04 \x01(\t\"\x7f\n\x15WatchSessionsResponse\x12\x32\n\x07session\x18\x01 \x01(\x0b\x32\x1f.toolview.v1.GetSessionResponseH\x00\x12*\n\x06synced\x18\x02 \x01(\x0b\x32\x18.toolview.v1.WatchSyncedH\x00\x42\x06\n\x04item\"\r\n\x0bWatchSynced2\xa2\x03\n\x0eSessionService\x12\x44\n\x07Publish\x12\x1b.toolview.v1.PublishRequest\x1a\x1c.toolview.v1.PublishResponse\x12L\n\tSubscribe\x12\x1d.toolview.v1.SubscribeRequest\x1a\x1e.toolview.v1.SubscribeResponse0\x01\x12M\n\nGetSession\x12\x1e.toolview.v1.GetSessionRequest\x1a\x1f.toolview.v1.GetSessionResponse\x12S\n\x0cListSessions\x12 .toolview.v1.ListSessionsRequest\x1a!.toolview.v1.ListSessionsResponse\x12X\n\rWatchSessions\x12!.toolview.v1.WatchSessionsRequest\x1a\".toolview.v1.WatchSessionsResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toolview.v1.session_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PUBLISHREQUEST']._serialized_start=138
-  _globals['_PUBLISHREQUEST']._serialized_end=194
-  _globals['_PUBLISHRESPONSE']._serialized_start=196
-  _globals['_PUBLISHRESPONSE']._serialized_end=252
-  _globals['_PUBLISHACK']._serialized_start=254
-  _globals['_PUBLISHACK']._serialized_end=340
-  _globals['_SUBSCRIBEREQUEST']._serialized_start=343
-  _globals['_SUBSCRIBEREQUEST']._serialized_end=622
-  _globals['_STARTFROMBEGINNING']._serialized_start=624
-  _globals['_STARTFROMBEGINNING']._serialized_end=644
-  _globals['_STARTLIVEONLY']._serialized_start=646
-  _globals['_STARTLIVEONLY']._serialized_end=661
-  _globals['_SUBSCRIBERESPONSE']._serialized_start=664
-  _globals['_SUBSCRIBERESPONSE']._serialized_end=820
-  _globals['_HEARTBEAT']._serialized_start=822
-  _globals['_HEARTBEAT']._serialized_end=854
-  _globals['_RESET']._serialized_start=856
-  _globals['_RESET']._serialized_end=899
-  _globals['_GETSESSIONREQUEST']._serialized_start=901
-  _globals['_GETSESSIONREQUEST']._serialized_end=940
-  _globals['_GETSESSIONRESPONSE']._serialized_start=943
-  _globals['_GETSESSIONRESPONSE']._serialized_end=1174
-  _globals['_LISTSESSIONSREQUEST']._serialized_start=1176
-  _globals['_LISTSESSIONSREQUEST']._serialized_end=1236
-  _globals['_LISTSESSIONSRESPONSE']._serialized_start=1238
-  _globals['_LISTSESSIONSRESPONSE']._serialized_end=1336
-  _globals['_SESSIONSERVICE']._serialized_start=1339
-  _globals['_SESSIONSERVICE']._serialized_end=1667
+  _globals['_PUBLISHREQUEST']._serialized_start=165
+  _globals['_PUBLISHREQUEST']._serialized_end=221
+  _globals['_PUBLISHRESPONSE']._serialized_start=223
+  _globals['_PUBLISHRESPONSE']._serialized_end=279
+  _globals['_PUBLISHACK']._serialized_start=281
+  _globals['_PUBLISHACK']._serialized_end=367
+  _globals['_SUBSCRIBEREQUEST']._serialized_start=370
+  _globals['_SUBSCRIBEREQUEST']._serialized_end=649
+  _globals['_STARTFROMBEGINNING']._serialized_start=651
+  _globals['_STARTFROMBEGINNING']._serialized_end=671
+  _globals['_STARTLIVEONLY']._serialized_start=673
+  _globals['_STARTLIVEONLY']._serialized_end=688
+  _globals['_SUBSCRIBERESPONSE']._serialized_start=691
+  _globals['_SUBSCRIBERESPONSE']._serialized_end=847
+  _globals['_HEARTBEAT']._serialized_start=849
+  _globals['_HEARTBEAT']._serialized_end=881
+  _globals['_RESET']._serialized_start=883
+  _globals['_RESET']._serialized_end=926
+  _globals['_GETSESSIONREQUEST']._serialized_start=928
+  _globals['_GETSESSIONREQUEST']._serialized_end=967
+  _globals['_GETSESSIONRESPONSE']._serialized_start=970
+  _globals['_GETSESSIONRESPONSE']._serialized_end=1247
+  _globals['_LISTSESSIONSREQUEST']._serialized_start=1250
+  _globals['_LISTSESSIONSREQUEST']._serialized_end=1446
+  _globals['_LISTSESSIONSRESPONSE']._serialized_start=1448
+  _globals['_LISTSESSIONSRESPONSE']._serialized_end=1546
+  _globals['_WATCHSESSIONSREQUEST']._serialized_start=1548
+  _globals['_WATCHSESSIONSREQUEST']._serialized_end=1674
+  _globals['_WATCHSESSIONSRESPONSE']._serialized_start=1676
+  _globals['_WATCHSESSIONSRESPONSE']._serialized_end=1803
+  _globals['_WATCHSYNCED']._serialized_start=1805
+  _globals['_WATCHSYNCED']._serialized_end=1818
+  _globals['_SESSIONSERVICE']._serialized_start=1821
+  _globals['_SESSIONSERVICE']._serialized_end=2239
 # @@protoc_insertion_point(module_scope)

@@ -3,6 +3,7 @@ import datetime
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from toolview.v1 import events_pb2 as _events_pb2
 from toolview.v1 import rendering_pb2 as _rendering_pb2
+from toolview.v1 import summary_pb2 as _summary_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -88,7 +89,7 @@ class GetSessionRequest(_message.Message):
     def __init__(self, session_id: _Optional[str] = ...) -> None: ...
 
 class GetSessionResponse(_message.Message):
-    __slots__ = ("session_id", "epoch", "head_offset", "calls", "created_at", "updated_at", "title", "cwd", "rights")
+    __slots__ = ("session_id", "epoch", "head_offset", "calls", "created_at", "updated_at", "title", "cwd", "rights", "summary")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     EPOCH_FIELD_NUMBER: _ClassVar[int]
     HEAD_OFFSET_FIELD_NUMBER: _ClassVar[int]
@@ -98,6 +99,7 @@ class GetSessionResponse(_message.Message):
     TITLE_FIELD_NUMBER: _ClassVar[int]
     CWD_FIELD_NUMBER: _ClassVar[int]
     RIGHTS_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     epoch: str
     head_offset: int
@@ -107,15 +109,24 @@ class GetSessionResponse(_message.Message):
     title: str
     cwd: str
     rights: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, session_id: _Optional[str] = ..., epoch: _Optional[str] = ..., head_offset: _Optional[int] = ..., calls: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., title: _Optional[str] = ..., cwd: _Optional[str] = ..., rights: _Optional[_Iterable[str]] = ...) -> None: ...
+    summary: _summary_pb2.SessionSummary
+    def __init__(self, session_id: _Optional[str] = ..., epoch: _Optional[str] = ..., head_offset: _Optional[int] = ..., calls: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., title: _Optional[str] = ..., cwd: _Optional[str] = ..., rights: _Optional[_Iterable[str]] = ..., summary: _Optional[_Union[_summary_pb2.SessionSummary, _Mapping]] = ...) -> None: ...
 
 class ListSessionsRequest(_message.Message):
-    __slots__ = ("page_size", "page_token")
+    __slots__ = ("page_size", "page_token", "states", "title_prefix", "cwd_prefix", "updated_since")
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    STATES_FIELD_NUMBER: _ClassVar[int]
+    TITLE_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    CWD_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_SINCE_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     page_token: str
-    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    states: _containers.RepeatedScalarFieldContainer[_summary_pb2.SessionState]
+    title_prefix: str
+    cwd_prefix: str
+    updated_since: _timestamp_pb2.Timestamp
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., states: _Optional[_Iterable[_Union[_summary_pb2.SessionState, str]]] = ..., title_prefix: _Optional[str] = ..., cwd_prefix: _Optional[str] = ..., updated_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListSessionsResponse(_message.Message):
     __slots__ = ("sessions", "next_page_token")
@@ -124,3 +135,27 @@ class ListSessionsResponse(_message.Message):
     sessions: _containers.RepeatedCompositeFieldContainer[GetSessionResponse]
     next_page_token: str
     def __init__(self, sessions: _Optional[_Iterable[_Union[GetSessionResponse, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class WatchSessionsRequest(_message.Message):
+    __slots__ = ("page_size", "states", "title_prefix", "cwd_prefix")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    STATES_FIELD_NUMBER: _ClassVar[int]
+    TITLE_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    CWD_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    states: _containers.RepeatedScalarFieldContainer[_summary_pb2.SessionState]
+    title_prefix: str
+    cwd_prefix: str
+    def __init__(self, page_size: _Optional[int] = ..., states: _Optional[_Iterable[_Union[_summary_pb2.SessionState, str]]] = ..., title_prefix: _Optional[str] = ..., cwd_prefix: _Optional[str] = ...) -> None: ...
+
+class WatchSessionsResponse(_message.Message):
+    __slots__ = ("session", "synced")
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    SYNCED_FIELD_NUMBER: _ClassVar[int]
+    session: GetSessionResponse
+    synced: WatchSynced
+    def __init__(self, session: _Optional[_Union[GetSessionResponse, _Mapping]] = ..., synced: _Optional[_Union[WatchSynced, _Mapping]] = ...) -> None: ...
+
+class WatchSynced(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

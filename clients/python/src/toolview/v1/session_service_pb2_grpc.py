@@ -55,6 +55,11 @@ class SessionServiceStub:
                 request_serializer=toolview_dot_v1_dot_session__service__pb2.ListSessionsRequest.SerializeToString,
                 response_deserializer=toolview_dot_v1_dot_session__service__pb2.ListSessionsResponse.FromString,
                 _registered_method=True)
+        self.WatchSessions = channel.unary_stream(
+                '/toolview.v1.SessionService/WatchSessions',
+                request_serializer=toolview_dot_v1_dot_session__service__pb2.WatchSessionsRequest.SerializeToString,
+                response_deserializer=toolview_dot_v1_dot_session__service__pb2.WatchSessionsResponse.FromString,
+                _registered_method=True)
 
 
 class SessionServiceServicer:
@@ -90,6 +95,17 @@ class SessionServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchSessions(self, request, context):
+        """Watches the fleet: the first page of the sessions the caller may read that the filters
+        admit, then `synced`, then each session again whenever its summary changes (docs/sessions.md:
+        a change of state or of the prompts waiting at once, any other at most once per session per
+        `--fleet-throttle-ms`). A session leaving the filters is sent once more, so a watcher sees
+        it go. A watcher that falls behind is sent the first page again, then `synced`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SessionServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -112,6 +128,11 @@ def add_SessionServiceServicer_to_server(servicer, server):
                     servicer.ListSessions,
                     request_deserializer=toolview_dot_v1_dot_session__service__pb2.ListSessionsRequest.FromString,
                     response_serializer=toolview_dot_v1_dot_session__service__pb2.ListSessionsResponse.SerializeToString,
+            ),
+            'WatchSessions': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchSessions,
+                    request_deserializer=toolview_dot_v1_dot_session__service__pb2.WatchSessionsRequest.FromString,
+                    response_serializer=toolview_dot_v1_dot_session__service__pb2.WatchSessionsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -223,6 +244,33 @@ class SessionService:
             '/toolview.v1.SessionService/ListSessions',
             toolview_dot_v1_dot_session__service__pb2.ListSessionsRequest.SerializeToString,
             toolview_dot_v1_dot_session__service__pb2.ListSessionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchSessions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/toolview.v1.SessionService/WatchSessions',
+            toolview_dot_v1_dot_session__service__pb2.WatchSessionsRequest.SerializeToString,
+            toolview_dot_v1_dot_session__service__pb2.WatchSessionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -10,13 +10,15 @@ import type { ToolEvent } from "./events_pb.js";
 import { file_toolview_v1_events } from "./events_pb.js";
 import type { Capabilities, Cursor, RenderedUpdate, Target } from "./rendering_pb.js";
 import { file_toolview_v1_rendering } from "./rendering_pb.js";
+import type { SessionState, SessionSummary } from "./summary_pb.js";
+import { file_toolview_v1_summary } from "./summary_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file toolview/v1/session_service.proto.
  */
 export const file_toolview_v1_session_service: GenFile = /*@__PURE__*/
-  fileDesc("CiF0b29sdmlldy92MS9zZXNzaW9uX3NlcnZpY2UucHJvdG8SC3Rvb2x2aWV3LnYxIjgKDlB1Ymxpc2hSZXF1ZXN0EiYKBmV2ZW50cxgBIAMoCzIWLnRvb2x2aWV3LnYxLlRvb2xFdmVudCI4Cg9QdWJsaXNoUmVzcG9uc2USJQoEYWNrcxgBIAMoCzIXLnRvb2x2aWV3LnYxLlB1Ymxpc2hBY2siVgoKUHVibGlzaEFjaxIQCghldmVudF9pZBgBIAEoCRIjCgZjdXJzb3IYAiABKAsyEy50b29sdmlldy52MS5DdXJzb3ISEQoJZHVwbGljYXRlGAMgASgIIpcCChBTdWJzY3JpYmVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSIwoGdGFyZ2V0GAIgASgOMhMudG9vbHZpZXcudjEuVGFyZ2V0Ei8KDGNhcGFiaWxpdGllcxgDIAEoCzIZLnRvb2x2aWV3LnYxLkNhcGFiaWxpdGllcxI5Cg5mcm9tX2JlZ2lubmluZxgEIAEoCzIfLnRvb2x2aWV3LnYxLlN0YXJ0RnJvbUJlZ2lubmluZ0gAEiQKBWFmdGVyGAUgASgLMhMudG9vbHZpZXcudjEuQ3Vyc29ySAASLwoJbGl2ZV9vbmx5GAYgASgLMhoudG9vbHZpZXcudjEuU3RhcnRMaXZlT25seUgAQgcKBXN0YXJ0IhQKElN0YXJ0RnJvbUJlZ2lubmluZyIPCg1TdGFydExpdmVPbmx5IpwBChFTdWJzY3JpYmVSZXNwb25zZRItCgZ1cGRhdGUYASABKAsyGy50b29sdmlldy52MS5SZW5kZXJlZFVwZGF0ZUgAEisKCWhlYXJ0YmVhdBgCIAEoCzIWLnRvb2x2aWV3LnYxLkhlYXJ0YmVhdEgAEiMKBXJlc2V0GAMgASgLMhIudG9vbHZpZXcudjEuUmVzZXRIAEIGCgRpdGVtIiAKCUhlYXJ0YmVhdBITCgtoZWFkX29mZnNldBgBIAEoBCIrCgVSZXNldBINCgVlcG9jaBgBIAEoCRITCgtoZWFkX29mZnNldBgCIAEoBCInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIucBChJHZXRTZXNzaW9uUmVzcG9uc2USEgoKc2Vzc2lvbl9pZBgBIAEoCRINCgVlcG9jaBgCIAEoCRITCgtoZWFkX29mZnNldBgDIAEoBBINCgVjYWxscxgEIAEoBBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgV0aXRsZRgHIAEoCRILCgNjd2QYCCABKAkSDgoGcmlnaHRzGAkgAygJIjwKE0xpc3RTZXNzaW9uc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgNEhIKCnBhZ2VfdG9rZW4YAiABKAkiYgoUTGlzdFNlc3Npb25zUmVzcG9uc2USMQoIc2Vzc2lvbnMYASADKAsyHy50b29sdmlldy52MS5HZXRTZXNzaW9uUmVzcG9uc2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMsgCCg5TZXNzaW9uU2VydmljZRJECgdQdWJsaXNoEhsudG9vbHZpZXcudjEuUHVibGlzaFJlcXVlc3QaHC50b29sdmlldy52MS5QdWJsaXNoUmVzcG9uc2USTAoJU3Vic2NyaWJlEh0udG9vbHZpZXcudjEuU3Vic2NyaWJlUmVxdWVzdBoeLnRvb2x2aWV3LnYxLlN1YnNjcmliZVJlc3BvbnNlMAESTQoKR2V0U2Vzc2lvbhIeLnRvb2x2aWV3LnYxLkdldFNlc3Npb25SZXF1ZXN0Gh8udG9vbHZpZXcudjEuR2V0U2Vzc2lvblJlc3BvbnNlElMKDExpc3RTZXNzaW9ucxIgLnRvb2x2aWV3LnYxLkxpc3RTZXNzaW9uc1JlcXVlc3QaIS50b29sdmlldy52MS5MaXN0U2Vzc2lvbnNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_toolview_v1_events, file_toolview_v1_rendering]);
+  fileDesc("CiF0b29sdmlldy92MS9zZXNzaW9uX3NlcnZpY2UucHJvdG8SC3Rvb2x2aWV3LnYxIjgKDlB1Ymxpc2hSZXF1ZXN0EiYKBmV2ZW50cxgBIAMoCzIWLnRvb2x2aWV3LnYxLlRvb2xFdmVudCI4Cg9QdWJsaXNoUmVzcG9uc2USJQoEYWNrcxgBIAMoCzIXLnRvb2x2aWV3LnYxLlB1Ymxpc2hBY2siVgoKUHVibGlzaEFjaxIQCghldmVudF9pZBgBIAEoCRIjCgZjdXJzb3IYAiABKAsyEy50b29sdmlldy52MS5DdXJzb3ISEQoJZHVwbGljYXRlGAMgASgIIpcCChBTdWJzY3JpYmVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSIwoGdGFyZ2V0GAIgASgOMhMudG9vbHZpZXcudjEuVGFyZ2V0Ei8KDGNhcGFiaWxpdGllcxgDIAEoCzIZLnRvb2x2aWV3LnYxLkNhcGFiaWxpdGllcxI5Cg5mcm9tX2JlZ2lubmluZxgEIAEoCzIfLnRvb2x2aWV3LnYxLlN0YXJ0RnJvbUJlZ2lubmluZ0gAEiQKBWFmdGVyGAUgASgLMhMudG9vbHZpZXcudjEuQ3Vyc29ySAASLwoJbGl2ZV9vbmx5GAYgASgLMhoudG9vbHZpZXcudjEuU3RhcnRMaXZlT25seUgAQgcKBXN0YXJ0IhQKElN0YXJ0RnJvbUJlZ2lubmluZyIPCg1TdGFydExpdmVPbmx5IpwBChFTdWJzY3JpYmVSZXNwb25zZRItCgZ1cGRhdGUYASABKAsyGy50b29sdmlldy52MS5SZW5kZXJlZFVwZGF0ZUgAEisKCWhlYXJ0YmVhdBgCIAEoCzIWLnRvb2x2aWV3LnYxLkhlYXJ0YmVhdEgAEiMKBXJlc2V0GAMgASgLMhIudG9vbHZpZXcudjEuUmVzZXRIAEIGCgRpdGVtIiAKCUhlYXJ0YmVhdBITCgtoZWFkX29mZnNldBgBIAEoBCIrCgVSZXNldBINCgVlcG9jaBgBIAEoCRITCgtoZWFkX29mZnNldBgCIAEoBCInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIpUCChJHZXRTZXNzaW9uUmVzcG9uc2USEgoKc2Vzc2lvbl9pZBgBIAEoCRINCgVlcG9jaBgCIAEoCRITCgtoZWFkX29mZnNldBgDIAEoBBINCgVjYWxscxgEIAEoBBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgV0aXRsZRgHIAEoCRILCgNjd2QYCCABKAkSDgoGcmlnaHRzGAkgAygJEiwKB3N1bW1hcnkYCiABKAsyGy50b29sdmlldy52MS5TZXNzaW9uU3VtbWFyeSLEAQoTTGlzdFNlc3Npb25zUmVxdWVzdBIRCglwYWdlX3NpemUYASABKA0SEgoKcGFnZV90b2tlbhgCIAEoCRIpCgZzdGF0ZXMYAyADKA4yGS50b29sdmlldy52MS5TZXNzaW9uU3RhdGUSFAoMdGl0bGVfcHJlZml4GAQgASgJEhIKCmN3ZF9wcmVmaXgYBSABKAkSMQoNdXBkYXRlZF9zaW5jZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiYgoUTGlzdFNlc3Npb25zUmVzcG9uc2USMQoIc2Vzc2lvbnMYASADKAsyHy50b29sdmlldy52MS5HZXRTZXNzaW9uUmVzcG9uc2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIn4KFFdhdGNoU2Vzc2lvbnNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoDRIpCgZzdGF0ZXMYAiADKA4yGS50b29sdmlldy52MS5TZXNzaW9uU3RhdGUSFAoMdGl0bGVfcHJlZml4GAMgASgJEhIKCmN3ZF9wcmVmaXgYBCABKAkifwoVV2F0Y2hTZXNzaW9uc1Jlc3BvbnNlEjIKB3Nlc3Npb24YASABKAsyHy50b29sdmlldy52MS5HZXRTZXNzaW9uUmVzcG9uc2VIABIqCgZzeW5jZWQYAiABKAsyGC50b29sdmlldy52MS5XYXRjaFN5bmNlZEgAQgYKBGl0ZW0iDQoLV2F0Y2hTeW5jZWQyogMKDlNlc3Npb25TZXJ2aWNlEkQKB1B1Ymxpc2gSGy50b29sdmlldy52MS5QdWJsaXNoUmVxdWVzdBocLnRvb2x2aWV3LnYxLlB1Ymxpc2hSZXNwb25zZRJMCglTdWJzY3JpYmUSHS50b29sdmlldy52MS5TdWJzY3JpYmVSZXF1ZXN0Gh4udG9vbHZpZXcudjEuU3Vic2NyaWJlUmVzcG9uc2UwARJNCgpHZXRTZXNzaW9uEh4udG9vbHZpZXcudjEuR2V0U2Vzc2lvblJlcXVlc3QaHy50b29sdmlldy52MS5HZXRTZXNzaW9uUmVzcG9uc2USUwoMTGlzdFNlc3Npb25zEiAudG9vbHZpZXcudjEuTGlzdFNlc3Npb25zUmVxdWVzdBohLnRvb2x2aWV3LnYxLkxpc3RTZXNzaW9uc1Jlc3BvbnNlElgKDVdhdGNoU2Vzc2lvbnMSIS50b29sdmlldy52MS5XYXRjaFNlc3Npb25zUmVxdWVzdBoiLnRvb2x2aWV3LnYxLldhdGNoU2Vzc2lvbnNSZXNwb25zZTABYgZwcm90bzM", [file_google_protobuf_timestamp, file_toolview_v1_events, file_toolview_v1_rendering, file_toolview_v1_summary]);
 
 /**
  * Events to append.
@@ -378,6 +380,15 @@ export type GetSessionResponse = Message<"toolview.v1.GetSessionResponse"> & {
    * @generated from field: repeated string rights = 9;
    */
   rights: string[];
+
+  /**
+   * The session at a glance: its state, the prompts waiting on a person, what it does now, its
+   * turns, failed calls and usage. Unset for a session whose log predates summaries until the
+   * server next loads it.
+   *
+   * @generated from field: toolview.v1.SessionSummary summary = 10;
+   */
+  summary?: SessionSummary | undefined;
 };
 
 /**
@@ -406,6 +417,34 @@ export type ListSessionsRequest = Message<"toolview.v1.ListSessionsRequest"> & {
    * @generated from field: string page_token = 2;
    */
   pageToken: string;
+
+  /**
+   * Only sessions in one of these states; empty: any state.
+   *
+   * @generated from field: repeated toolview.v1.SessionState states = 3;
+   */
+  states: SessionState[];
+
+  /**
+   * Only sessions whose title starts with this (case-sensitive); empty: any.
+   *
+   * @generated from field: string title_prefix = 4;
+   */
+  titlePrefix: string;
+
+  /**
+   * Only sessions whose working directory starts with this; empty: any.
+   *
+   * @generated from field: string cwd_prefix = 5;
+   */
+  cwdPrefix: string;
+
+  /**
+   * Only sessions updated at or after this; unset: any.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_since = 6;
+   */
+  updatedSince?: Timestamp | undefined;
 };
 
 /**
@@ -430,7 +469,8 @@ export type ListSessionsResponse = Message<"toolview.v1.ListSessionsResponse"> &
 
   /**
    * The token of the next page; empty after the last. A page may hold fewer sessions than
-   * asked (those the caller's token does not cover are skipped) and still have a next one.
+   * asked (those the caller's token does not cover, or the filters leave out, are skipped) and
+   * still have a next one: a page looks at a bounded number of sessions (docs/sessions.md).
    *
    * @generated from field: string next_page_token = 2;
    */
@@ -443,6 +483,100 @@ export type ListSessionsResponse = Message<"toolview.v1.ListSessionsResponse"> &
  */
 export const ListSessionsResponseSchema: GenMessage<ListSessionsResponse> = /*@__PURE__*/
   messageDesc(file_toolview_v1_session_service, 12);
+
+/**
+ * What to watch: the filters of `ListSessionsRequest`.
+ *
+ * @generated from message toolview.v1.WatchSessionsRequest
+ */
+export type WatchSessionsRequest = Message<"toolview.v1.WatchSessionsRequest"> & {
+  /**
+   * Sessions sent before `synced`: 0 means 100; at most 1000.
+   *
+   * @generated from field: uint32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * Only sessions in one of these states; empty: any state.
+   *
+   * @generated from field: repeated toolview.v1.SessionState states = 2;
+   */
+  states: SessionState[];
+
+  /**
+   * Only sessions whose title starts with this; empty: any.
+   *
+   * @generated from field: string title_prefix = 3;
+   */
+  titlePrefix: string;
+
+  /**
+   * Only sessions whose working directory starts with this; empty: any.
+   *
+   * @generated from field: string cwd_prefix = 4;
+   */
+  cwdPrefix: string;
+};
+
+/**
+ * Describes the message toolview.v1.WatchSessionsRequest.
+ * Use `create(WatchSessionsRequestSchema)` to create a new message.
+ */
+export const WatchSessionsRequestSchema: GenMessage<WatchSessionsRequest> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_session_service, 13);
+
+/**
+ * One item of a fleet watch.
+ *
+ * @generated from message toolview.v1.WatchSessionsResponse
+ */
+export type WatchSessionsResponse = Message<"toolview.v1.WatchSessionsResponse"> & {
+  /**
+   * What it is. Always set.
+   *
+   * @generated from oneof toolview.v1.WatchSessionsResponse.item
+   */
+  item: {
+    /**
+     * A session as it is now (replaces what a watcher showed of it).
+     *
+     * @generated from field: toolview.v1.GetSessionResponse session = 1;
+     */
+    value: GetSessionResponse;
+    case: "session";
+  } | {
+    /**
+     * The first page is complete: what follows is live.
+     *
+     * @generated from field: toolview.v1.WatchSynced synced = 2;
+     */
+    value: WatchSynced;
+    case: "synced";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message toolview.v1.WatchSessionsResponse.
+ * Use `create(WatchSessionsResponseSchema)` to create a new message.
+ */
+export const WatchSessionsResponseSchema: GenMessage<WatchSessionsResponse> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_session_service, 14);
+
+/**
+ * The first page of a fleet watch is complete.
+ *
+ * @generated from message toolview.v1.WatchSynced
+ */
+export type WatchSynced = Message<"toolview.v1.WatchSynced"> & {
+};
+
+/**
+ * Describes the message toolview.v1.WatchSynced.
+ * Use `create(WatchSyncedSchema)` to create a new message.
+ */
+export const WatchSyncedSchema: GenMessage<WatchSynced> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_session_service, 15);
 
 /**
  * Sessions: a durable per-session event log, with replay-then-live subscriptions.
@@ -490,6 +624,20 @@ export const SessionService: GenService<{
     methodKind: "unary";
     input: typeof ListSessionsRequestSchema;
     output: typeof ListSessionsResponseSchema;
+  },
+  /**
+   * Watches the fleet: the first page of the sessions the caller may read that the filters
+   * admit, then `synced`, then each session again whenever its summary changes (docs/sessions.md:
+   * a change of state or of the prompts waiting at once, any other at most once per session per
+   * `--fleet-throttle-ms`). A session leaving the filters is sent once more, so a watcher sees
+   * it go. A watcher that falls behind is sent the first page again, then `synced`.
+   *
+   * @generated from rpc toolview.v1.SessionService.WatchSessions
+   */
+  watchSessions: {
+    methodKind: "server_streaming";
+    input: typeof WatchSessionsRequestSchema;
+    output: typeof WatchSessionsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_toolview_v1_session_service, 0);

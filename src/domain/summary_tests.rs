@@ -1,0 +1,293 @@
+//! The fold's rules, over every event kind.
+
+use super::*;
+use crate::domain::permission::{OptionKind, Outcome, PermissionResolved, RequestId, Responder};
+use crate::domain::{
+    CallFinished, CallId, CallInputComplete, CallInputDelta, CallOutput, EventId, MessageDelta,
+    MessageFinished, MessageId, MessageStarted, SessionId, SessionStarted, TurnFinished, TurnId,
+    TurnStarted,
+};
+
+fn ev(body: EventBody) -> ToolEvent {
+    ToolEvent {
+        session_id: SessionId::new("s").unwrap(),
+        event_id: EventId::new("e").unwrap(),
+        body,
+    }
+}
+
+fn call(id: &str) -> CallId {
+    CallId::new(id).unwrap()
+}
+
+fn started(id: &str, tool: &str) -> EventBody {
+    EventBody::CallStarted(CallStarted {
+        call_id: call(id),
+        tool_name: tool.into(),
+        arguments_json: "{}".into(),
+        view: None,
+        input_streaming: false,
+        parent: None,
+    })
+}
+
+fn finished(id: &str, is_error: bool) -> EventBody {
+    EventBody::CallFinished(CallFinished {
+        call_id: call(id),
+        content: Vec::new(),
+        is_error,
+        meta_json: String::new(),
+        view: None,
+    })
+}
+
+fn turn(id: &str) -> EventBody {
+    EventBody::TurnStarted(TurnStarted {
+        turn_id: TurnId::new(id).unwrap(),
+    })
+}
+
+fn turn_end(id: &str, stop_reason: StopReason, usage: Option<TokenUsage>) -> EventBody {
+    EventBody::TurnFinished(TurnFinished {
+        turn_id: TurnId::new(id).unwrap(),
+        stop_reason,
+        usage,
+    })
+}
+
+fn message(id: &str, role: MessageRole, text: &str) -> EventBody {
+    EventBody::MessageStarted(MessageStarted {
+        message_id: MessageId::new(id).unwrap(),
+        role,
+        text: text.into(),
+        parent: None,
+    })
+}
+
+fn option(id: &str, kind: OptionKind) -> PermissionOption {
+    PermissionOption {
+        option_id: id.into(),
+        name: id.into(),
+        kind,
+    }
+}
+
+fn ask(id: &str) -> EventBody {
+    EventBody::PermissionRequested(PermissionRequested {
+        request_id: RequestId::new(id).unwrap(),
+        call_id: Some(call("c1")),
+        title: "Run rm -rf build?\nIt deletes the build directory.".into(),
+        description: String::new(),
+        options: vec![
+            option("allow", OptionKind::AllowOnce),
+            option("reject", OptionKind::RejectOnce),
+        ],
+        expiry_option_id: "reject".into(),
+        timeout_ms: 60_000,
+        expires_at_ms: 70_000,
+    })
+}
+
+fn answer(id: &str) -> EventBody {
+    EventBody::PermissionResolved(PermissionResolved {
+        request_id: RequestId::new(id).unwrap(),
+        outcome: Outcome::Selected {
+            option_id: "allow".into(),
+        },
+        reason: String::new(),
+        resolved_by: Responder::server(),
+        resolved_at_ms: 20_000,
+    })
+}
+
+/// The presenters' stand-in: the tool's name as its title.
+fn title(c: &CallStarted) -> String {
+    format!("Run {}", c.tool_name)
+}
+
+fn fold(bodies: Vec<EventBody>) -> SessionSummary {
+    let mut s = SessionSummary::default();
+    for (i, b) in bodies.into_iter().enumerate() {
+        s.apply(&ev(b), 1_000 * (i as u64 + 1), &title);
+    }
+    s
+}
+
+#[test]
+fn a_new_session_is_idle() {
+    assert_eq!(SessionSummary::default().state(), SessionState::Idle);
+    let s = fold(vec![EventBody::SessionStarted(SessionStarted {
+        cwd: "/w".into(),
+    })]);
+    assert_eq!(s.state(), SessionState::Idle);
+    assert_eq!(s.activity_ms, 1_000);
+}
+
+#[test]
+fn an_open_turn_or_call_is_running_until_both_end() {
+    let s = fold(vec![turn("t1")]);
+    assert_eq!(
+        (s.state(), s.turns, s.open_turns),
+        (SessionState::Running, 1, 1)
+    );
+    let s = fold(vec![
+        turn("t1"),
+        started("c1", "bash"),
+        turn_end("t1", StopReason::EndTurn, None),
+    ]);
+    // A call outliving its turn (background work) keeps the session running.
+    assert_eq!((s.state(), s.open_calls), (SessionState::Running, 1));
+    assert_eq!(s.activity, "Run bash");
+    let s = fold(vec![
+        turn("t1"),
+        started("c1", "bash"),
+        turn_end("t1", StopReason::EndTurn, None),
+        finished("c1", true),
+    ]);
+    assert_eq!(
+        (s.state(), s.open_calls, s.failed_calls),
+        (SessionState::Idle, 0, 1)
+    );
+}
+
+#[test]
+fn a_pending_prompt_requires_action_above_everything_else() {
+    let s = fold(vec![turn("t1"), started("c1", "bash"), ask("p1")]);
+    assert_eq!(s.state(), SessionState::RequiresAction);
+    assert_eq!(s.pending_count, 1);
+    let p = &s.pending[0];
+    assert_eq!(p.request_id, "p1");
+    assert_eq!(p.call_id, "c1");
+    assert_eq!(p.title, "Run rm -rf build?");
+    assert_eq!(p.options.len(), 2);
+    assert_eq!((p.requested_ms, p.expires_at_ms), (3_000, 70_000));
+    let s = fold(vec![
+        turn("t1"),
+        started("c1", "bash"),
+        ask("p1"),
+        answer("p1"),
+    ]);
+    assert_eq!((s.state(), s.pending_count), (SessionState::Running, 0));
+    assert!(s.pending.is_empty());
+}
+
+#[test]
+fn pending_prompts_are_listed_oldest_first_up_to_the_bound_and_all_counted() {
+    let ids: Vec<String> = (0..MAX_SUMMARY_PROMPTS + 3)
+        .map(|i| format!("p{i}"))
+        .collect();
+    let mut bodies: Vec<EventBody> = ids.iter().map(|id| ask(id)).collect();
+    let s = fold(bodies.clone());
+    assert_eq!(s.pending.len(), MAX_SUMMARY_PROMPTS);
+    assert_eq!(s.pending_count, ids.len() as u64);
+    assert_eq!(s.pending[0].request_id, "p0");
+    // Answering a listed one and an unlisted one: both counted down.
+    bodies.push(answer("p0"));
+    bodies.push(answer(&ids[ids.len() - 1]));
+    let s = fold(bodies);
+    assert_eq!(s.pending_count, ids.len() as u64 - 2);
+    assert_eq!(s.pending[0].request_id, "p1");
+}
+
+#[test]
+fn a_turn_that_stopped_short_is_failed_and_a_cancelled_one_idle() {
+    for (reason, state) in [
+        (StopReason::Unspecified, SessionState::Idle),
+        (StopReason::EndTurn, SessionState::Idle),
+        (StopReason::Cancelled, SessionState::Idle),
+        (StopReason::MaxTokens, SessionState::Failed),
+        (StopReason::MaxTurnRequests, SessionState::Failed),
+        (StopReason::Refusal, SessionState::Failed),
+    ] {
+        let s = fold(vec![turn("t1"), turn_end("t1", reason, None)]);
+        assert_eq!(s.state(), state, "{reason:?}");
+    }
+    // A new turn after a failed one runs, then ends well: idle again.
+    let s = fold(vec![
+        turn("t1"),
+        turn_end("t1", StopReason::Refusal, None),
+        turn("t2"),
+    ]);
+    assert_eq!(s.state(), SessionState::Running);
+}
+
+#[test]
+fn usage_adds_up_and_the_context_is_the_latest() {
+    let u = |input, context| TokenUsage {
+        input_tokens: input,
+        output_tokens: 10,
+        context_tokens: context,
+        context_window: 200_000,
+        ..TokenUsage::default()
+    };
+    let s = fold(vec![
+        turn("t1"),
+        turn_end("t1", StopReason::EndTurn, Some(u(100, 5_000))),
+        turn("t2"),
+        turn_end("t2", StopReason::EndTurn, Some(u(50, 7_000))),
+    ]);
+    assert_eq!(s.usage.input_tokens, 150);
+    assert_eq!(s.usage.output_tokens, 20);
+    assert_eq!(
+        (s.usage.context_tokens, s.usage.context_window),
+        (7_000, 200_000)
+    );
+}
+
+#[test]
+fn the_activity_is_the_latest_call_or_message_and_chunks_only_move_its_time() {
+    let s = fold(vec![
+        started("c1", "bash"),
+        message("m1", MessageRole::Assistant, "\nLet me look.\nMore."),
+    ]);
+    assert_eq!(s.activity, "Let me look.");
+    // Reasoning is not activity; a message that starts empty takes its first delta's line.
+    let s = fold(vec![
+        started("c1", "bash"),
+        message("r1", MessageRole::Reasoning, "thinking"),
+    ]);
+    assert_eq!(s.activity, "Run bash");
+    let delta = |id: &str, text: &str| {
+        EventBody::MessageDelta(MessageDelta {
+            message_id: MessageId::new(id).unwrap(),
+            text: text.into(),
+        })
+    };
+    let s = fold(vec![
+        message("m1", MessageRole::Assistant, ""),
+        delta("m1", "Done: 3 files."),
+        delta("m1", " And more."),
+    ]);
+    assert_eq!(s.activity, "Done: 3 files.");
+    // Output, input deltas and the rest change nothing but the time.
+    let before = fold(vec![started("c1", "bash")]);
+    for body in [
+        EventBody::CallOutput(CallOutput {
+            call_id: call("c1"),
+            data: "lots of output".into(),
+        }),
+        EventBody::CallInputDelta(CallInputDelta {
+            call_id: call("c1"),
+            text: "{".into(),
+        }),
+        EventBody::CallInputComplete(CallInputComplete {
+            call_id: call("c1"),
+            arguments_json: "{}".into(),
+            view: None,
+        }),
+        delta("m9", "x"),
+        EventBody::MessageFinished(MessageFinished {
+            message_id: MessageId::new("m1").unwrap(),
+        }),
+    ] {
+        let mut s = before.clone();
+        s.apply(&ev(body), 9_000, &title);
+        assert_eq!(
+            SessionSummary {
+                activity_ms: 1_000,
+                ..s
+            },
+            before
+        );
+    }
+}
