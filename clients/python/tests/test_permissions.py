@@ -1,6 +1,6 @@
 """Permission requests from the harness side against a real server: a call asks and blocks, a
 UI answers, the first answer wins and a late one learns the winner; nobody answering in time is
-the reject option; the same with asyncio."""
+the reject option; the same with asyncio; a fleet watch sees who waits."""
 
 import asyncio
 import threading
@@ -9,9 +9,10 @@ from typing import Any, List
 import pytest
 from _server import Server
 
-from toolview import Client, Decision, allow_once, reject_once
+from toolview import SYNCED, Client, Decision, Synced, allow_once, reject_once
 from toolview.aio import AsyncClient
 from toolview.errors import UsageError
+from toolview.v1 import summary_pb2
 
 
 def wait_for_prompt(server: Server, session_id: str) -> str:
@@ -80,3 +81,47 @@ def test_asyncio_asks_too(server: Server) -> None:
 def test_one_sided_options_are_refused_before_anything_is_sent(server: Server) -> None:
     with Client(server.address) as client, pytest.raises(UsageError, match="one allow and one reject"):
         client.session("perm").request_permission("Sure?", [allow_once()])
+
+
+def test_the_fleet_watch_shows_who_waits_and_when_it_is_answered(server: Server) -> None:
+    """A harness asks; a watch of sessions waiting on a person gets the session with its prompt,
+    and once it is answered, the same session again, no longer waiting."""
+
+    def harness() -> None:
+        with Client(server.address) as client:
+            session = client.session("fleet")
+            with session.start_call("bash", {"command": "make deploy", "description": "Deploy"}) as call:
+                call.request_permission("Deploy to production?")
+                call.finish("deployed")
+
+    with Client(server.address) as ui:
+        watch = ui.watch_sessions(states=["requires_action"])
+        assert next(watch) is SYNCED, "nothing waits yet"
+        thread = threading.Thread(target=harness)
+        thread.start()
+        waiting = next(watch)
+        assert not isinstance(waiting, Synced)
+        assert waiting.session_id == "fleet"
+        assert waiting.summary.state == summary_pb2.SESSION_STATE_REQUIRES_ACTION
+        [prompt] = waiting.summary.pending
+        assert prompt.title == "Deploy to production?"
+        ui.respond_permission("fleet", prompt.request_id, "allow")
+        answered = next(watch)
+        assert not isinstance(answered, Synced) and answered.session_id == "fleet"
+        assert answered.summary.state != summary_pb2.SESSION_STATE_REQUIRES_ACTION
+        watch.close()
+        thread.join(timeout=30)
+
+
+def test_asyncio_watches_the_fleet_too(server: Server) -> None:
+    async def run() -> None:
+        async with AsyncClient(server.address) as client:
+            await client.session("afleet").start("/afleet-only")
+            await client.flush()
+            watch = client.watch_sessions(cwd_prefix="/afleet-only")
+            first = await watch.__anext__()
+            assert not isinstance(first, Synced) and first.session_id == "afleet"
+            assert await watch.__anext__() is SYNCED
+            await watch.aclose()
+
+    asyncio.run(run())

@@ -353,6 +353,37 @@ export class Client {
     } while (pageToken);
   }
 
+  /** The fleet, live (docs/sessions.md): the first page of the sessions the filters keep, then
+   *  `SYNCED`, then a session again each time its summary changes (one leaving the filters comes
+   *  once more, with its new state). After a transient failure it reconnects: the first page
+   *  again, then `SYNCED` (a summary replaces the last one). `signal` ends it. */
+  async *watchSessions(options: WatchOptions = {}): AsyncIterable<GetSessionResponse | typeof SYNCED> {
+    this.open();
+    const request = {
+      pageSize: options.pageSize ?? 0,
+      states: (options.states ?? []).map(stateOf),
+      titlePrefix: options.titlePrefix ?? "",
+      cwdPrefix: options.cwdPrefix ?? "",
+    };
+    const signal = options.signal ?? new AbortController().signal;
+    const backoff = new Backoff(50, 2_000);
+    while (!signal.aborted) {
+      try {
+        for await (const response of this.sessions.watchSessions(request, { signal })) {
+          backoff.reset();
+          if (response.item.case === "synced") yield SYNCED;
+          else if (response.item.case === "session") yield response.item.value;
+        }
+      } catch (e) {
+        const error = ToolviewError.from(e);
+        if (signal.aborted) return;
+        if (options.reconnect === false || error.code === undefined || !RESUMABLE.has(error.code)) throw error;
+      }
+      if (options.reconnect === false) return;
+      await sleep(backoff.next(), signal);
+    }
+  }
+
   /** The built-in presenters' views for one call (and its result, when given). */
   present(
     tool: string,
@@ -415,4 +446,19 @@ function stateOf(state: SessionStateName | SessionState): SessionState {
   const known = STATES[state];
   if (known === undefined) throw new RangeError(`state: one of ${Object.keys(STATES).join(", ")}, not ${state}`);
   return known;
+}
+
+/** A fleet watch's marker: every session of its first page has come; what follows is live. */
+export const SYNCED: unique symbol = Symbol("toolview.synced");
+
+/** What `watchSessions` watches (the filters of `listSessions`, but time), and how. */
+export interface WatchOptions {
+  pageSize?: number;
+  states?: (SessionStateName | SessionState)[];
+  titlePrefix?: string;
+  cwdPrefix?: string;
+  /** Reconnect after a transient failure (default true). */
+  reconnect?: boolean;
+  /** Ends the watch. */
+  signal?: AbortSignal;
 }

@@ -12,7 +12,9 @@ export {
   type Start,
   type SubscribeOptions,
   Subscription,
+  SYNCED,
   type TargetName,
+  type WatchOptions,
 } from "./client.js";
 export {
   BufferFull,

@@ -17,6 +17,7 @@ import {
   permissionPath,
   SessionService,
   SessionState,
+  SYNCED,
   safeId,
   ToolCallOutputSchema,
   ToolCallViewSchema,
@@ -91,6 +92,27 @@ test("a turn reads back in every form", async () => {
   const waiting = [];
   for await (const s of client.listSessions({ states: ["requires_action", "running"] })) waiting.push(s);
   assert.deepEqual(waiting, []);
+  await client.close();
+});
+
+test("a fleet watch gives the first page, SYNCED, then each summary change", async () => {
+  const client = connect(server.address);
+  await client.session("fleet-a").start("/fleet-only");
+  await client.flush();
+  const abort = new AbortController();
+  const watch = client.watchSessions({ cwdPrefix: "/fleet-only", signal: abort.signal })[Symbol.asyncIterator]();
+  const first = (await watch.next()).value;
+  assert.equal(first.sessionId, "fleet-a");
+  assert.equal(first.summary.state, SessionState.IDLE);
+  assert.equal((await watch.next()).value, SYNCED);
+  // A turn starts: the state changes, so the watch hears it at once.
+  await client.session("fleet-a").startTurn("t1");
+  await client.flush();
+  const running = (await watch.next()).value;
+  assert.equal(running.sessionId, "fleet-a");
+  assert.equal(running.summary.state, SessionState.RUNNING);
+  abort.abort();
+  await watch.return();
   await client.close();
 });
 

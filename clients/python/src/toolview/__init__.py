@@ -26,7 +26,7 @@ from ._permissions import (
     reject_always,
     reject_once,
 )
-from ._resume import Item
+from ._resume import SYNCED, Item, Synced
 from .client import Call, Client, Message, Session, Subscription, Turn
 from .errors import ToolviewError
 from .v1.rendering_pb2 import Capabilities, Cursor, RenderedUpdate
@@ -34,6 +34,7 @@ from .v1.session_service_pb2 import Reset
 
 __all__ = [
     "DEFAULT_OPTIONS",
+    "SYNCED",
     "Call",
     "Capabilities",
     "Client",
@@ -47,6 +48,7 @@ __all__ = [
     "Reset",
     "Session",
     "Subscription",
+    "Synced",
     "ToolviewError",
     "Turn",
     "Usage",

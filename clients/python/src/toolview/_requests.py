@@ -90,3 +90,14 @@ def list_sessions(
     if updated_since is not None:
         request.updated_since.FromDatetime(updated_since)
     return request
+
+
+def watch_sessions(
+    page_size: int, states: Sequence[Union[str, int]], title_prefix: str, cwd_prefix: str
+) -> session_service_pb2.WatchSessionsRequest:
+    return session_service_pb2.WatchSessionsRequest(
+        page_size=page_size,
+        states=[state_of(s) for s in states],
+        title_prefix=title_prefix,
+        cwd_prefix=cwd_prefix,
+    )

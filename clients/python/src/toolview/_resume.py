@@ -41,6 +41,19 @@ def target_of(target: Union[str, int]) -> "rendering_pb2.Target":
         raise ValueError(f"target: one of {sorted(TARGETS)}, not {target!r}") from None
 
 
+class Synced:
+    """A fleet watch's marker: every session of its first page has come; what follows is live."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "SYNCED"
+
+
+#: The one ``Synced`` marker (``watch_sessions`` yields it; compare with ``is``).
+SYNCED = Synced()
+
+
 @dataclass
 class Resume:
     """The request to (re)connect with, and the bookkeeping of what was passed on."""

@@ -4,16 +4,14 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Protocol
+from typing import Any, Iterator, Optional, Protocol, Type
 
 import grpc.aio
 
-from .v1 import session_service_pb2
-
-Response = session_service_pb2.SubscribeResponse
+from ._requests import Response, checked
 
 
-class Stream(Iterator[Response], Protocol):
+class Stream(Iterator[Any], Protocol):
     """A sync server-streaming call: its responses, and a way to end it."""
 
     def cancel(self) -> bool: ...
@@ -27,15 +25,13 @@ class AsyncStream(Protocol):
     def cancel(self) -> bool: ...
 
 
-def read(stream: Stream) -> Optional[Response]:
-    """The next response, or ``None`` when the stream ended."""
-    return next(stream, None)
+def read(stream: Stream, kind: Type[Response]) -> Optional[Response]:
+    """The next response, as ``kind`` (the stubs are untyped), or ``None`` when the stream ended."""
+    response = next(stream, None)
+    return None if response is None else checked(response, kind)
 
 
-async def aread(stream: AsyncStream) -> Optional[Response]:
-    """The next response, or ``None`` when the stream ended."""
+async def aread(stream: AsyncStream, kind: Type[Response]) -> Optional[Response]:
+    """The next response, as ``kind`` (the stubs are untyped), or ``None`` when the stream ended."""
     response = await stream.read()
-    if response is grpc.aio.EOF:
-        return None
-    assert isinstance(response, Response)
-    return response
+    return None if response is grpc.aio.EOF else checked(response, kind)

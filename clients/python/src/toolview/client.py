@@ -20,9 +20,9 @@ from ._events import Arguments, Meta, Result, Usage
 from ._outbox import Backoff, PublishOptions
 from ._permissions import DEFAULT_OPTIONS, Decision, Option
 from ._publisher import OnError, Publisher
-from ._resume import Item, Resume, Start, target_of
+from ._resume import SYNCED, Item, Resume, Start, Synced, target_of
 from ._streams import Stream, read
-from .errors import ClientClosed, NotFound, from_rpc_error
+from .errors import TRANSIENT, ClientClosed, NotFound, from_rpc_error
 from .v1 import (
     events_pb2,
     permission_service_pb2,
@@ -305,7 +305,7 @@ class Subscription:
                 )
             error = None
             try:
-                response = read(self._stream)
+                response = read(self._stream, session_service_pb2.SubscribeResponse)
             except grpc.RpcError as e:
                 error = from_rpc_error(e)
             else:
@@ -529,6 +529,40 @@ class Client:
             token = page.next_page_token
             if not token:
                 return
+
+    def watch_sessions(
+        self,
+        *,
+        states: Sequence[Union[str, int]] = (),
+        title_prefix: str = "",
+        cwd_prefix: str = "",
+        page_size: int = 0,
+        reconnect: bool = True,
+    ) -> Iterator[Union[session_service_pb2.GetSessionResponse, Synced]]:
+        """The fleet, live (``docs/sessions.md``): the first page of the sessions the filters
+        keep, then ``SYNCED``, then a session again each time its summary changes (a session
+        leaving the filters comes once more, with its new state). After a transient failure it
+        reconnects: the first page again, then ``SYNCED`` (a summary replaces the last one)."""
+        self._open()
+        request = _requests.watch_sessions(page_size, states, title_prefix, cwd_prefix)
+        backoff = Backoff(0.05, 2.0)
+        while True:
+            stream = self._sessions.WatchSessions(request, metadata=self._metadata())
+            try:
+                while True:
+                    response = read(stream, session_service_pb2.WatchSessionsResponse)
+                    if response is None:
+                        break
+                    backoff.reset()
+                    yield SYNCED if response.HasField("synced") else response.session
+            except grpc.RpcError as e:
+                if not reconnect or e.code() not in TRANSIENT:
+                    raise from_rpc_error(e) from None
+            finally:
+                stream.cancel()
+            if not reconnect:
+                return
+            sleep(backoff.next())
 
     def present(
         self,
