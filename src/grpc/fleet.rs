@@ -7,8 +7,8 @@ use std::sync::Arc;
 use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::Status;
 
+use super::listing::{describe, list_filter, page_size};
 use super::pb;
-use super::session::{describe, list_filter, page_size};
 use crate::auth::{Access, Right};
 use crate::error::Error;
 use crate::session::{FleetItem, Sessions};

@@ -17,6 +17,7 @@ pub mod codec;
 pub mod convert;
 mod fleet;
 pub mod json;
+mod listing;
 mod permission;
 mod presentation;
 mod services;

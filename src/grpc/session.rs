@@ -7,16 +7,15 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::auth::{Expiring, access};
-use super::convert::{
-    CursorError, events_from_pb, millis, rendered_update, state_from_pb, target_from_pb, timestamp,
-};
+use super::convert::{CursorError, events_from_pb, millis, rendered_update, target_from_pb};
+use super::listing::{describe, list_filter, page_size};
 use super::pb::{self, session_service_server::SessionService};
 use super::status::check_size;
 use super::wire;
-use crate::auth::{Access, Authenticator, Right};
+use crate::auth::{Authenticator, Right};
 use crate::domain::{FieldViolation, SessionId, Violation};
 use crate::error::Error;
-use crate::session::{LIST_SCAN_PER_PAGE, ListFilter, SessionInfo, Sessions, Start, SubscribeItem};
+use crate::session::{LIST_SCAN_PER_PAGE, ListFilter, Sessions, Start, SubscribeItem};
 
 /// The `SessionService` implementation.
 #[derive(Clone)]
@@ -39,65 +38,6 @@ impl SessionApi {
 
 fn session_id(s: String) -> Result<SessionId, Error> {
     SessionId::new(s).map_err(|e| Error::invalid(FieldViolation::new("session_id", e)))
-}
-
-/// Sessions per `ListSessions` page when the request does not say…
-const DEFAULT_PAGE_SIZE: usize = 100;
-/// …and at most (a page stays far below the message limit).
-const MAX_PAGE_SIZE: usize = 1000;
-
-/// The filters of a list or a watch.
-pub(super) fn list_filter(
-    states: Vec<i32>,
-    title_prefix: String,
-    cwd_prefix: String,
-) -> Result<ListFilter, Error> {
-    let states = states
-        .into_iter()
-        .enumerate()
-        .map(|(i, n)| {
-            state_from_pb(n)
-                .map_err(|e| Error::invalid(FieldViolation::new(format!("states[{i}]"), e)))
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(ListFilter {
-        states,
-        title_prefix,
-        cwd_prefix,
-        updated_since_ms: 0,
-    })
-}
-
-/// A page size as asked: 0 is the default; past the most, the most.
-pub(super) fn page_size(asked: u32) -> usize {
-    match asked {
-        0 => DEFAULT_PAGE_SIZE,
-        n => (n as usize).min(MAX_PAGE_SIZE),
-    }
-}
-
-/// A session's description, as `GetSession` and `ListSessions` give it to `access`.
-pub(super) fn describe(
-    id: &SessionId,
-    info: &SessionInfo,
-    access: &Access,
-) -> pb::GetSessionResponse {
-    pb::GetSessionResponse {
-        session_id: id.to_string(),
-        epoch: info.meta.epoch.to_string(),
-        head_offset: info.meta.head_offset,
-        calls: info.calls,
-        created_at: Some(timestamp(info.meta.created_ms)),
-        updated_at: Some(timestamp(info.meta.updated_ms)),
-        title: info.meta.title.clone(),
-        cwd: info.meta.cwd.clone(),
-        summary: info.meta.summary.as_ref().map(Into::into),
-        rights: access
-            .rights_on(id)
-            .into_iter()
-            .map(|r| r.name().to_owned())
-            .collect(),
-    }
 }
 
 /// Names the session on the call's span (`app::observe` logs it with the call's status). For a

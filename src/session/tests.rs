@@ -263,14 +263,13 @@ async fn a_lane_reads_ahead_and_serves_every_event_once() {
     assert_eq!(read_events, EVENTS as usize, "{reads:?}");
 }
 
-/// The summary kept with a log is the fold of that log: a replay of the log gives the same
-/// summary, and so does deriving one for a log written before summaries.
-#[tokio::test]
-async fn a_replayed_log_gives_the_summary_kept_with_it() {
+/// A session in five batches: a turn, two calls, output and a message, a prompt, a failed call
+/// and the turn's end at the model's limit.
+fn varied_session() -> Vec<Vec<ToolEvent>> {
     use crate::domain::permission::{OptionKind, PermissionOption, PermissionRequested, RequestId};
     use crate::domain::{
-        CallFinished, CallOutput, MessageId, MessageRole, MessageStarted, SessionSummary,
-        StopReason, TurnFinished, TurnId, TurnStarted,
+        CallFinished, CallOutput, MessageId, MessageRole, MessageStarted, StopReason, TurnFinished,
+        TurnId, TurnStarted,
     };
     let ev = |id: &str, body: EventBody| ToolEvent {
         session_id: SessionId::new("s").unwrap(),
@@ -283,7 +282,7 @@ async fn a_replayed_log_gives_the_summary_kept_with_it() {
         name: id.into(),
         kind,
     };
-    let batches = vec![
+    vec![
         vec![ev(
             "e1",
             EventBody::TurnStarted(TurnStarted { turn_id: turn() }),
@@ -343,7 +342,15 @@ async fn a_replayed_log_gives_the_summary_kept_with_it() {
                 }),
             ),
         ],
-    ];
+    ]
+}
+
+/// The summary kept with a log is the fold of that log: a replay of the log gives the same
+/// summary, and so does deriving one for a log written before summaries.
+#[tokio::test]
+async fn a_replayed_log_gives_the_summary_kept_with_it() {
+    use crate::domain::SessionSummary;
+    let batches = varied_session();
     let store = Arc::new(MemoryStore::new());
     let config = SessionsConfig {
         clock: Clock::new(|| 1_000),

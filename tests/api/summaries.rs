@@ -170,18 +170,6 @@ async fn a_summary_survives_a_restart() {
     assert_eq!(summary(&after).state(), pb::SessionState::RequiresAction);
 }
 
-/// The next item of a watch, within a bound (a watch that goes quiet fails the test, not hangs it).
-async fn next(
-    stream: &mut tonic::Streaming<pb::WatchSessionsResponse>,
-) -> pb::watch_sessions_response::Item {
-    let item = tokio::time::timeout(std::time::Duration::from_secs(10), stream.message())
-        .await
-        .expect("an item within 10 s")
-        .unwrap()
-        .expect("the stream goes on");
-    item.item.expect("an item is set")
-}
-
 async fn watch(
     c: &mut Client,
     states: &[pb::SessionState],
@@ -202,17 +190,17 @@ async fn a_watch_sends_the_fleet_then_each_change_and_a_session_leaving_its_filt
     let mut c = client(&server.url).await;
     fleet(&mut c).await;
     let mut waiting = watch(&mut c, &[S::RequiresAction]).await;
-    let Item::Session(first) = next(&mut waiting).await else {
+    let Item::Session(first) = next_watched(&mut waiting).await else {
         panic!("a session first")
     };
     assert_eq!(first.session_id, "waiting");
-    assert!(matches!(next(&mut waiting).await, Item::Synced(_)));
+    assert!(matches!(next_watched(&mut waiting).await, Item::Synced(_)));
     // A new prompt elsewhere arrives at once; the answer to the first sends it once more,
     // running now (it leaves the filter).
     publish(&mut c, vec![ask("running", "p9", "c1", 60_000)])
         .await
         .unwrap();
-    let Item::Session(asked) = next(&mut waiting).await else {
+    let Item::Session(asked) = next_watched(&mut waiting).await else {
         panic!("a session")
     };
     assert_eq!(asked.session_id, "running");
@@ -221,7 +209,7 @@ async fn a_watch_sends_the_fleet_then_each_change_and_a_session_leaving_its_filt
     p.respond_permission(respond("waiting", "p1", "allow"))
         .await
         .unwrap();
-    let Item::Session(left) = next(&mut waiting).await else {
+    let Item::Session(left) = next_watched(&mut waiting).await else {
         panic!("a session")
     };
     assert_eq!(left.session_id, "waiting");
@@ -241,8 +229,8 @@ async fn a_busy_session_costs_a_watcher_a_few_updates_not_one_per_chunk() {
     .await
     .unwrap();
     let mut all = watch(&mut c, &[]).await;
-    assert!(matches!(next(&mut all).await, Item::Session(_)));
-    assert!(matches!(next(&mut all).await, Item::Synced(_)));
+    assert!(matches!(next_watched(&mut all).await, Item::Session(_)));
+    assert!(matches!(next_watched(&mut all).await, Item::Synced(_)));
     // 2,000 output chunks, 10 per publish (200 appends), as fast as the server takes them.
     for batch in 0..200 {
         let chunks = (0..10)
@@ -263,7 +251,7 @@ async fn a_busy_session_costs_a_watcher_a_few_updates_not_one_per_chunk() {
     .unwrap();
     let mut updates = 0;
     loop {
-        let Item::Session(s) = next(&mut all).await else {
+        let Item::Session(s) = next_watched(&mut all).await else {
             panic!("a session")
         };
         updates += 1;

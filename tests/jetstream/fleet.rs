@@ -1,7 +1,7 @@
 //! The fleet over JetStream replicas: a watcher on one replica sees the sessions another
 //! publishes to — a prompt waiting, then its answer — and their summaries are the same on both.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use support::nats::Nats;
 use support::permissions::*;
@@ -9,15 +9,6 @@ use support::sessions::*;
 use toolview::grpc::pb::{self, watch_sessions_response::Item};
 
 use super::replica;
-
-async fn next(stream: &mut tonic::Streaming<pb::WatchSessionsResponse>) -> Item {
-    let item = tokio::time::timeout(Duration::from_secs(10), stream.message())
-        .await
-        .expect("an item within 10 s")
-        .unwrap()
-        .expect("the stream goes on");
-    item.item.expect("an item is set")
-}
 
 #[tokio::test]
 async fn a_watcher_on_one_replica_sees_what_another_publishes() {
@@ -30,11 +21,11 @@ async fn a_watcher_on_one_replica_sees_what_another_publishes() {
         .await
         .unwrap()
         .into_inner();
-    assert!(matches!(next(&mut watch).await, Item::Synced(_)));
+    assert!(matches!(next_watched(&mut watch).await, Item::Synced(_)));
     let t0 = Instant::now();
     let ask = asking("far", requested("p1", "", "Deploy?"));
     publish(&mut ca, vec![ask]).await.unwrap();
-    let Item::Session(s) = next(&mut watch).await else {
+    let Item::Session(s) = next_watched(&mut watch).await else {
         panic!("a session")
     };
     println!(
@@ -53,7 +44,7 @@ async fn a_watcher_on_one_replica_sees_what_another_publishes() {
     p.respond_permission(respond("far", "p1", "allow"))
         .await
         .unwrap();
-    let Item::Session(s) = next(&mut watch).await else {
+    let Item::Session(s) = next_watched(&mut watch).await else {
         panic!("a session")
     };
     assert_eq!(s.summary.unwrap().state(), pb::SessionState::Idle);

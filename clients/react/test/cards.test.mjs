@@ -21,6 +21,18 @@ function html(node) {
   return `<${node.tag}${attrs}>${node.children.map(html).join("")}</${node.tag}>`;
 }
 // React writes `class` as given and `'` in text as &#x27;: normalized to the browser's form.
+/** One edit of a.ts, with its line diff as the server draws it. */
+const aTs = {
+  path: "a.ts",
+  oldText: "a\nb",
+  newText: "a\nc",
+  runs: [
+    { op: "context", lines: 1 },
+    { op: "removed", lines: 1 },
+    { op: "added", lines: 1 },
+  ],
+};
+
 const react = (el) => renderToStaticMarkup(el).replaceAll("&#x27;", "'");
 
 export const CARDS = {
@@ -47,34 +59,11 @@ export const CARDS = {
     call: {
       card: "diff",
       title: "Edit a.ts",
-      diffs: [
-        {
-          path: "a.ts",
-          oldText: "a\nb",
-          newText: "a\nc",
-          runs: [
-            { op: "context", lines: 1 },
-            { op: "removed", lines: 1 },
-            { op: "added", lines: 1 },
-          ],
-        },
-      ],
+      diffs: [aTs],
     },
     result: {
       card: "diff",
-      diffs: [
-        {
-          path: "a.ts",
-          oldText: "a\nb",
-          newText: "a\nc",
-          runs: [
-            { op: "context", lines: 1 },
-            { op: "removed", lines: 1 },
-            { op: "added", lines: 1 },
-          ],
-        },
-        { path: "n.ts", oldText: null, newText: "new", runs: [{ op: "added", lines: 1 }] },
-      ],
+      diffs: [aTs, { path: "n.ts", oldText: null, newText: "new", runs: [{ op: "added", lines: 1 }] }],
     },
     streamed: "",
   },

@@ -37,7 +37,21 @@ impl Violation for PermissionEventError {
 
 violation_error!(PermissionEventError);
 
-pub(super) fn kind_from_pb(n: i32) -> Result<p::OptionKind, EnumError> {
+/// An option from the wire; its kind must be one the schema knows.
+pub(super) fn option_from_pb(o: pb::PermissionOption) -> Result<p::PermissionOption, EnumError> {
+    let pb::PermissionOption {
+        option_id,
+        name,
+        kind,
+    } = o;
+    Ok(p::PermissionOption {
+        option_id,
+        name,
+        kind: kind_from_pb(kind)?,
+    })
+}
+
+fn kind_from_pb(n: i32) -> Result<p::OptionKind, EnumError> {
     use pb::PermissionOptionKind as K;
     match K::try_from(n) {
         Ok(K::Unspecified) => Err(EnumError::Unset),
@@ -83,18 +97,7 @@ pub fn requested_from_pb(
     let options = options
         .into_iter()
         .enumerate()
-        .map(|(i, o)| {
-            let pb::PermissionOption {
-                option_id,
-                name,
-                kind,
-            } = o;
-            Ok(p::PermissionOption {
-                option_id,
-                name,
-                kind: kind_from_pb(kind).map_err(|e| E::Kind(i, e))?,
-            })
-        })
+        .map(|(i, o)| option_from_pb(o).map_err(|e| E::Kind(i, e)))
         .collect::<Result<Vec<_>, E>>()?;
     p::check_options(&options, &expiry_option_id).map_err(E::Options)?;
     Ok(p::PermissionRequested {

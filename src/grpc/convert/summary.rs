@@ -3,8 +3,7 @@
 
 use super::enums::EnumError;
 use super::events::{stop_reason_from_pb, stop_reason_to_pb};
-use super::permissions::kind_from_pb;
-use crate::domain::permission::PermissionOption;
+use super::permissions::option_from_pb;
 use crate::domain::{PendingPrompt, SessionState, SessionSummary};
 use crate::grpc::pb;
 
@@ -138,19 +137,7 @@ fn prompt_from_pb(p: pb::PendingPrompt) -> Result<PendingPrompt, String> {
     let options = options
         .into_iter()
         .enumerate()
-        .map(|(i, o)| {
-            let pb::PermissionOption {
-                option_id,
-                name,
-                kind,
-            } = o;
-            let kind = kind_from_pb(kind).map_err(|e| format!("options[{i}].kind: {e}"))?;
-            Ok(PermissionOption {
-                option_id,
-                name,
-                kind,
-            })
-        })
+        .map(|(i, o)| option_from_pb(o).map_err(|e| format!("options[{i}].kind: {e}")))
         .collect::<Result<_, String>>()?;
     Ok(PendingPrompt {
         request_id,

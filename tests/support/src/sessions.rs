@@ -268,3 +268,16 @@ pub fn sample_session(s: &str) -> Vec<pb::ToolEvent> {
         finish(s, "e15", "t1", "ok", ""),
     ]
 }
+
+/// The next item of a fleet watch (`WatchSessions`), within 10 s (a watch that goes quiet fails
+/// the test instead of hanging it).
+pub async fn next_watched(
+    stream: &mut tonic::Streaming<pb::WatchSessionsResponse>,
+) -> pb::watch_sessions_response::Item {
+    let item = tokio::time::timeout(std::time::Duration::from_secs(10), stream.message())
+        .await
+        .expect("an item within 10 s")
+        .unwrap()
+        .expect("the stream goes on");
+    item.item.expect("an item is set")
+}
