@@ -305,19 +305,7 @@ impl Agent {
             .sessions
             .into_iter()
             .filter(|s| cwd.is_none_or(|c| s.cwd == c))
-            .map(|s| {
-                let cwd = if s.cwd.is_empty() {
-                    "/".to_owned()
-                } else {
-                    s.cwd
-                };
-                acp::SessionInfo::new(s.session_id, cwd)
-                    .title(
-                        Some(crate::domain::without_controls(&s.title).trim().to_owned())
-                            .filter(|t| !t.is_empty()),
-                    )
-                    .updated_at(s.updated_at.map(|t| t.to_string()))
-            })
+            .map(super::acp_sessions::session_info)
             .collect();
         let next = (!page.next_page_token.is_empty()).then_some(page.next_page_token);
         Ok(acp::ListSessionsResponse::new(sessions).next_cursor(next))

@@ -14,6 +14,7 @@
 pub mod acp;
 mod acp_relay;
 mod acp_request;
+mod acp_sessions;
 mod approve;
 mod failure;
 mod follow;

@@ -134,6 +134,12 @@ async fn sessions_list_and_resume_through_the_sdk() {
     );
     let first = &report["listed"][0];
     assert_eq!(first["cwd"], "/work/a");
+    // Where each session is, from its summary (it only started: idle, nothing waiting).
+    assert_eq!(
+        first["_meta"]["toolview"],
+        json!({"state": "idle", "pendingCount": 0}),
+        "{first}"
+    );
     assert!(
         first["updatedAt"].as_str().unwrap().ends_with('Z'),
         "{first}"
