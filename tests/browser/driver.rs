@@ -46,6 +46,27 @@ impl Viewer {
         click: &str,
     ) -> Viewer {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let mut command = Command::new("node");
+        command
+            .arg(root.join("tests/js/viewer_browser.cjs"))
+            .args([base, session, shot.to_str().unwrap(), last_call])
+            .args(token)
+            .env("CHROMIUM_ARGS", chromium_args)
+            .env("CLICK", click);
+        Viewer::start(command).await
+    }
+
+    /// Runs another page script of `tests/js` with the same protocol: it prints `ready`, waits
+    /// for `published` on its stdin, and prints its summary last.
+    pub(crate) async fn script(name: &str, args: &[&str]) -> Viewer {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let mut command = Command::new("node");
+        command.arg(root.join("tests/js").join(name)).args(args);
+        Viewer::start(command).await
+    }
+
+    async fn start(mut command: Command) -> Viewer {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         assert!(
             root.join("tests/js/node_modules/playwright-core").exists(),
             "run scripts/test.sh (npm ci in tests/js)"
@@ -54,12 +75,7 @@ impl Viewer {
             PathBuf::from("/usr/bin/chromium").exists(),
             "Chromium is missing: .ci/run installs it (apt-get install chromium)"
         );
-        let mut browser = Command::new("node")
-            .arg(root.join("tests/js/viewer_browser.cjs"))
-            .args([base, session, shot.to_str().unwrap(), last_call])
-            .args(token)
-            .env("CHROMIUM_ARGS", chromium_args)
-            .env("CLICK", click)
+        let mut browser = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()

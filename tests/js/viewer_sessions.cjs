@@ -28,7 +28,6 @@ async function main() {
       sessions: [...document.querySelectorAll('ul.sessions li')].map((li) => ({
         id: li.dataset.session, href: li.querySelector('a').getAttribute('href'), text: li.textContent,
       })),
-      more: !document.querySelector('button.more').hidden,
     }));
     await page.screenshot({ path: listShot, fullPage: true });
     await page.click(`li[data-session="${session}"] a`);
