@@ -63,6 +63,14 @@ pub struct SessionsArgs {
     /// One JSON line per session (the protobuf JSON of `GetSessionResponse`) instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Stay and follow the fleet live: a terminal's table is drawn again at each change (sessions
+    /// waiting on a person first); piped, each change is one more line.
+    #[arg(long)]
+    pub watch: bool,
+    /// With --watch: keys 1 to 9 answer the oldest prompt waiting with its option of that number
+    /// (the token needs `approve`).
+    #[arg(long, requires = "watch")]
+    pub approve: bool,
     /// The server to ask.
     #[command(flatten)]
     pub server: ServerArg,

@@ -149,13 +149,17 @@ impl SessionsArgs {
         let listing = client::Listing {
             states: self.states.iter().map(|s| s.to_pb()).collect(),
             json: self.json,
+            watch: self.watch,
+            approve: self.approve,
         };
         let remote = self.server.remote();
-        client_runtime()?.block_on(client::list_sessions(
-            &remote,
-            &listing,
-            &mut std::io::stdout().lock(),
-        ))
+        let mut out = std::io::stdout().lock();
+        let runtime = client_runtime()?;
+        if listing.watch {
+            runtime.block_on(client::watch_sessions(&remote, &listing, &mut out))
+        } else {
+            runtime.block_on(client::list_sessions(&remote, &listing, &mut out))
+        }
     }
 }
 

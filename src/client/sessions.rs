@@ -21,6 +21,10 @@ pub struct Listing {
     pub states: Vec<pb::SessionState>,
     /// One JSON line per session (the protobuf JSON mapping of `GetSessionResponse`).
     pub json: bool,
+    /// Stay: follow the fleet live (see `sessions_watch`).
+    pub watch: bool,
+    /// While watching, answer the oldest prompt waiting with a key per option.
+    pub approve: bool,
 }
 
 /// Lists every session the remote's token may read, page by page.
@@ -32,11 +36,7 @@ pub async fn list_sessions(
     let mut client = connect(remote).await?;
     let mut token = String::new();
     if !listing.json {
-        writeln!(
-            out,
-            "{:<16} {:<28} {:<CELL_CHARS$} NOW",
-            "STATE", "SESSION", "TITLE"
-        )?;
+        writeln!(out, "{}", header())?;
     }
     loop {
         let page = client
@@ -63,9 +63,17 @@ pub async fn list_sessions(
     }
 }
 
+/// The table's header line.
+pub(super) fn header() -> String {
+    format!(
+        "{:<16} {:<28} {:<CELL_CHARS$} NOW",
+        "STATE", "SESSION", "TITLE"
+    )
+}
+
 /// One table row: state, session, title, and what it does now (the oldest prompt waiting, or
 /// its activity). Every text from the session is shown safe for a terminal.
-fn row(s: &pb::GetSessionResponse) -> String {
+pub(super) fn row(s: &pb::GetSessionResponse) -> String {
     let summary = s.summary.clone().unwrap_or_default();
     let state = state_name(summary.state());
     let now = match summary.pending.first() {

@@ -262,3 +262,62 @@ async fn a_busy_session_costs_a_watcher_a_few_updates_not_one_per_chunk() {
     println!("{updates} updates for 2,000 chunks and the end");
     assert!(updates <= 25, "{updates} updates");
 }
+
+/// `toolview sessions --watch --approve`, piped: the fleet as rows, then a line per change; the
+/// key `1` answers the oldest prompt waiting with its first option, recorded `via sessions`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_watch_shows_each_change_and_a_key_answers_the_oldest_prompt() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), &[]);
+    let mut c = client(&server.url).await;
+    publish(&mut c, sample_session("done")).await.unwrap();
+    let mut child =
+        support::cli::command(&["sessions", "--watch", "--approve", "--server", &server.url])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut next_line = async || {
+        tokio::time::timeout(support::sessions::PATIENCE, rx.recv())
+            .await
+            .expect("a line")
+            .expect("the watch goes on")
+    };
+    assert!(next_line().await.starts_with("STATE"));
+    assert!(next_line().await.starts_with("idle             done"));
+    publish(
+        &mut c,
+        vec![
+            start_call(
+                "asks",
+                "e1",
+                "c1",
+                "bash",
+                r#"{"command":"make deploy","description":"Deploy"}"#,
+            ),
+            ask("asks", "p1", "c1", 60_000),
+        ],
+    )
+    .await
+    .unwrap();
+    let waiting = next_line().await;
+    assert!(waiting.starts_with("requires_action  asks"), "{waiting}");
+    assert!(waiting.contains("waiting: Run rm -rf build?"), "{waiting}");
+    writeln!(stdin, "1").unwrap();
+    let decided = support::permissions::resolution(&server.url, "asks", "p1").await;
+    assert_eq!(decided.resolved_by.unwrap().via, "sessions");
+    let answered = next_line().await;
+    assert!(answered.starts_with("running          asks"), "{answered}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
