@@ -12,7 +12,7 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::summary::ListFilter;
 use super::{SessionInfo, Sessions};
-use crate::domain::{SessionId, SessionSummary};
+use crate::domain::{PendingPrompt, SessionId, SessionSummary};
 use crate::store::SessionMeta;
 
 /// Notices a slow watcher may fall behind by before it is sent the sessions again.
@@ -42,6 +42,8 @@ pub enum FleetItem {
 struct Held {
     sent_at: Instant,
     notice: Option<FleetNotice>,
+    /// The summary of the latest change seen (sent or held): what the next is compared with.
+    last: Option<SessionSummary>,
     /// The head of the latest change seen (a feed's report of it is not read again).
     head: u64,
 }
@@ -59,8 +61,13 @@ pub(super) struct Fleet {
 /// Whether a change is sent at once: the state, or the prompts waiting, moved.
 fn urgent(before: Option<&SessionSummary>, after: Option<&SessionSummary>) -> bool {
     let state = |s: Option<&SessionSummary>| s.map(SessionSummary::state);
-    let waiting = |s: Option<&SessionSummary>| s.map(|s| (s.pending_count, s.pending.clone()));
-    state(before) != state(after) || waiting(before) != waiting(after)
+    let waiting = |s: Option<&SessionSummary>| s.map(|s| s.pending_count);
+    fn prompts(s: Option<&SessionSummary>) -> Option<&[PendingPrompt]> {
+        s.map(|s| s.pending.as_slice())
+    }
+    state(before) != state(after)
+        || waiting(before) != waiting(after)
+        || prompts(before) != prompts(after)
 }
 
 impl Fleet {
@@ -79,29 +86,28 @@ impl Fleet {
         self.tx.receiver_count() > 0
     }
 
-    /// A durable append moved `session`'s summary from `before` to `meta`'s.
-    pub(super) fn changed(
-        &self,
-        session: &SessionId,
-        before: Option<&SessionSummary>,
-        meta: SessionMeta,
-        now: Instant,
-    ) {
+    /// `session`'s summary is now `meta`'s (a durable append here, or one another writer made).
+    /// It is compared with the last change seen of the session, whoever made either.
+    pub(super) fn changed(&self, session: &SessionId, meta: SessionMeta, now: Instant) {
         if !self.watched() {
             return;
         }
-        let send_now = urgent(before, meta.summary.as_ref());
         let head = meta.head_offset;
+        let summary = meta.summary.clone();
         let notice = FleetNotice {
             session: session.clone(),
             meta: Arc::new(meta),
         };
         let mut held = self.held.lock();
+        // A session quiet for an interval has no entry: its change is due anyway.
         let h = held.entry(session.clone()).or_insert(Held {
             sent_at: now.checked_sub(self.interval).unwrap_or(now),
             notice: None,
+            last: None,
             head,
         });
+        let send_now = h.last.is_some() && urgent(h.last.as_ref(), summary.as_ref());
+        h.last = summary;
         h.head = h.head.max(head);
         if send_now || now.duration_since(h.sent_at) >= self.interval {
             h.sent_at = now;
@@ -158,7 +164,7 @@ impl Sessions {
             }
             for session in self.fleet.tick(Instant::now()) {
                 match self.store.meta(&session).await {
-                    Ok(Some(meta)) => self.fleet.changed(&session, None, meta, Instant::now()),
+                    Ok(Some(meta)) => self.fleet.changed(&session, meta, Instant::now()),
                     Ok(None) => {}
                     Err(e) => tracing::warn!(%session, error = %e, "cannot read a changed session"),
                 }
@@ -299,7 +305,7 @@ mod tests {
                 activity_ms: i,
                 ..running.clone()
             };
-            fleet.changed(&s, Some(&running), meta(summary), now);
+            fleet.changed(&s, meta(summary), now);
             fleet.tick(now);
         }
         let mut sent = 0;
@@ -316,10 +322,14 @@ mod tests {
             ..SessionSummary::default()
         };
         let now = t0 + Duration::from_millis(10_001);
-        fleet.changed(&s, Some(&running), meta(idle), now);
+        fleet.changed(&s, meta(idle.clone()), now);
         assert!(rx.try_recv().is_ok());
         // A held change goes out on the tick after its interval.
-        fleet.changed(&s, Some(&running), meta(running.clone()), now);
+        let later = SessionSummary {
+            activity_ms: 1,
+            ..idle
+        };
+        fleet.changed(&s, meta(later), now);
         assert!(rx.try_recv().is_err());
         fleet.tick(now + Duration::from_millis(500));
         assert!(rx.try_recv().is_ok());

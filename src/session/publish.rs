@@ -11,9 +11,7 @@ use std::time::Duration;
 use tokio::sync::MutexGuard;
 
 use super::{Ack, Entry, Head, InFlight, SessionError, Sessions, State};
-use crate::domain::{
-    Cursor, EventId, Lifecycle, Pending, Phase, SessionId, SessionSummary, Subject, ToolEvent,
-};
+use crate::domain::{Cursor, EventId, Lifecycle, Pending, Phase, SessionId, Subject, ToolEvent};
 use crate::metrics::{FailureLabels, PublishResult, ResultLabels, StoreFailure};
 use crate::store::{Known, Record, SessionAppend, SessionMeta, StoreError, new_epoch};
 
@@ -76,8 +74,6 @@ struct Staged {
     head: Head,
     /// Marks the ids and call phases this append put in flight.
     seq: u64,
-    /// While the fleet is watched: the summary before the append.
-    before: Option<Option<SessionSummary>>,
 }
 
 /// A durable append's effects still to apply: its in-flight marks to settle, its head, and
@@ -86,7 +82,7 @@ struct Landed {
     entry: Arc<Entry>,
     head: Head,
     seq: u64,
-    fleet: Option<(Option<SessionSummary>, SessionMeta)>,
+    fleet: Option<SessionMeta>,
 }
 
 /// A publish that loses the race to another writer (a conflict) is checked again against the
@@ -261,10 +257,6 @@ impl Sessions {
         now: u64,
         acks: &mut [Option<Ack>],
     ) -> Option<Staged> {
-        let before = self
-            .fleet
-            .watched()
-            .then(|| state.meta.as_ref().and_then(|m| m.summary.clone()));
         let mut meta = state.meta.clone().unwrap_or_else(|| SessionMeta {
             epoch: new_epoch(),
             first_offset: 1,
@@ -318,12 +310,7 @@ impl Sessions {
             loaded_at: state.loaded_at,
         };
         state.meta = Some(meta);
-        Some(Staged {
-            append,
-            head,
-            seq,
-            before,
-        })
+        Some(Staged { append, head, seq })
     }
 
     /// Applies the retention limit to a staged head: the first offset to keep, when events
@@ -351,17 +338,12 @@ impl Sessions {
             .iter()
             .zip(staged)
             .filter_map(|(part, staged)| {
-                let Staged {
-                    append,
-                    head,
-                    seq,
-                    before,
-                } = staged?;
+                let Staged { append, head, seq } = staged?;
                 let landed = Landed {
                     entry: part.entry.clone(),
                     head,
                     seq,
-                    fleet: before.map(|b| (b, append.meta.clone())),
+                    fleet: self.fleet.watched().then(|| append.meta.clone()),
                 };
                 Some((append, landed))
             })
@@ -397,10 +379,9 @@ impl Sessions {
         result?;
         for landed in landed {
             self.move_head(&landed.entry, landed.head);
-            if let Some((before, meta)) = landed.fleet {
+            if let Some(meta) = landed.fleet {
                 let now = std::time::Instant::now();
-                self.fleet
-                    .changed(&landed.entry.id, before.as_ref(), meta, now);
+                self.fleet.changed(&landed.entry.id, meta, now);
             }
         }
         Ok(())
