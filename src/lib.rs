@@ -23,3 +23,4 @@ pub mod present;
 pub mod render;
 pub mod session;
 pub mod store;
+pub mod webhook;

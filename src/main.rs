@@ -48,6 +48,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Present(args) => args.run(),
         Command::Approve(args) => args.run(),
         Command::Sessions(args) => args.run(),
+        Command::WebhookSecret => {
+            println!("{}", toolview::webhook::config::Secret::generate()?);
+            Ok(())
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! toolview over NATS JetStream, against real `nats-server`s on loopback: the store on one
 //! server, and `toolview serve` replicas over a three-node cluster (R3), permission requests
-//! across replicas included (`jetstream/permissions.rs`), and the fleet watch
-//! (`jetstream/fleet.rs`). Every wait is bounded;
+//! across replicas included (`jetstream/permissions.rs`), the fleet watch
+//! (`jetstream/fleet.rs`) and webhooks sent by one replica each (`jetstream/webhooks.rs`). Every wait is bounded;
 //! nothing here measures speed. Built with the `jetstream` feature (`scripts/test.sh` turns it
 //! on).
 #![cfg(feature = "jetstream")]
@@ -16,6 +16,8 @@ mod fleet;
 mod interest;
 #[path = "jetstream/permissions.rs"]
 mod permissions;
+#[path = "jetstream/webhooks.rs"]
+mod webhooks;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;

@@ -52,6 +52,9 @@ pub enum Command {
     /// List the sessions the token may read, each with its state (`requires_action`,
     /// `running`, `failed`, `idle`) and what it does now or waits for.
     Sessions(SessionsArgs),
+    /// Print a new webhook signing secret (`whsec_` then 32 random bytes in base64, as
+    /// Standard Webhooks writes one), for --webhook-secret-file and the receiver.
+    WebhookSecret,
 }
 
 /// The arguments of `toolview sessions`.

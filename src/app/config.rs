@@ -9,6 +9,7 @@ use super::listen::ConnectionLimits;
 use super::nats::NatsConfig;
 use super::otlp_config::OtlpConfig;
 use super::tls::TlsFiles;
+use super::webhook_config::WebhookConfig;
 use crate::auth::{JwtSettings, KeySource};
 use crate::session::Clock;
 use crate::session::{
@@ -343,6 +344,10 @@ pub struct ServeConfig {
     #[command(flatten)]
     pub otlp: OtlpConfig,
 
+    /// Webhooks: where transitions are told.
+    #[command(flatten)]
+    pub webhooks: WebhookConfig,
+
     /// Log format.
     #[arg(long, env = "TOOLVIEW_LOG_FORMAT", value_enum, default_value = "human")]
     pub log_format: LogFormat,
@@ -374,6 +379,8 @@ impl ServeConfig {
             permission_timeout: Duration::from_secs(self.permission_timeout_secs.max(1)),
             max_permission_timeout: Duration::from_secs(self.max_permission_timeout_secs.max(1)),
             fleet_throttle: Duration::from_millis(self.fleet_throttle_ms),
+            // The server sets it once the webhooks' queue is open.
+            on_transition: None,
         }
     }
 
@@ -454,6 +461,7 @@ impl ServeConfig {
     /// Checks what flags cannot express alone.
     pub fn validate(&self) -> anyhow::Result<()> {
         self.jwt_settings()?;
+        self.webhooks.settings()?;
         if self.store == StoreKind::Jetstream {
             self.nats.validate()?;
         }
@@ -543,6 +551,7 @@ impl Default for ServeConfig {
             log_format: LogFormat::Human,
             metrics_listen: None,
             otlp: OtlpConfig::default(),
+            webhooks: WebhookConfig::default(),
         }
     }
 }

@@ -19,6 +19,7 @@ pub mod otlp_config;
 pub mod server;
 pub mod tls;
 pub mod web;
+pub mod webhook_config;
 
 pub use config::ServeConfig;
 pub use server::{Server, run};

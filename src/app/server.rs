@@ -15,11 +15,13 @@ use super::listen;
 use super::observe::Observe;
 use super::tls::Tls;
 use crate::auth::Authenticator;
+use crate::auth::link::LinkKey;
 use crate::grpc::{Health, Limits, Services, StorageCodec, method_paths, transport_status};
 use crate::metrics::Metrics;
 use crate::otlp::Otlp;
 use crate::session::{Sessions, SessionsConfig};
 use crate::store::{EmbeddedStore, MemoryStore, Store};
+use crate::webhook::Webhooks;
 
 /// Serves every service on `listener` until `shutdown` resolves; then ends open streams, lets
 /// in-flight calls finish (within the grace period) and closes the store.
@@ -39,6 +41,8 @@ pub struct Server {
     tls: Option<Arc<Tls>>,
     /// The admin listener (`--metrics-listen`), bound.
     admin: Option<TcpListener>,
+    /// The webhooks, when any are configured.
+    webhooks: Option<Arc<Webhooks>>,
 }
 
 impl Server {
@@ -68,8 +72,16 @@ impl Server {
             )?),
             StoreKind::Jetstream => jetstream_store(&config).await?,
         };
+        let metrics = Arc::new(Metrics::new(store.name()));
+        let webhooks = match config.webhooks.settings()? {
+            Some(settings) => Some(Webhooks::open(settings, &*store, metrics.clone()).await?),
+            None => None,
+        };
         let sessions_config = SessionsConfig {
-            metrics: Arc::new(Metrics::new(store.name())),
+            metrics,
+            on_transition: webhooks
+                .clone()
+                .map(|w| w as Arc<dyn crate::session::TransitionSink>),
             ..config.sessions()
         };
         let sessions = Sessions::new(store, sessions_config);
@@ -79,6 +91,7 @@ impl Server {
             auth,
             tls,
             admin,
+            webhooks,
         })
     }
 
@@ -99,6 +112,7 @@ impl Server {
             auth,
             tls,
             admin,
+            webhooks,
         } = self;
         let Services {
             routes,
@@ -124,7 +138,13 @@ impl Server {
         if let Some(otlp) = &otlp {
             background.spawn(otlp.clone().end_waits());
         }
-        let app = router(routes, &config, &sessions, &auth, otlp.as_ref());
+        if let Some(webhooks) = &webhooks {
+            let scheme = if tls.is_some() { "https" } else { "http" };
+            webhooks.listening_at(format!("{scheme}://{}", listener.local_addr()?));
+            background.spawn(webhooks.clone().run(sessions.clone()));
+        }
+        let links = webhooks.as_ref().map(|w| w.link_key().clone());
+        let app = router(routes, &config, &sessions, &auth, otlp.as_ref(), links);
         let (stopping, fired) = stopping(shutdown, sessions.clone(), health, otlp);
 
         tracing::info!(
@@ -218,12 +238,12 @@ fn router(
     sessions: &Arc<Sessions>,
     auth: &Arc<Authenticator>,
     otlp: Option<&Otlp>,
+    links: Option<LinkKey>,
 ) -> axum::Router {
     let mut paths = method_paths();
-    let mut http =
-        crate::http::routes(sessions.clone(), auth.clone(), config.max_message_size).merge(
-            crate::mcp::routes(sessions.clone(), auth.clone(), config.max_message_size),
-        );
+    let max = config.max_message_size;
+    let mut http = crate::http::routes(sessions.clone(), auth.clone(), max, links)
+        .merge(crate::mcp::routes(sessions.clone(), auth.clone(), max));
     let routes = match otlp {
         None => routes,
         Some(otlp) => {

@@ -14,10 +14,12 @@
 //! Where things are: `mod.rs` (`Authenticator`: bearer JWT → `Access`, checked against
 //! `aud`/`iss`/`exp`; `Access::require` per right and session), `keys.rs` (an HS256 secret or a
 //! JWKS; each key verifies only its own algorithm; reloadable), `grants.rs` (rights over session
-//! globs), `mint.rs` (`toolview token`)
+//! globs), `mint.rs` (`toolview token`), `link.rs` (answer links: a grant signed by the server
+//! for one permission request and one option, which webhooks carry)
 
 mod grants;
 mod keys;
+pub mod link;
 mod mint;
 
 use std::sync::Arc;

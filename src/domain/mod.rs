@@ -39,6 +39,8 @@ pub use result::{
     DiffResultView, GenericResultView, ReadResultView, SearchResultView, SearchShape, TerminalExit,
     TerminalResultView, ToolResultView, WebKind, WebResultView,
 };
-pub use summary::{MAX_SUMMARY_PROMPTS, PendingPrompt, SessionState, SessionSummary};
+pub use summary::{
+    MAX_SUMMARY_PROMPTS, PendingPrompt, SessionState, SessionSummary, Transition, transitions,
+};
 pub(crate) use violation::violation_error;
 pub use violation::{FieldViolation, Violation};

@@ -189,19 +189,83 @@ impl SessionSummary {
     fn asked(&mut self, r: &PermissionRequested, at_ms: u64) {
         self.pending_count += 1;
         if self.pending.len() < MAX_SUMMARY_PROMPTS {
-            self.pending.push(PendingPrompt {
-                request_id: r.request_id.to_string(),
-                call_id: r
-                    .call_id
-                    .as_ref()
-                    .map(ToString::to_string)
-                    .unwrap_or_default(),
-                title: title_of(&r.title).unwrap_or_default(),
-                options: r.options.iter().map(shown_option).collect(),
-                requested_ms: at_ms,
-                expires_at_ms: r.expires_at_ms,
-            });
+            self.pending.push(prompt_of(r, at_ms));
         }
+    }
+}
+
+/// A change of a session's summary someone may want to be told of, wherever they are
+/// (`webhook`): what [`transitions`] finds between the summary before an append and after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transition {
+    /// A prompt started waiting on a person (one per request).
+    Waiting(PendingPrompt),
+    /// The session became [`SessionState::Failed`].
+    Failed,
+    /// The session became [`SessionState::Idle`].
+    Idle,
+}
+
+impl Transition {
+    /// The state it is about.
+    pub fn state(&self) -> SessionState {
+        match self {
+            Transition::Waiting(_) => SessionState::RequiresAction,
+            Transition::Failed => SessionState::Failed,
+            Transition::Idle => SessionState::Idle,
+        }
+    }
+}
+
+/// What an append changed: each prompt it asked (and did not also answer), then the state
+/// entered, if it is failed or idle. `before` is the session's state before the append (`None`:
+/// a new session), `after` its summary after; `at_ms` when the append was made.
+pub fn transitions<'e>(
+    before: Option<SessionState>,
+    after: &SessionSummary,
+    events: impl Iterator<Item = &'e ToolEvent> + Clone,
+    at_ms: u64,
+) -> Vec<Transition> {
+    let answered: std::collections::HashSet<&str> = events
+        .clone()
+        .filter_map(|e| match &e.body {
+            EventBody::PermissionResolved(r) => Some(r.request_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut found: Vec<Transition> = events
+        .filter_map(|e| match &e.body {
+            EventBody::PermissionRequested(r) if !answered.contains(r.request_id.as_str()) => {
+                Some(Transition::Waiting(prompt_of(r, at_ms)))
+            }
+            _ => None,
+        })
+        .collect();
+    let state = after.state();
+    if before != Some(state) {
+        match state {
+            SessionState::Failed => found.push(Transition::Failed),
+            // A new session with nothing open yet has not become idle: it has not begun.
+            SessionState::Idle if before.is_some() => found.push(Transition::Idle),
+            SessionState::Idle | SessionState::Running | SessionState::RequiresAction => {}
+        }
+    }
+    found
+}
+
+/// A request as a summary lists it.
+fn prompt_of(r: &PermissionRequested, at_ms: u64) -> PendingPrompt {
+    PendingPrompt {
+        request_id: r.request_id.to_string(),
+        call_id: r
+            .call_id
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
+        title: title_of(&r.title).unwrap_or_default(),
+        options: r.options.iter().map(shown_option).collect(),
+        requested_ms: at_ms,
+        expires_at_ms: r.expires_at_ms,
     }
 }
 

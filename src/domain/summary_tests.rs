@@ -291,3 +291,95 @@ fn the_activity_is_the_latest_call_or_message_and_chunks_only_move_its_time() {
         );
     }
 }
+
+/// The transitions each step of a session makes, folded one event at a time.
+fn steps(bodies: Vec<EventBody>) -> Vec<Vec<Transition>> {
+    let mut summary: Option<SessionSummary> = None;
+    let mut out = Vec::new();
+    for body in bodies {
+        let event = ev(body);
+        let mut after = summary.clone().unwrap_or_default();
+        after.apply(&event, 1, &title);
+        let before = summary.as_ref().map(SessionSummary::state);
+        out.push(transitions(before, &after, std::iter::once(&event), 1));
+        summary = Some(after);
+    }
+    out
+}
+
+#[test]
+fn transitions_name_each_new_prompt_and_the_failed_and_idle_states_entered() {
+    let names = |ts: &Vec<Transition>| -> Vec<String> {
+        ts.iter()
+            .map(|t| match t {
+                Transition::Waiting(p) => format!("waiting {}", p.request_id),
+                Transition::Failed | Transition::Idle => t.state().name().to_owned(),
+            })
+            .collect()
+    };
+    let got: Vec<Vec<String>> = steps(vec![
+        EventBody::SessionStarted(SessionStarted { cwd: "/w".into() }),
+        turn("t1"),
+        started("c1", "bash"),
+        ask("p1"),
+        ask("p2"),
+        answer("p1"),
+        answer("p2"),
+        finished("c1", false),
+        turn_end("t1", StopReason::EndTurn, None),
+        turn("t2"),
+        turn_end("t2", StopReason::MaxTokens, None),
+        turn("t3"),
+        turn_end("t3", StopReason::Refusal, None),
+        turn("t4"),
+        turn_end("t4", StopReason::Cancelled, None),
+    ])
+    .iter()
+    .map(names)
+    .collect();
+    let want: Vec<Vec<&str>> = vec![
+        // A new session, nothing open: it has not become idle, it has not begun.
+        vec![],
+        vec![],
+        vec![],
+        vec!["waiting p1"],
+        vec!["waiting p2"],
+        vec![],
+        vec![],
+        vec![],
+        vec!["idle"],
+        vec![],
+        vec!["failed"],
+        vec![],
+        // Failed again after a running turn: entered again, told again.
+        vec!["failed"],
+        vec![],
+        vec!["idle"],
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn every_prompt_is_told_even_past_the_listed_ones_and_not_one_answered_at_once() {
+    let mut bodies: Vec<EventBody> = (0..=MAX_SUMMARY_PROMPTS)
+        .map(|i| ask(&format!("p{i}")))
+        .collect();
+    bodies.push(answer("p0"));
+    let got = steps(bodies);
+    let last = MAX_SUMMARY_PROMPTS;
+    assert!(
+        matches!(&got[last][..], [Transition::Waiting(p)] if p.request_id == format!("p{last}")),
+        "the ninth is told though not listed: {:?}",
+        got[last]
+    );
+    // Asked and answered in one append: it never waited.
+    let (asked, answered) = (ev(ask("q")), ev(answer("q")));
+    let mut after = SessionSummary::default();
+    after.apply(&asked, 1, &title);
+    after.apply(&answered, 1, &title);
+    let batch = [asked, answered];
+    assert_eq!(
+        transitions(Some(SessionState::Idle), &after, batch.iter(), 1),
+        vec![]
+    );
+}

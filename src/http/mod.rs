@@ -11,6 +11,7 @@
 
 pub mod ag_ui;
 pub mod ai_sdk;
+pub mod links;
 mod messages;
 pub mod origin;
 pub mod permissions;
@@ -232,12 +233,21 @@ fn json_refusal(status: StatusCode, code: Code, message: &str, field: Option<&st
     response
 }
 
-/// The HTTP routes of the API port: both endpoints, with request bodies of at most `max_body`
-/// bytes (`413` past it).
-pub fn routes(sessions: Arc<Sessions>, auth: Arc<Authenticator>, max_body: usize) -> axum::Router {
-    ag_ui::routes(sessions.clone(), auth.clone(), max_body)
+/// The HTTP routes of the API port: the endpoints, with request bodies of at most `max_body`
+/// bytes (`413` past it); answer links when webhooks make them (`links`: their key).
+pub fn routes(
+    sessions: Arc<Sessions>,
+    auth: Arc<Authenticator>,
+    max_body: usize,
+    links: Option<crate::auth::link::LinkKey>,
+) -> axum::Router {
+    let router = ag_ui::routes(sessions.clone(), auth.clone(), max_body)
         .merge(ai_sdk::routes(sessions.clone(), auth.clone(), max_body))
-        .merge(permissions::routes(sessions, auth))
+        .merge(permissions::routes(sessions.clone(), auth));
+    match links {
+        Some(key) => router.merge(links::routes(sessions, key)),
+        None => router,
+    }
 }
 
 /// What the router answers for a path it does not serve: a gRPC request (`application/grpc…`)

@@ -110,6 +110,22 @@ pub struct SessionsConfig {
     /// A session's fleet notices that change neither its state nor its prompts are sent at
     /// most once per this interval.
     pub fleet_throttle: Duration,
+    /// Told of the transitions each durable append makes (the webhooks' queue), if anyone is.
+    pub on_transition: Option<Arc<dyn TransitionSink>>,
+}
+
+/// What is told of a session's transitions ([`crate::domain::transitions`]), once per durable
+/// append that made any, before the publish is acknowledged: a delivery queued here is
+/// accepted before the harness hears its events are stored.
+#[async_trait::async_trait]
+pub trait TransitionSink: Send + Sync + std::fmt::Debug {
+    /// `meta` is the session's metadata after the append (its summary, head and epoch).
+    async fn transitioned(
+        &self,
+        session: &crate::domain::SessionId,
+        meta: &crate::store::SessionMeta,
+        transitions: Vec<crate::domain::Transition>,
+    );
 }
 
 impl Default for SessionsConfig {
@@ -130,6 +146,7 @@ impl Default for SessionsConfig {
             permission_timeout: DEFAULT_PERMISSION_TIMEOUT,
             max_permission_timeout: DEFAULT_MAX_PERMISSION_TIMEOUT,
             fleet_throttle: DEFAULT_FLEET_THROTTLE,
+            on_transition: None,
         }
     }
 }

@@ -37,12 +37,12 @@ pub use config::{
     Clock, DEFAULT_FLEET_THROTTLE, DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_LAG_CHECK_INTERVAL,
     DEFAULT_LANE_CACHE_BYTES, DEFAULT_LANE_CACHE_ENTRIES, DEFAULT_MAX_EVENTS_PER_SESSION,
     DEFAULT_MAX_LOADED_SESSIONS, DEFAULT_MAX_PERMISSION_TIMEOUT, DEFAULT_PERMISSION_TIMEOUT,
-    DEFAULT_SUBSCRIBER_LAG_LIMIT, SessionsConfig,
+    DEFAULT_SUBSCRIBER_LAG_LIMIT, SessionsConfig, TransitionSink,
 };
 pub use fleet::{FleetItem, FleetNotice};
 pub use harness::HarnessRefusal;
 pub use lane::Delivered;
-pub use permission::{Decided, MAX_SCHEDULED_EXPIRIES};
+pub use permission::{Decided, MAX_SCHEDULED_EXPIRIES, RequestState};
 pub use subscribe::{Start, SubscribeItem, Subscription};
 pub use summary::ListFilter;
 

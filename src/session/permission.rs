@@ -67,6 +67,15 @@ impl Book {
     }
 }
 
+/// Where a request is ([`Sessions::permission`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestState {
+    /// Waiting for an answer.
+    Pending(PermissionRequested),
+    /// Decided.
+    Resolved(PermissionResolved),
+}
+
 /// What became of an answer or a withdrawal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decided {
@@ -364,6 +373,21 @@ impl Sessions {
             Some(a) if a.duplicate => Appended::Taken(a.cursor.offset),
             Some(_) | None => Appended::Won,
         })
+    }
+
+    /// Where a request is now: waiting, with what it asks, or decided.
+    pub async fn permission(
+        &self,
+        session: &SessionId,
+        request: &RequestId,
+    ) -> Result<RequestState, SessionError> {
+        let entry = self.entry(session);
+        let book = self.book(&entry).await?;
+        match book.requests.get(request) {
+            None => Err(unknown(session, request)),
+            Some(Asked::Pending(r)) => Ok(RequestState::Pending(r.clone())),
+            Some(Asked::Resolved(r)) => Ok(RequestState::Resolved(r.clone())),
+        }
     }
 
     /// Waits for a request's resolution, applying its expiry when it is due. Ends with

@@ -11,7 +11,10 @@ use std::time::Duration;
 use tokio::sync::MutexGuard;
 
 use super::{Ack, Entry, Head, InFlight, SessionError, Sessions, State};
-use crate::domain::{Cursor, EventId, Lifecycle, Pending, Phase, SessionId, Subject, ToolEvent};
+use crate::domain::{
+    Cursor, EventId, Lifecycle, Pending, Phase, SessionId, SessionSummary, Subject, ToolEvent,
+    Transition, transitions,
+};
 use crate::metrics::{FailureLabels, PublishResult, ResultLabels, StoreFailure};
 use crate::store::{Known, Record, SessionAppend, SessionMeta, StoreError, new_epoch};
 
@@ -74,6 +77,8 @@ struct Staged {
     head: Head,
     /// Marks the ids and call phases this append put in flight.
     seq: u64,
+    /// What it changed that someone is to be told of (only with a transition sink).
+    transitions: Vec<Transition>,
 }
 
 /// A durable append's effects still to apply: its in-flight marks to settle, its head, and
@@ -83,6 +88,8 @@ struct Landed {
     head: Head,
     seq: u64,
     fleet: Option<SessionMeta>,
+    /// The metadata after the append and its transitions, when it made any.
+    told: Option<(SessionMeta, Vec<Transition>)>,
 }
 
 /// A publish that loses the race to another writer (a conflict) is checked again against the
@@ -276,7 +283,14 @@ impl Sessions {
         for r in &records {
             meta.note(&r.event);
         }
+        let before = meta.summary.as_ref().map(SessionSummary::state);
         super::summary::fold(&mut meta, &records, now);
+        let transitions = match (&self.config.on_transition, &meta.summary) {
+            (Some(_), Some(after)) => {
+                transitions(before, after, records.iter().map(|r| &*r.event), now)
+            }
+            _ => Vec::new(),
+        };
         let phases: Vec<(Subject, Phase)> = checked
             .pending
             .changes()
@@ -310,7 +324,12 @@ impl Sessions {
             loaded_at: state.loaded_at,
         };
         state.meta = Some(meta);
-        Some(Staged { append, head, seq })
+        Some(Staged {
+            append,
+            head,
+            seq,
+            transitions,
+        })
     }
 
     /// Applies the retention limit to a staged head: the first offset to keep, when events
@@ -338,12 +357,18 @@ impl Sessions {
             .iter()
             .zip(staged)
             .filter_map(|(part, staged)| {
-                let Staged { append, head, seq } = staged?;
+                let Staged {
+                    append,
+                    head,
+                    seq,
+                    transitions,
+                } = staged?;
                 let landed = Landed {
                     entry: part.entry.clone(),
                     head,
                     seq,
                     fleet: self.fleet.watched().then(|| append.meta.clone()),
+                    told: (!transitions.is_empty()).then(|| (append.meta.clone(), transitions)),
                 };
                 Some((append, landed))
             })
@@ -382,6 +407,12 @@ impl Sessions {
             if let Some(meta) = landed.fleet {
                 let now = std::time::Instant::now();
                 self.fleet.changed(&landed.entry.id, meta, now);
+            }
+            if let (Some(sink), Some((meta, transitions))) =
+                (&self.config.on_transition, landed.told)
+            {
+                sink.transitioned(&landed.entry.id, &meta, transitions)
+                    .await;
             }
         }
         Ok(())

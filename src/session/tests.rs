@@ -71,6 +71,14 @@ impl<F: Fn(u64, &[Record]) + Send + Sync + 'static> Store for WatchedReads<F> {
         self.0.delete(session).await
     }
     async fn close(&self) {}
+
+    async fn outbox(
+        &self,
+        max: usize,
+        lease: Duration,
+    ) -> Result<Arc<dyn crate::store::outbox::Outbox>, StoreError> {
+        self.0.outbox(max, lease).await
+    }
 }
 
 /// A panicking subscription ends its stream with INTERNAL, not as a clean end, and the

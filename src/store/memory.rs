@@ -1,9 +1,11 @@
 //! The in-memory store: the same semantics as the embedded one, lost on exit.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use super::outbox::{LocalOutbox, Outbox};
 use super::{Durable, Known, Record, SessionAppend, SessionMeta, Store, StoreError};
 use crate::domain::{EventId, Phase, SessionId, Subject};
 
@@ -137,4 +139,12 @@ impl Store for MemoryStore {
     }
 
     async fn close(&self) {}
+
+    async fn outbox(
+        &self,
+        max: usize,
+        _lease: std::time::Duration,
+    ) -> Result<Arc<dyn Outbox>, StoreError> {
+        Ok(Arc::new(LocalOutbox::in_memory(max)?))
+    }
 }

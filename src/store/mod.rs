@@ -30,6 +30,7 @@ mod embedded;
 #[cfg(feature = "jetstream")]
 mod jetstream;
 mod memory;
+pub mod outbox;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -255,6 +256,15 @@ pub trait Store: Send + Sync + 'static {
 
     /// Finishes pending appends and closes the store.
     async fn close(&self);
+
+    /// The webhooks' delivery queue beside the logs, of at most `max` deliveries, each held by
+    /// one sender for at most `lease` where several processes send (made by the first call;
+    /// the server makes one).
+    async fn outbox(
+        &self,
+        max: usize,
+        lease: std::time::Duration,
+    ) -> Result<Arc<dyn outbox::Outbox>, StoreError>;
 
     /// Bumped by every failed write; see [`SessionAppend::loaded_at`].
     fn generation(&self) -> u64 {

@@ -8,6 +8,7 @@ use serde_json::Value;
 use support::server::Server;
 use support::sessions::*;
 
+mod answer_link;
 mod cross_origin;
 mod driver;
 mod inbox;

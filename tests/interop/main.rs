@@ -22,3 +22,4 @@ mod permission_clients;
 mod polyglot;
 mod reflection;
 mod tail_tui;
+mod webhooks;

@@ -1,12 +1,14 @@
 // The toolview browser viewer: subscribes to one session (from the URL, `?session=ID`) over
 // gRPC-Web and renders its VIEW card snapshots live (`cards.ts`). Each update replaces its call's
 // card; messages (user, assistant, reasoning) and turn boundaries sit between the cards in order.
-// Without a session, it is an inbox of the sessions the token may see, live (`inbox.ts`).
+// Without a session, it is an inbox of the sessions the token may see, live (`inbox.ts`); with
+// `#answer=<grant>` (a webhook's answer link), the prompt that link answers (`answer-link.ts`).
 
 import { Code } from "@connectrpc/connect";
 // The client package: its generated messages, its resuming subscription and its bearer auth.
 import { answerPermission, isReset, ToolviewError, type Client, VIEW_CAPABILITIES } from "@toolview/client";
 import { connect } from "@toolview/client/web";
+import { answerLink } from "./answer-link";
 import { inbox } from "./inbox";
 import { SessionView } from "./session-view";
 
@@ -18,7 +20,13 @@ async function main() {
   const state = document.getElementById("state")!;
   // A token comes in the URL fragment (`#token=…`), which browsers never send to a server or
   // put in a Referer; it goes out only as the `authorization` header of the gRPC-Web calls.
-  const token = new URLSearchParams(location.hash.slice(1)).get("token");
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const grant = fragment.get("answer");
+  if (grant) {
+    await answerLink(grant, header, cards, state);
+    return;
+  }
+  const token = fragment.get("token");
   const client = connect(location.origin, { token: token ?? undefined });
   if (!session) {
     const answerFromInbox = (s: string, requestId: string, optionId: string, note: HTMLElement) => {

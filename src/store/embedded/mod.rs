@@ -24,6 +24,7 @@ use parking_lot::Mutex;
 use redb::{Database, ReadableDatabase, ReadableTable};
 use tokio::sync::watch;
 
+use super::outbox::{LocalOutbox, Outbox};
 use super::{Durable, Known, Record, RecordCodec, SessionAppend, SessionMeta, Store, StoreError};
 use crate::domain::{EventId, SessionId, Subject};
 use format::{CALLS, EVENTS, IDS, SESSIONS, decode_event, decode_meta, phase_of};
@@ -399,6 +400,19 @@ impl Store for EmbeddedStore {
     async fn delete(&self, sessions: Vec<SessionId>) -> Result<(), StoreError> {
         let wait = self.writer.submit(Work::Delete(sessions)).await?;
         self.writer.clone().committed(wait).await
+    }
+
+    async fn outbox(
+        &self,
+        max: usize,
+        _lease: std::time::Duration,
+    ) -> Result<Arc<dyn Outbox>, StoreError> {
+        // A file of its own beside the logs: see `store::outbox::local`.
+        let path = self.shared.path.with_file_name("webhooks.redb");
+        let outbox = tokio::task::spawn_blocking(move || LocalOutbox::open(&path, max))
+            .await
+            .map_err(|e| StoreError::from_join(e, "opening webhooks.redb"))??;
+        Ok(Arc::new(outbox))
     }
 
     async fn close(&self) {

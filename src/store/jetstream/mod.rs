@@ -23,6 +23,7 @@ mod headers;
 mod index;
 mod load;
 mod options;
+mod outbox;
 mod ready;
 mod retry;
 mod subject;
@@ -436,6 +437,14 @@ impl Store for JetStreamStore {
             self.inner.directory.remove(&self.inner, &session).await?;
         }
         Ok(())
+    }
+
+    async fn outbox(
+        &self,
+        max: usize,
+        lease: Duration,
+    ) -> Result<Arc<dyn crate::store::outbox::Outbox>, StoreError> {
+        Ok(Arc::new(self.open_outbox(max, lease).await?))
     }
 
     async fn close(&self) {

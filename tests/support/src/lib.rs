@@ -94,6 +94,7 @@ pub mod pki;
 pub mod process;
 pub mod server;
 pub mod sessions;
+pub mod webhooks;
 
 /// ACP equality rules of the vectors: `kind: "other"` equals no kind, a `null` `oldText` in a
 /// diff item equals none, and an absent key equals an empty array.

@@ -4,6 +4,8 @@
 //! it. Label values come from closed sets (method names the server knows, enums), so no client
 //! can grow the number of series.
 
+mod webhook;
+
 use std::fmt;
 
 use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue};
@@ -12,6 +14,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
+
+pub use webhook::{DeliveryOutcome, WebhookMetrics};
 
 /// The content type of [`Metrics::encode`]'s text.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -334,6 +338,8 @@ pub struct Metrics {
     pub otlp_held_bytes: Gauge,
     /// Spans placed without their ancestors, by why.
     pub otlp_hold_released: Family<HoldLabels, Counter>,
+    /// Webhook deliveries and their queue.
+    pub webhooks: WebhookMetrics,
 }
 
 impl Metrics {
@@ -379,12 +385,14 @@ impl Metrics {
             otlp_held_spans: Gauge::default(),
             otlp_held_bytes: Gauge::default(),
             otlp_hold_released: Family::default(),
+            webhooks: WebhookMetrics::default(),
             registry: Registry::default(),
         };
         m.register_calls(&mut registry);
         m.register_subscriptions(&mut registry);
         m.register_edge(&mut registry);
         m.register_permissions(&mut registry);
+        m.webhooks.register(&mut registry);
         Metrics { registry, ..m }
     }
 
