@@ -12,8 +12,10 @@ use toolview::domain::{CallId, EventId, MessageId, Phase, SessionId, SessionSumm
 use toolview::grpc::StorageCodec;
 #[cfg(feature = "jetstream")]
 use toolview::store::JetStreamStore;
+use toolview::store::outbox::{Delivery, Enqueued};
 use toolview::store::{
     EmbeddedStore, MemoryStore, Record, SessionAppend, SessionMeta, Store, StoreError, new_epoch,
+    now_ms,
 };
 
 type Opened<'a> = Pin<Box<dyn Future<Output = Arc<dyn Store>> + 'a>>;
@@ -616,6 +618,93 @@ async fn damaged_records_are_corrupt(b: &dyn Backend) {
     store.close().await;
 }
 
+/// The webhooks' queue: a delivery queued once per id, up to the limit; taken one at a time;
+/// gone once done; back when put back or left unsettled (at once locally, after the lease on
+/// JetStream); and, on a durable backend, all of it and the link key kept across a reopen.
+async fn outbox_holds_deliveries_until_settled(b: &dyn Backend) {
+    const WAIT: Duration = Duration::from_secs(5);
+    let store = b.open().await;
+    let outbox = store.outbox(3, Duration::from_secs(2)).await.unwrap();
+    let key = outbox.link_key().await.unwrap();
+    assert_eq!(key.len(), 32);
+    let now = now_ms();
+    let d = |id: &str| Delivery {
+        id: id.into(),
+        hook: "h".into(),
+        session: "s".into(),
+        body: format!(r#"{{"id":"{id}"}}"#),
+        created_ms: now,
+        due_ms: now,
+        only_at_head: None,
+    };
+    let name = b.name();
+    assert_eq!(
+        outbox.enqueue(d("a")).await.unwrap(),
+        Enqueued::Added,
+        "{name}"
+    );
+    assert_eq!(
+        outbox.enqueue(d("a")).await.unwrap(),
+        Enqueued::Duplicate,
+        "{name}"
+    );
+    for id in ["b", "c"] {
+        assert_eq!(
+            outbox.enqueue(d(id)).await.unwrap(),
+            Enqueued::Added,
+            "{name}"
+        );
+    }
+    assert_eq!(
+        outbox.enqueue(d("x")).await.unwrap(),
+        Enqueued::Full,
+        "{name}"
+    );
+    let a = outbox.claim(WAIT).await.unwrap().expect("a");
+    assert_eq!((a.delivery.id.as_str(), a.attempts), ("a", 0), "{name}");
+    a.ticket.again(Duration::from_secs(1), true).await.unwrap();
+    let next = outbox.claim(WAIT).await.unwrap().expect("b");
+    assert_eq!(next.delivery, d("b"), "{name}");
+    next.ticket.done().await.unwrap();
+    let c = outbox.claim(WAIT).await.unwrap().expect("c");
+    assert_eq!(c.delivery.id, "c", "{name}");
+    drop(c);
+    assert_eq!(outbox.depth().await.unwrap().queued, 2, "{name}: a and c");
+    let (store, outbox) = if b.durable() {
+        drop(outbox);
+        store.close().await;
+        drop(store);
+        let store = b.open().await;
+        let outbox = store.outbox(3, Duration::from_secs(2)).await.unwrap();
+        assert_eq!(
+            outbox.link_key().await.unwrap(),
+            key,
+            "{name}: the same key"
+        );
+        assert_eq!(outbox.depth().await.unwrap().queued, 2, "{name}: kept");
+        (store, outbox)
+    } else {
+        (store, outbox)
+    };
+    // Both come back: `a` after its pause, its attempt counted; `c`, left unsettled (which
+    // JetStream counts as an attempt too: it cannot tell).
+    let mut back = Vec::new();
+    for _ in 0..2 {
+        let got = outbox.claim(WAIT).await.unwrap().expect("a and c again");
+        back.push((got.delivery.id.clone(), got.attempts));
+        got.ticket.done().await.unwrap();
+    }
+    back.sort();
+    assert_eq!(
+        (back[0].0.as_str(), back[0].1),
+        ("a", 1),
+        "{name}: {back:?}"
+    );
+    assert_eq!(back[1].0, "c", "{name}");
+    assert_eq!(outbox.depth().await.unwrap().queued, 0, "{name}");
+    store.close().await;
+}
+
 macro_rules! contract {
     ($($name:ident),* $(,)?) => {$(
         #[tokio::test]
@@ -638,5 +727,6 @@ mod every_backend {
         reopens_with_everything,
         damaged_records_are_corrupt,
         ids_outlast_the_dedup_window,
+        outbox_holds_deliveries_until_settled,
     );
 }
