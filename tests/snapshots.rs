@@ -6,7 +6,9 @@
 
 use serde_json::{Value, json};
 use support::{event, finished, started};
-use toolview::domain::{CallId, CallOutput, EventBody, SessionStarted, Subject, ToolEvent};
+use toolview::domain::{
+    CallId, CallOutput, EventBody, SessionEnded, SessionStarted, Subject, ToolEvent,
+};
 use toolview::render::{Body, Capabilities, Target, json_text, render_all};
 
 const CWD: &str = "/work/proj";
@@ -275,6 +277,22 @@ fn scenarios() -> Vec<(&'static str, Vec<ToolEvent>, u64)> {
                     None,
                 ),
                 finished(2, "t1", &text_result("Todos updated", false)),
+            ],
+            0,
+        ),
+        (
+            // The harness closes the session with a call still running; its reason is display
+            // text (markup and an escape sequence in it stay text).
+            "session_ended",
+            vec![
+                session(),
+                started(1, "c1", "bash", &bash("sleep 60"), None),
+                event(
+                    2,
+                    EventBody::SessionEnded(SessionEnded {
+                        reason: "closed by <b>the user</b> \u{1b}[31m*now*".into(),
+                    }),
+                ),
             ],
             0,
         ),

@@ -50,7 +50,7 @@ pub enum Command {
     /// expiry or a withdrawal).
     Approve(ApproveArgs),
     /// List the sessions the token may read, each with its state (`requires_action`,
-    /// `running`, `failed`, `idle`) and what it does now or waits for.
+    /// `running`, `failed`, `idle`, `ended`) and what it does now or waits for.
     Sessions(SessionsArgs),
     /// Print a new webhook signing secret (`whsec_` then 32 random bytes in base64, as
     /// Standard Webhooks writes one), for --webhook-secret-file and the receiver.
@@ -91,6 +91,8 @@ pub enum StateArg {
     Failed,
     /// Nothing open or pending.
     Idle,
+    /// The harness closed the session.
+    Ended,
 }
 
 /// The arguments of `toolview approve`.

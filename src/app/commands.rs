@@ -171,6 +171,7 @@ impl StateArg {
             StateArg::Running => S::Running,
             StateArg::Failed => S::Failed,
             StateArg::Idle => S::Idle,
+            StateArg::Ended => S::Ended,
         }
     }
 }

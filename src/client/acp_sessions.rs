@@ -19,7 +19,7 @@ struct ListedMeta {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ListedSession {
-    /// `requires_action`, `running`, `failed` or `idle`.
+    /// `requires_action`, `running`, `failed`, `idle` or `ended`.
     state: &'static str,
     /// Every prompt waiting.
     pending_count: u64,

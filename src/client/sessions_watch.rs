@@ -27,7 +27,8 @@ fn order(s: &pb::GetSessionResponse) -> (u8, i64, String) {
         Some(pb::SessionState::Running) => 1,
         Some(pb::SessionState::Failed) => 2,
         Some(pb::SessionState::Idle) => 3,
-        Some(pb::SessionState::Unspecified) | None => 4,
+        Some(pb::SessionState::Ended) => 4,
+        Some(pb::SessionState::Unspecified) | None => 5,
     };
     let asked = summary
         .and_then(|s| s.pending.first())

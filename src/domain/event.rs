@@ -162,6 +162,8 @@ pub struct ToolEvent {
 pub enum EventBody {
     /// The session began.
     SessionStarted(SessionStarted),
+    /// The harness closed the session.
+    SessionEnded(SessionEnded),
     /// A call started.
     CallStarted(CallStarted),
     /// More of a streaming call's arguments.
@@ -195,6 +197,7 @@ impl EventBody {
     pub fn text_bytes(&self) -> usize {
         match self {
             EventBody::SessionStarted(s) => s.cwd.len(),
+            EventBody::SessionEnded(s) => s.reason.len(),
             EventBody::CallStarted(c) => c.tool_name.len() + c.arguments_json.len(),
             EventBody::CallInputDelta(d) => d.text.len(),
             EventBody::CallInputComplete(c) => c.arguments_json.len(),
@@ -225,6 +228,7 @@ impl EventBody {
             EventBody::CallOutput(e) => Some(&e.call_id),
             EventBody::CallFinished(e) => Some(&e.call_id),
             EventBody::SessionStarted(_)
+            | EventBody::SessionEnded(_)
             | EventBody::TurnStarted(_)
             | EventBody::TurnFinished(_)
             | EventBody::MessageStarted(_)
@@ -238,7 +242,7 @@ impl EventBody {
     /// What the event's lifecycle rules are about: its call, message or turn.
     pub fn subject(&self) -> Option<Subject> {
         match self {
-            EventBody::SessionStarted(_) => None,
+            EventBody::SessionStarted(_) | EventBody::SessionEnded(_) => None,
             EventBody::CallStarted(e) => Some(Subject::call(&e.call_id)),
             EventBody::CallInputDelta(e) => Some(Subject::call(&e.call_id)),
             EventBody::CallInputComplete(e) => Some(Subject::call(&e.call_id)),
@@ -260,6 +264,16 @@ impl EventBody {
 pub struct SessionStarted {
     /// The session's working directory, against which paths are shown relative.
     pub cwd: String,
+}
+
+/// Bytes of a [`SessionEnded`] reason kept (cut at a character boundary).
+pub const MAX_END_REASON_BYTES: usize = 1024;
+
+/// The harness closed the session; a later start of anything resumes it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SessionEnded {
+    /// Why, in the harness's words (display text); empty when not said.
+    pub reason: String,
 }
 
 /// A call started. `arguments_json` is kept verbatim (any text).

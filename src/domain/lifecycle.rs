@@ -164,6 +164,7 @@ impl Phase {
         );
         match body {
             EventBody::SessionStarted(_)
+            | EventBody::SessionEnded(_)
             | EventBody::CallInputDelta(_)
             | EventBody::CallOutput(_)
             | EventBody::MessageDelta(_) => self,
@@ -189,7 +190,7 @@ impl Phase {
     fn refusal(self, subject: &Subject, body: &EventBody) -> Option<LifecycleError> {
         let s = || subject.clone();
         match body {
-            EventBody::SessionStarted(_) => None,
+            EventBody::SessionStarted(_) | EventBody::SessionEnded(_) => None,
             EventBody::CallStarted(_)
             | EventBody::TurnStarted(_)
             | EventBody::MessageStarted(_)

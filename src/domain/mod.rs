@@ -28,10 +28,10 @@ pub use common::{
 pub use cursor::{Cursor, Epoch, EpochError, MAX_EPOCH_LEN};
 pub use event::{
     CallFinished, CallId, CallInputComplete, CallInputDelta, CallOutput, CallStarted, EventBody,
-    EventId, IdError, MAX_TITLE_CHARS, MessageDelta, MessageFinished, MessageId, MessageRole,
-    MessageStarted, SessionId, SessionStarted, StopReason, TokenUsage, ToolEvent, TurnFinished,
-    TurnId, TurnStarted, is_dot_segment, title_of, validate_id, validate_session_id,
-    without_controls,
+    EventId, IdError, MAX_END_REASON_BYTES, MAX_TITLE_CHARS, MessageDelta, MessageFinished,
+    MessageId, MessageRole, MessageStarted, SessionEnded, SessionId, SessionStarted, StopReason,
+    TokenUsage, ToolEvent, TurnFinished, TurnId, TurnStarted, is_dot_segment, title_of,
+    validate_id, validate_session_id, without_controls,
 };
 pub use lifecycle::{BatchError, Lifecycle, LifecycleError, Pending, Phase, Subject};
 pub use plan::{Plan, PlanEntry, PlanStatus};

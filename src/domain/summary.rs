@@ -34,15 +34,19 @@ pub enum SessionState {
     /// Nothing open, nothing pending, and the last turn stopped short: the model's token limit,
     /// the harness's request limit, or a refusal.
     Failed,
+    /// The harness closed the session (`SessionEnded`) and has not started anything since.
+    /// It ranks above every other state: nobody answers in a closed session.
+    Ended,
 }
 
 impl SessionState {
     /// Every state, in the order a fleet view lists them (waiting on a person first).
-    pub const ALL: [SessionState; 4] = [
+    pub const ALL: [SessionState; 5] = [
         SessionState::RequiresAction,
         SessionState::Running,
         SessionState::Failed,
         SessionState::Idle,
+        SessionState::Ended,
     ];
 
     /// Its name (`requires_action`).
@@ -52,6 +56,7 @@ impl SessionState {
             SessionState::RequiresAction => "requires_action",
             SessionState::Idle => "idle",
             SessionState::Failed => "failed",
+            SessionState::Ended => "ended",
         }
     }
 }
@@ -99,6 +104,8 @@ pub struct SessionSummary {
     pub activity_ms: u64,
     /// The token usage of every finished turn, added up.
     pub usage: TokenUsage,
+    /// The harness closed the session, and nothing started since.
+    pub ended: bool,
     /// The fold's own state: a message that started empty and set the activity, whose first
     /// delta gives the activity line.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -108,7 +115,9 @@ pub struct SessionSummary {
 impl SessionSummary {
     /// The session's state (see [`SessionState`] for the rules, in precedence order).
     pub fn state(&self) -> SessionState {
-        if self.pending_count > 0 {
+        if self.ended {
+            SessionState::Ended
+        } else if self.pending_count > 0 {
             SessionState::RequiresAction
         } else if self.open_calls > 0 || self.open_turns > 0 {
             SessionState::Running
@@ -131,6 +140,23 @@ impl SessionSummary {
         call_title: &dyn Fn(&CallStarted) -> String,
     ) {
         self.activity_ms = at_ms;
+        // Anything starting resumes a closed session.
+        self.ended = match &event.body {
+            EventBody::SessionEnded(_) => true,
+            EventBody::SessionStarted(_)
+            | EventBody::CallStarted(_)
+            | EventBody::TurnStarted(_)
+            | EventBody::MessageStarted(_)
+            | EventBody::PermissionRequested(_) => false,
+            EventBody::CallInputDelta(_)
+            | EventBody::CallInputComplete(_)
+            | EventBody::CallOutput(_)
+            | EventBody::CallFinished(_)
+            | EventBody::TurnFinished(_)
+            | EventBody::MessageDelta(_)
+            | EventBody::MessageFinished(_)
+            | EventBody::PermissionResolved(_) => self.ended,
+        };
         match &event.body {
             EventBody::CallStarted(c) => {
                 self.open_calls += 1;
@@ -172,6 +198,7 @@ impl SessionSummary {
                     .retain(|p| p.request_id != r.request_id.as_str());
             }
             EventBody::SessionStarted(_)
+            | EventBody::SessionEnded(_)
             | EventBody::CallInputDelta(_)
             | EventBody::CallInputComplete(_)
             | EventBody::CallOutput(_)
@@ -204,6 +231,8 @@ pub enum Transition {
     Failed,
     /// The session became [`SessionState::Idle`].
     Idle,
+    /// The harness closed the session.
+    Ended,
 }
 
 impl Transition {
@@ -213,12 +242,13 @@ impl Transition {
             Transition::Waiting(_) => SessionState::RequiresAction,
             Transition::Failed => SessionState::Failed,
             Transition::Idle => SessionState::Idle,
+            Transition::Ended => SessionState::Ended,
         }
     }
 }
 
 /// What an append changed: each prompt it asked (and did not also answer), then the state
-/// entered, if it is failed or idle. `before` is the session's state before the append (`None`:
+/// entered, if it is failed, idle or ended. `before` is the session's state before the append (`None`:
 /// a new session), `after` its summary after; `at_ms` when the append was made.
 pub fn transitions<'e>(
     before: Option<SessionState>,
@@ -245,6 +275,7 @@ pub fn transitions<'e>(
     if before != Some(state) {
         match state {
             SessionState::Failed => found.push(Transition::Failed),
+            SessionState::Ended => found.push(Transition::Ended),
             // A new session with nothing open yet has not become idle: it has not begun.
             SessionState::Idle if before.is_some() => found.push(Transition::Idle),
             SessionState::Idle | SessionState::Running | SessionState::RequiresAction => {}

@@ -313,7 +313,9 @@ fn transitions_name_each_new_prompt_and_the_failed_and_idle_states_entered() {
         ts.iter()
             .map(|t| match t {
                 Transition::Waiting(p) => format!("waiting {}", p.request_id),
-                Transition::Failed | Transition::Idle => t.state().name().to_owned(),
+                Transition::Failed | Transition::Idle | Transition::Ended => {
+                    t.state().name().to_owned()
+                }
             })
             .collect()
     };
@@ -382,4 +384,58 @@ fn every_prompt_is_told_even_past_the_listed_ones_and_not_one_answered_at_once()
         transitions(Some(SessionState::Idle), &after, batch.iter(), 1),
         vec![]
     );
+}
+
+fn end(reason: &str) -> EventBody {
+    EventBody::SessionEnded(crate::domain::SessionEnded {
+        reason: reason.into(),
+    })
+}
+
+#[test]
+fn a_closed_session_is_ended_above_everything_until_anything_starts() {
+    // Closed with a call and a prompt still open: nobody answers in a closed session.
+    let s = fold(vec![
+        turn("t1"),
+        started("c1", "bash"),
+        ask("p1"),
+        end("user quit"),
+    ]);
+    assert_eq!(s.state(), SessionState::Ended);
+    assert_eq!(
+        (s.pending_count, s.open_calls),
+        (1, 1),
+        "the counts stay as they are"
+    );
+    // Endings and resolutions of what was open do not resume it.
+    for quiet in [
+        finished("c1", false),
+        answer("p1"),
+        turn_end("t1", StopReason::EndTurn, None),
+    ] {
+        let mut after = s.clone();
+        after.apply(&ev(quiet), 9, &title);
+        assert_eq!(after.state(), SessionState::Ended);
+    }
+    // Anything starting does.
+    let resumes = [
+        EventBody::SessionStarted(SessionStarted { cwd: "/w".into() }),
+        turn("t2"),
+        started("c2", "bash"),
+        message("m1", MessageRole::User, "again"),
+        ask("p2"),
+    ];
+    for body in resumes {
+        let mut after = s.clone();
+        after.apply(&ev(body.clone()), 9, &title);
+        assert_ne!(after.state(), SessionState::Ended, "{body:?}");
+        assert!(!after.ended);
+    }
+}
+
+#[test]
+fn ending_is_a_transition_once() {
+    let got = steps(vec![turn("t1"), end(""), end("again")]);
+    assert_eq!(got[1], vec![Transition::Ended]);
+    assert_eq!(got[2], vec![], "already ended");
 }

@@ -240,7 +240,7 @@ pub struct SessionRow {
     pub calls: u64,
     /// Its last update, in milliseconds since the Unix epoch.
     pub updated_at_ms: Option<i64>,
-    /// Where it is: `requires_action`, `running`, `failed`, `idle` (`unknown` for a log older
+    /// Where it is: `requires_action`, `running`, `failed`, `idle`, `ended` (`unknown` for a log older
     /// than summaries).
     pub state: &'static str,
     /// What it did last, on one line.

@@ -170,6 +170,7 @@ impl<'a> Snapshot<'a> {
     pub fn of(change: super::Change<'a>, cwd: Option<&str>, cap: Cap) -> Option<Self> {
         match change {
             super::Change::Session
+            | super::Change::Ended(_)
             | super::Change::Turn(_)
             | super::Change::Message(..)
             | super::Change::Permission(_) => None,

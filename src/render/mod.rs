@@ -147,7 +147,7 @@ pub fn render(
     caps: &Capabilities,
 ) -> Rendered {
     let subject = match change {
-        Change::Session => None,
+        Change::Session | Change::Ended(_) => None,
         Change::Turn(t) => Some(Subject::turn(t.turn_id)),
         Change::Started(s)
         | Change::Input(s, _)

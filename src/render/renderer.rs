@@ -112,7 +112,10 @@ fn fitted(
     let state = match change {
         // A message's text is within the output cap, which leaves room in every update, and a
         // prompt's texts are cut to its limits (`permission.rs`); ids are short.
-        Change::Turn(_) | Change::Message(..) | Change::Permission(_) => return (rendered, size),
+        // An end's reason is cut to its limit when published.
+        Change::Turn(_) | Change::Message(..) | Change::Permission(_) | Change::Ended(_) => {
+            return (rendered, size);
+        }
         // Only VIEW renders a session update: its cwd is what can be too large.
         Change::Session => {
             let ctx = Context { cwd: None, ..*ctx };
@@ -129,7 +132,11 @@ fn fitted(
     for keep_output in [true, false] {
         let stand_in = stand_in(state, &note, keep_output);
         let change = match change {
-            Change::Session | Change::Turn(_) | Change::Message(..) | Change::Permission(_) => {
+            Change::Session
+            | Change::Ended(_)
+            | Change::Turn(_)
+            | Change::Message(..)
+            | Change::Permission(_) => {
                 unreachable!("handled above")
             }
             Change::Started(_) => Change::Started(&stand_in),

@@ -75,6 +75,7 @@ pub fn check(events: &[ToolEvent], max_timeout: Duration) -> Result<(), HarnessR
                 return Err(HarnessRefusal::Timeout { index, max, got });
             }
             EventBody::SessionStarted(_)
+            | EventBody::SessionEnded(_)
             | EventBody::CallStarted(_)
             | EventBody::CallInputDelta(_)
             | EventBody::CallInputComplete(_)

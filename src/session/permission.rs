@@ -53,6 +53,7 @@ impl Book {
                     .insert(r.request_id.clone(), Asked::Resolved(r.clone()));
             }
             EventBody::SessionStarted(_)
+            | EventBody::SessionEnded(_)
             | EventBody::CallStarted(_)
             | EventBody::CallInputDelta(_)
             | EventBody::CallInputComplete(_)

@@ -86,7 +86,8 @@ impl SessionMeta {
             E::MessageStarted(m) if self.title.is_empty() && m.role == MessageRole::User => {
                 self.title = crate::domain::title_of(&m.text).unwrap_or_default();
             }
-            E::MessageStarted(_)
+            E::SessionEnded(_)
+            | E::MessageStarted(_)
             | E::MessageDelta(_)
             | E::MessageFinished(_)
             | E::TurnStarted(_)

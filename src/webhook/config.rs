@@ -31,6 +31,8 @@ pub enum Trigger {
     Failed,
     /// The session became idle (and stayed so for the hook's `idleAfterSecs`).
     Idle,
+    /// The harness closed the session.
+    Ended,
 }
 
 impl Trigger {
@@ -40,6 +42,7 @@ impl Trigger {
             SessionState::RequiresAction | SessionState::Running => Trigger::RequiresAction,
             SessionState::Failed => Trigger::Failed,
             SessionState::Idle => Trigger::Idle,
+            SessionState::Ended => Trigger::Ended,
         }
     }
 }
@@ -223,7 +226,7 @@ fn check(hook: &Hook) -> anyhow::Result<()> {
         );
     }
     if hook.events.is_empty() {
-        bail!("events: none; name at least one of requires_action, failed, idle");
+        bail!("events: none; name at least one of requires_action, failed, idle, ended");
     }
     if hook.secret.is_none() && hook.format == Format::Json {
         bail!(

@@ -126,7 +126,7 @@ impl Webhooks {
         let now = now_ms();
         let request = match t {
             Transition::Waiting(p) => p.request_id.as_str(),
-            Transition::Failed | Transition::Idle => "",
+            Transition::Failed | Transition::Idle | Transition::Ended => "",
         };
         let id = delivery_id(&[
             &hook.name,

@@ -100,7 +100,7 @@ pub fn json(about: &About<'_>, t: &Transition, links: &[String]) -> String {
     let s = about.summary;
     let prompt = match t {
         Transition::Waiting(p) => Some(prompt(p, links)),
-        Transition::Failed | Transition::Idle => None,
+        Transition::Failed | Transition::Idle | Transition::Ended => None,
     };
     let notice = Notice {
         kind: kind(t),
@@ -243,6 +243,7 @@ pub fn slack(about: &About<'_>, t: &Transition, links: &[String]) -> String {
             )
         }
         Transition::Idle => (format!("*{name}* is idle"), format!("{name} is idle")),
+        Transition::Ended => (format!("*{name}* ended"), format!("{name} ended")),
     };
     let mut context = Vec::new();
     if !about.cwd.is_empty() {
@@ -261,7 +262,7 @@ pub fn slack(about: &About<'_>, t: &Transition, links: &[String]) -> String {
                 button(&o.name, url, Some(style))
             })
             .collect(),
-        Transition::Failed | Transition::Idle => Vec::new(),
+        Transition::Failed | Transition::Idle | Transition::Ended => Vec::new(),
     };
     buttons.push(button("Open session", &about.view_url, None));
     let mut blocks = vec![Block::Section {

@@ -41,9 +41,9 @@ fn turn_end(s: &str, id: &str, turn: &str, reason: pb::StopReason) -> pb::ToolEv
     )
 }
 
-/// A prompt waiting (its title trying Slack's markup), a turn stopped short, and a turn that
-/// ended well (idle: not a transition the hooks want).
-async fn three_sessions(url: &str) {
+/// A prompt waiting (its title trying Slack's markup), a turn stopped short, a turn that ended
+/// well (idle: not a transition the hooks want), and a session the harness closed.
+async fn four_sessions(url: &str) {
     let mut c = client(url).await;
     let waits = vec![
         turn("waits", "e1", "t1"),
@@ -61,7 +61,18 @@ async fn three_sessions(url: &str) {
         turn("ends", "e1", "t1"),
         turn_end("ends", "e2", "t1", pb::StopReason::EndTurn),
     ];
-    for events in [waits, fails, ends] {
+    let closed = vec![
+        turn("closed", "e1", "t1"),
+        turn_end("closed", "e2", "t1", pb::StopReason::EndTurn),
+        ev(
+            "closed",
+            "e3",
+            Event::SessionEnded(pb::SessionEnded {
+                reason: "the user closed the tab".into(),
+            }),
+        ),
+    ];
+    for events in [waits, fails, ends, closed] {
         publish(&mut c, events).await.unwrap();
     }
 }
@@ -102,12 +113,17 @@ async fn deliveries_outlast_a_receiver_down_and_a_crash_and_arrive_once_signed()
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let (port, secret) = (free_port(), new_secret());
-    let hooks = hooks_file(dir.path(), port, &secret, &["requires_action", "failed"]);
+    let hooks = hooks_file(
+        dir.path(),
+        port,
+        &secret,
+        &["requires_action", "failed", "ended"],
+    );
     let mut server = serve(&data, &hooks);
     let down_since = Instant::now();
-    three_sessions(&server.url).await;
+    four_sessions(&server.url).await;
     // Nothing listens: attempts fail and are queued again; then the server is killed with
-    // the three deliveries (ops: the prompt and the failure; chat: the prompt) queued.
+    // the four deliveries (ops: the prompt, the failure, the end; chat: the prompt) queued.
     server
         .metric_reaches("toolview_webhook_retries_total", 3.0)
         .await;
@@ -116,20 +132,30 @@ async fn deliveries_outlast_a_receiver_down_and_a_crash_and_arrive_once_signed()
     tokio::time::sleep(RECEIVER_DOWN.saturating_sub(down_since.elapsed())).await;
     let receiver = Receiver::start(port, &secret, dir.path());
     receiver.wait_for(Duration::from_secs(60), |a| {
-        ids(a, "/ops", |_| true).len() >= 2 && a.iter().any(|x| x["path"] == "/slack")
+        ids(a, "/ops", |_| true).len() >= 3 && a.iter().any(|x| x["path"] == "/slack")
     });
     // Any late duplicate would come within the retry pause.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let arrivals = receiver.arrivals();
     let ops: Vec<&Value> = arrivals.iter().filter(|a| a["path"] == "/ops").collect();
-    assert_eq!(ops.len(), 2, "each delivery once: {arrivals:#?}");
+    assert_eq!(ops.len(), 3, "each delivery once: {arrivals:#?}");
     assert!(ops.iter().all(|a| a["verified"] == true), "{ops:#?}");
-    assert_ne!(ops[0]["id"], ops[1]["id"]);
+    let distinct: std::collections::HashSet<&str> =
+        ops.iter().filter_map(|a| a["id"].as_str()).collect();
+    assert_eq!(distinct.len(), 3);
     let of_type = |t: &str| *ops.iter().find(|a| a["body"]["type"] == t).unwrap();
     let waiting = of_type("session.requires_action");
     let failed = of_type("session.failed");
     assert_eq!(failed["body"]["data"]["sessionId"], "fails");
     assert_eq!(failed["body"]["data"]["summary"]["lastStop"], "max_tokens");
+    let ended = of_type("session.ended");
+    assert_eq!(
+        (
+            ended["body"]["data"]["sessionId"].as_str(),
+            ended["body"]["data"]["state"].as_str()
+        ),
+        (Some("closed"), Some("ended"))
+    );
     let prompt = &waiting["body"]["data"]["prompt"];
     assert_eq!(prompt["requestId"], "perm-1");
     assert_eq!(prompt["title"], "Run <!channel> rm -rf build?");
@@ -154,7 +180,7 @@ async fn deliveries_outlast_a_receiver_down_and_a_crash_and_arrive_once_signed()
     answer_links(&server, &receiver, prompt).await;
     let metrics = scrape(server.metrics.as_deref().unwrap());
     let delivered = "toolview_webhook_deliveries_total{outcome=\"delivered\"}";
-    assert!(sample(&metrics, delivered) >= 3.0, "{metrics}");
+    assert!(sample(&metrics, delivered) >= 4.0, "{metrics}");
 }
 
 /// The prompt's links: a look changes nothing; the Allow link answers once, as `ops via

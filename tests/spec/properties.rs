@@ -417,6 +417,7 @@ mod events {
         prop_oneof![
             1 => proptest::sample::select(vec!["", "/w", "/w/p", "rel", "/"])
                 .prop_map(|cwd| EventBody::SessionStarted(SessionStarted { cwd: cwd.into() })),
+            1 => arb_text().prop_map(|reason| EventBody::SessionEnded(SessionEnded { reason })),
             // A parent among the same ids: unknown, running, finished, itself or a cycle.
             3 => (call(), tool, prop_oneof![arb_json().prop_map(|v| v.to_string()), arb_text()], option::of(arb_call_view()), any::<bool>(), option::of(call()))
                 .prop_map(|(call_id, tool, arguments_json, view, input_streaming, parent)| EventBody::CallStarted(CallStarted {

@@ -1,7 +1,8 @@
 // The viewer's home page: an inbox of the sessions the token may see, live from the fleet watch
 // (`WatchSessions` over gRPC-Web): sessions waiting on a person first (their prompt and, when the
 // token may answer, its buttons), then running (what each does now), then failed and idle. Each
-// row opens its session. Opt-in browser notifications say when a session starts waiting.
+// row opens its session; closed (ended) sessions come last. Opt-in browser notifications say when
+// a session starts waiting.
 
 import { type Client, type GetSessionResponse, SessionState, SYNCED } from "@toolview/client";
 import { el } from "./session-view";
@@ -15,19 +16,21 @@ const ORDER: Record<number, number> = {
   [SessionState.RUNNING]: 1,
   [SessionState.FAILED]: 2,
   [SessionState.IDLE]: 3,
+  [SessionState.ENDED]: 4,
 };
 const NAMES: Record<number, string> = {
   [SessionState.REQUIRES_ACTION]: "requires_action",
   [SessionState.RUNNING]: "running",
   [SessionState.FAILED]: "failed",
   [SessionState.IDLE]: "idle",
+  [SessionState.ENDED]: "ended",
 };
 
 /** How a prompt's option is answered from the inbox: `(session, request, option, note)`. */
 export type InboxAnswerer = (session: string, requestId: string, optionId: string, note: HTMLElement) => void;
 
 const stateOf = (s: GetSessionResponse) => s.summary?.state ?? SessionState.UNSPECIFIED;
-const rank = (s: GetSessionResponse) => ORDER[stateOf(s)] ?? 4;
+const rank = (s: GetSessionResponse) => ORDER[stateOf(s)] ?? 5;
 /** Waiting longest first; the rest by id. */
 const asked = (s: GetSessionResponse) => Number(s.summary?.pending[0]?.requestedAt?.seconds ?? 0n);
 const before = (a: GetSessionResponse, b: GetSessionResponse) =>

@@ -11,6 +11,7 @@ import {
   renderMessage,
   renderMessageText,
   renderPermission,
+  renderEnded,
   renderTurn,
   type SessionChange,
   type SessionItem,
@@ -96,6 +97,8 @@ export class SessionView {
         return renderPermission(item.permission, this.answer?.(item.permission.requestId));
       case "turn":
         return renderTurn(item.turn);
+      case "ended":
+        return renderEnded(item.ended);
     }
   }
 

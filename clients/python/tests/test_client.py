@@ -77,6 +77,13 @@ def test_a_turn_reads_back_in_every_form(server: Server) -> None:
         assert list(client.list_sessions(states=["requires_action", "running"])) == []
         with pytest.raises(ValueError, match="state: one of"):
             list(client.list_sessions(states=["waiting"]))
+        # The harness closes it: ended, until anything starts again.
+        client.session("demo").end("the user closed the tab")
+        client.flush()
+        assert [s.session_id for s in client.list_sessions(states=["ended"])] == ["demo"]
+        client.session("demo").message("user", "And again?")
+        client.flush()
+        assert list(client.list_sessions(states=["ended"])) == []
 
 
 def test_a_live_subscription_starts_after_the_head(server: Server) -> None:

@@ -1,11 +1,12 @@
 // The AI SDK's `useChat`: toolview's UI message stream (`POST /ai-sdk`) carries a session as one
 // assistant message whose parts are its items in order — `data-toolview-card` per call (a later
 // one replaces it: same id), `data-toolview-permission` per prompt, `data-toolview-user` per
-// prompt typed, `text` and `reasoning` for the model's words, and the calls again as tool parts.
+// prompt typed, `data-toolview-session` when the harness closes the session, `text` and
+// `reasoning` for the model's words, and the calls again as tool parts.
 // `ToolviewParts` draws a message's parts with this package's components; `ToolviewPart` one part.
 
 import { createElement, Fragment, type ReactElement } from "react";
-import { type Answer, ToolviewCard, ToolviewMessage, ToolviewPermission } from "./react.js";
+import { type Answer, ToolviewCard, ToolviewEnded, ToolviewMessage, ToolviewPermission } from "./react.js";
 import type { CardView, PermissionView } from "./view.js";
 
 /** A part of an AI SDK `UIMessage`, as far as this package reads it. */
@@ -70,6 +71,10 @@ export function ToolviewPart(props: { part: UIPart; id: string; onAnswer?: Answe
       return createElement(ToolviewCard, { card: part.data as CardView });
     case "data-toolview-permission":
       return createElement(ToolviewPermission, { permission: part.data as PermissionView, onAnswer });
+    case "data-toolview-session": {
+      const data = part.data as { state?: string; reason?: string };
+      return data.state === "ended" ? createElement(ToolviewEnded, { ended: { reason: data.reason ?? "" } }) : null;
+    }
     case "data-toolview-user": {
       const data = part.data as { text?: string; complete?: boolean };
       const status = data.complete === false ? "streaming" : "complete";

@@ -10,6 +10,7 @@ import type {
   CallStatusName,
   CardView,
   ContentBlockView,
+  EndedView,
   FileDiff,
   MessageView,
   PermissionView,
@@ -330,6 +331,12 @@ export function permissionTree(p: PermissionView, answer?: (optionId: string) =>
 }
 
 /** A turn boundary: a rule with the turn's id, and how it ended. */
+/** `session ended: <reason>` — the harness closed the session. */
+export function endedTree(e: EndedView): VNode {
+  const words = e.reason ? `session ended: ${e.reason}` : "session ended";
+  return h("div", { class: "turn ended", role: "separator", "data-ended": "true" }, words);
+}
+
 export function turnTree(t: TurnView): VNode {
   let words = `turn ${t.turnId}`;
   if (t.finished) {

@@ -4,11 +4,11 @@
 // text nodes: never innerHTML. The trees themselves (`cardTree`, …) are here too, for a renderer
 // of another framework.
 
-import { cardTree, messageText, messageTree, permissionTree, turnTree } from "./cards.js";
+import { cardTree, endedTree, messageText, messageTree, permissionTree, turnTree } from "./cards.js";
 import type { Child, VNode } from "./node.js";
-import type { CardView, MessageView, PermissionView, RoleName, TurnView } from "./view.js";
+import type { CardView, EndedView, MessageView, PermissionView, RoleName, TurnView } from "./view.js";
 
-export { cardTree, messageTree, permissionTree, subagentSummary, turnTree } from "./cards.js";
+export { cardTree, endedTree, messageTree, permissionTree, subagentSummary, turnTree } from "./cards.js";
 export * from "./convert.js";
 export type { Child, VNode } from "./node.js";
 export { type SessionChange, type SessionItem, SessionModel, type SessionSnapshot } from "./session.js";
@@ -61,4 +61,9 @@ export function renderPermission(
 /** A turn boundary. */
 export function renderTurn(t: TurnView): HTMLElement {
   return toDom(turnTree(t));
+}
+
+/** The harness closed the session. */
+export function renderEnded(e: EndedView): HTMLElement {
+  return toDom(endedTree(e));
 }

@@ -18,6 +18,7 @@ export {
 export {
   type Answer,
   ToolviewCard,
+  ToolviewEnded,
   ToolviewItems,
   ToolviewMessage,
   ToolviewPermission,

@@ -3,10 +3,10 @@
 // child); there is no dangerouslySetInnerHTML anywhere in the package.
 
 import { createElement, type FunctionComponent, memo, type ReactElement, type ReactNode, useState } from "react";
-import { cardTree, messageTree, newer, permissionTree, subagentSummary, turnTree } from "./cards.js";
+import { cardTree, endedTree, messageTree, newer, permissionTree, subagentSummary, turnTree } from "./cards.js";
 import type { Child, VNode } from "./node.js";
 import type { SessionItem } from "./session.js";
-import type { CardView, MessageView, PermissionView, TurnView } from "./view.js";
+import type { CardView, EndedView, MessageView, PermissionView, TurnView } from "./view.js";
 
 /** A tree as React elements; `extra` goes after the root's own children. */
 export function toReact(node: VNode, extra?: ReactNode): ReactElement {
@@ -58,6 +58,11 @@ export const ToolviewTurn = memo(function ToolviewTurn(props: { turn: TurnView }
   return toReact(turnTree(props.turn));
 });
 
+/** The harness closed the session. */
+export const ToolviewEnded = memo(function ToolviewEnded(props: { ended: EndedView }): ReactElement {
+  return toReact(endedTree(props.ended));
+});
+
 /** The items of a session, in order, a subagent's inside its parent's card. */
 export const ToolviewItems: FunctionComponent<{
   items: readonly SessionItem[];
@@ -91,6 +96,8 @@ export const ToolviewItems: FunctionComponent<{
           return createElement(ToolviewPermission, { key: item.key, permission: item.permission, onAnswer });
         case "turn":
           return createElement(ToolviewTurn, { key: item.key, turn: item.turn });
+        case "ended":
+          return createElement(ToolviewEnded, { key: item.key, ended: item.ended });
         default:
           return newer(item);
       }

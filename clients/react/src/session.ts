@@ -8,14 +8,15 @@
 
 import { type Item, isReset } from "@toolview/client";
 import { cardFromProto, messageFromProto, permissionFromProto, turnFromProto } from "./convert.js";
-import type { CardView, MessageView, PermissionView, TurnView } from "./view.js";
+import type { CardView, EndedView, MessageView, PermissionView, TurnView } from "./view.js";
 
 /** One item of a session, in the order it first appeared. */
 export type SessionItem =
   | { kind: "card"; key: string; card: CardView }
   | { kind: "message"; key: string; message: MessageView }
   | { kind: "permission"; key: string; permission: PermissionView }
-  | { kind: "turn"; key: string; turn: TurnView };
+  | { kind: "turn"; key: string; turn: TurnView }
+  | { kind: "ended"; key: string; ended: EndedView };
 
 /** What one update changed: what a view that drew the items before patches. */
 export type SessionChange =
@@ -129,6 +130,9 @@ export class SessionModel {
       case "turn":
         this.turns += 1;
         return this.put({ kind: "turn", key: `turn:${this.turns}`, turn: turnFromProto(view.value) }, undefined);
+      case "sessionEnded":
+        this.turns += 1;
+        return this.put({ kind: "ended", key: `ended:${this.turns}`, ended: { reason: view.value.reason } }, undefined);
       case "messageAppended": {
         const text = view.value.text;
         const next = this.change(`message:${view.value.messageId}`, (i) =>

@@ -177,6 +177,12 @@ export interface PermissionView {
 }
 
 /** A turn's boundary: its start, or its end with why it ended and what it cost. */
+/** The harness closed the session (`SessionEnded`). */
+export interface EndedView {
+  /** Why, in the harness's words; empty when not said. */
+  reason: string;
+}
+
 export interface TurnView {
   turnId: string;
   finished: boolean;

@@ -3,8 +3,15 @@
 // draws (the browser test compares the DOM of both on real pages).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ToolviewCard, ToolviewMessage, ToolviewPermission, ToolviewTurn } from "@toolview/react";
-import { cardTree, messageTree, permissionTree, turnTree } from "@toolview/react/dom";
+import {
+  ToolviewCard,
+  ToolviewEnded,
+  ToolviewMessage,
+  ToolviewPart,
+  ToolviewPermission,
+  ToolviewTurn,
+} from "@toolview/react";
+import { cardTree, endedTree, messageTree, permissionTree, turnTree } from "@toolview/react/dom";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 
@@ -168,6 +175,13 @@ test("every card kind renders in React exactly as its tree (what the DOM rendere
   assert.equal(react(createElement(ToolviewMessage, { message })), html(messageTree(message)));
   const turn = { turnId: "t1", finished: true, stopReason: "end_turn", usage: { inputTokens: 3, outputTokens: 4 } };
   assert.equal(react(createElement(ToolviewTurn, { turn })), html(turnTree(turn)));
+  const ended = { reason: "closed <b>by</b> the user" };
+  const shown = react(createElement(ToolviewEnded, { ended }));
+  assert.equal(shown, html(endedTree(ended)));
+  assert.ok(shown.includes("session ended: closed &lt;b&gt;by&lt;/b&gt; the user"), shown);
+  // The AI SDK's part for it draws the same.
+  const part = { type: "data-toolview-session", id: "session", data: { state: "ended", reason: ended.reason } };
+  assert.equal(react(createElement(ToolviewPart, { part, id: "session" })), shown);
 });
 
 test("tool output is text: no markup, no escape sequence as markup, no script link", () => {

@@ -101,6 +101,16 @@ test("SessionModel folds a session's updates into items: each call once, nested,
   assert.equal(model.items.length, 0);
 });
 
+test("SessionModel shows a session's end as an item in its place", () => {
+  const model = new SessionModel();
+  const change = model.apply(fromJson(RenderedUpdateSchema, { view: { sessionEnded: { reason: "user quit" } } }));
+  assert.equal(change.kind, "added");
+  assert.deepEqual(
+    model.items.map((i) => [i.kind, i.ended]),
+    [["ended", { reason: "user quit" }]],
+  );
+});
+
 test("SessionModel's snapshots never change, its changes say what to redraw, subscribers hear each", {
   skip: !bin || !repo,
 }, () => {

@@ -432,13 +432,14 @@ export interface SessionFilter {
 }
 
 /** A session state by its name in docs/sessions.md. */
-export type SessionStateName = "requires_action" | "running" | "failed" | "idle";
+export type SessionStateName = "requires_action" | "running" | "failed" | "idle" | "ended";
 
 const STATES: Record<SessionStateName, SessionState> = {
   requires_action: SessionState.REQUIRES_ACTION,
   running: SessionState.RUNNING,
   failed: SessionState.FAILED,
   idle: SessionState.IDLE,
+  ended: SessionState.ENDED,
 };
 
 function stateOf(state: SessionStateName | SessionState): SessionState {

@@ -270,6 +270,13 @@ export class Session {
     return this.put(event(this.sessionId, eventId("session"), { case: "sessionStarted", value: { cwd } }));
   }
 
+  /** The harness closed the session: its state is `ended` until anything starts in it again.
+   * `reason` is display text. */
+  end(reason = ""): Promise<void> {
+    // A session may end, resume and end again: each end is its own event.
+    return this.put(event(this.sessionId, newId("end"), { case: "sessionEnded", value: { reason } }));
+  }
+
   /** A tool call started: its name (matched against the built-in presenters) and arguments.
    * With `streaming: true` the model is still writing them: `args` is their text so far (or
    * nothing), `Call.inputDelta` appends and `Call.inputComplete` gives them whole; until then

@@ -111,6 +111,13 @@ test("a fleet watch gives the first page, SYNCED, then each summary change", asy
   const running = (await watch.next()).value;
   assert.equal(running.sessionId, "fleet-a");
   assert.equal(running.summary.state, SessionState.RUNNING);
+  // The harness closes it: ended, until anything starts again.
+  await client.session("fleet-a").end("the user closed the tab");
+  await client.flush();
+  assert.equal((await watch.next()).value.summary.state, SessionState.ENDED);
+  const ended = [];
+  for await (const s of client.listSessions({ states: ["ended"] })) ended.push(s.sessionId);
+  assert.deepEqual(ended, ["fleet-a"]);
   abort.abort();
   await watch.return();
   await client.close();

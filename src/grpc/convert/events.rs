@@ -207,6 +207,11 @@ impl TryFrom<pb::ToolEvent> for d::ToolEvent {
             Event::SessionStarted(pb::SessionStarted { cwd }) => {
                 d::EventBody::SessionStarted(d::SessionStarted { cwd })
             }
+            Event::SessionEnded(pb::SessionEnded { reason }) => {
+                // Display text: kept to its limit, never refused.
+                let reason = d::permission::cut(&reason, d::MAX_END_REASON_BYTES).to_owned();
+                d::EventBody::SessionEnded(d::SessionEnded { reason })
+            }
             Event::CallStarted(started) => d::EventBody::CallStarted(call_started(started)?),
             Event::CallInputDelta(pb::ToolCallInputDelta { call_id: id, text }) => {
                 d::EventBody::CallInputDelta(d::CallInputDelta {
@@ -372,6 +377,9 @@ impl From<d::ToolEvent> for pb::ToolEvent {
         let event = match e.body {
             d::EventBody::SessionStarted(s) => {
                 Event::SessionStarted(pb::SessionStarted { cwd: s.cwd })
+            }
+            d::EventBody::SessionEnded(s) => {
+                Event::SessionEnded(pb::SessionEnded { reason: s.reason })
             }
             d::EventBody::CallStarted(s) => Event::CallStarted(pb::ToolCallStarted {
                 call_id: s.call_id.to_string(),

@@ -173,6 +173,9 @@ impl From<ViewUpdate> for pb::ViewUpdate {
             ViewUpdate::Session { cwd } => Update::Session(pb::SessionHeader {
                 cwd: cwd.unwrap_or_default(),
             }),
+            ViewUpdate::SessionEnded { reason } => {
+                Update::SessionEnded(pb::SessionEndedUpdate { reason })
+            }
             ViewUpdate::OutputAppended { call_id, text } => {
                 Update::OutputAppended(pb::OutputAppended { call_id, text })
             }
@@ -277,6 +280,9 @@ impl TryFrom<pb::ViewUpdate> for ViewUpdate {
             Some(Update::Session(pb::SessionHeader { cwd })) => ViewUpdate::Session {
                 cwd: (!cwd.is_empty()).then_some(cwd),
             },
+            Some(Update::SessionEnded(pb::SessionEndedUpdate { reason })) => {
+                ViewUpdate::SessionEnded { reason }
+            }
             Some(Update::OutputAppended(pb::OutputAppended { call_id, text })) => {
                 ViewUpdate::OutputAppended { call_id, text }
             }

@@ -28,6 +28,7 @@ pub fn state_to_pb(s: SessionState) -> pb::SessionState {
         SessionState::Running => pb::SessionState::Running,
         SessionState::Failed => pb::SessionState::Failed,
         SessionState::Idle => pb::SessionState::Idle,
+        SessionState::Ended => pb::SessionState::Ended,
     }
 }
 
@@ -39,6 +40,7 @@ pub fn state_name(s: pb::SessionState) -> &'static str {
         pb::SessionState::Running => "running",
         pb::SessionState::Failed => "failed",
         pb::SessionState::Idle => "idle",
+        pb::SessionState::Ended => "ended",
     }
 }
 
@@ -49,6 +51,7 @@ pub fn state_from_pb(n: i32) -> Result<SessionState, EnumError> {
         Ok(pb::SessionState::Running) => Ok(SessionState::Running),
         Ok(pb::SessionState::Failed) => Ok(SessionState::Failed),
         Ok(pb::SessionState::Idle) => Ok(SessionState::Idle),
+        Ok(pb::SessionState::Ended) => Ok(SessionState::Ended),
         Ok(pb::SessionState::Unspecified) => Err(EnumError::Unset),
         Err(_) => Err(EnumError::Unknown(n)),
     }
@@ -83,13 +86,14 @@ fn prompt_to_pb(p: &PendingPrompt) -> pb::PendingPrompt {
     }
 }
 
-/// A stored summary back, with the fold's hidden field (the state is derived, not read).
+/// A stored summary back, with the fold's hidden field. The state is derived, not read — but
+/// for `ended`, which only the state says (it ranks first, so it is exactly the flag).
 pub fn summary_from_pb(
     s: pb::SessionSummary,
     awaiting_message_id: String,
 ) -> Result<SessionSummary, String> {
     let pb::SessionSummary {
-        state: _,
+        state,
         pending,
         pending_count,
         open_calls,
@@ -121,6 +125,7 @@ pub fn summary_from_pb(
         activity,
         activity_ms: activity_at.as_ref().map(millis).unwrap_or(0),
         usage: usage.map(Into::into).unwrap_or_default(),
+        ended: state == pb::SessionState::Ended as i32,
         awaiting_message_id,
     })
 }

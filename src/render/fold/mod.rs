@@ -75,6 +75,8 @@ pub enum MessageChange<'a> {
 pub enum Change<'a> {
     /// A `SessionStarted` event.
     Session,
+    /// A `SessionEnded` event: the harness closed the session (its reason, possibly empty).
+    Ended(&'a str),
     /// A call was started.
     Started(&'a CallState),
     /// More of a streaming call's input, or its completion (the state already includes it).
@@ -224,6 +226,7 @@ impl Fold {
                 self.cwd = (!s.cwd.is_empty()).then(|| s.cwd.clone());
                 Change::Session
             }
+            EventBody::SessionEnded(e) => Change::Ended(&e.reason),
             EventBody::CallStarted(s) => {
                 let (change, moved) = self.live.call_started(s);
                 parent = moved;

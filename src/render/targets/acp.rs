@@ -31,6 +31,7 @@ use crate::render::text_form::{
 pub(crate) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<String> {
     let mut updates = match change {
         Change::Session => Vec::new(),
+        Change::Ended(reason) => vec![ended(reason)],
         Change::Started(state) => started(state, ctx, caps),
         Change::Input(state, change) => input(state, change, ctx, caps),
         Change::Output(state, chunk) => output(state, chunk, caps).into_iter().collect(),
@@ -131,6 +132,18 @@ fn permission(p: &PermissionState) -> acp::SessionUpdate {
         (true, false) => acp::ToolCallUpdateFields::new(),
     };
     acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(call.to_string(), fields).meta(m))
+}
+
+/// The harness closed the session: a `session_info_update` whose `_meta.toolview` says so (ACP
+/// v1 has no state of its own for a session; the v2 draft's `state_update` is where it goes).
+fn ended(reason: &str) -> acp::SessionUpdate {
+    let m = AcpMeta::toolview(ToolviewMeta {
+        state: Some("ended".into()),
+        reason: (!reason.is_empty()).then(|| reason.to_owned()),
+        ..ToolviewMeta::default()
+    })
+    .into_map();
+    acp::SessionUpdate::SessionInfoUpdate(acp::SessionInfoUpdate::new().meta(m))
 }
 
 /// Wraps an update in the JSON-RPC `session/update` notification.

@@ -44,6 +44,13 @@ pub struct ToolviewMeta {
     /// The MCP App the result carries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_app: Option<McpAppRef>,
+    /// On a `session_info_update`: where the session is now (`ended`), as `session/list`'s
+    /// entries say it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// With `state: ended`: why, in the harness's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A call's input.

@@ -42,6 +42,11 @@ pub enum ViewUpdate {
         #[serde(skip_serializing_if = "Option::is_none")]
         cwd: Option<String>,
     },
+    /// The harness closed the session.
+    SessionEnded {
+        /// Why, in the harness's words; empty when not said.
+        reason: String,
+    },
     /// A UI replaces its item for `message_id` with this one.
     #[serde(rename_all = "camelCase")]
     Message {
@@ -181,6 +186,11 @@ pub(crate) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
                 cwd: ctx.cwd.map(str::to_owned),
             };
         }
+        Change::Ended(reason) => {
+            return ViewUpdate::SessionEnded {
+                reason: reason.to_owned(),
+            };
+        }
         Change::Turn(turn) => return turn_update(turn),
         Change::Message(m, change) => return message(m, change, caps),
         Change::Permission(p) => {
@@ -302,6 +312,7 @@ pub(crate) fn card_json(
         | ViewUpdate::InputAppended { .. }
         | ViewUpdate::Unchanged
         | ViewUpdate::Session { .. }
+        | ViewUpdate::SessionEnded { .. }
         | ViewUpdate::Message { .. }
         | ViewUpdate::MessageAppended { .. }
         | ViewUpdate::Permission(_)
@@ -329,6 +340,7 @@ impl ViewUpdate {
             | ViewUpdate::InputAppended { call_id, text } => call_id.len() + text.len(),
             ViewUpdate::Unchanged => 0,
             ViewUpdate::Session { cwd } => cwd.as_ref().map_or(0, String::len),
+            ViewUpdate::SessionEnded { reason } => reason.len(),
             ViewUpdate::Message {
                 message_id, text, ..
             }

@@ -68,6 +68,10 @@ pub(crate) fn conversation(change: Change<'_>, caps: &Capabilities, form: Form) 
             }
             Form::Ansi => crate::render::permission::ansi(&p.request, p.resolution.as_ref()),
         },
+        Change::Ended(reason) => match form {
+            Form::Markdown => ended_markdown(reason),
+            Form::Ansi => ended_ansi(reason),
+        },
         Change::Session
         | Change::Started(_)
         | Change::Input(..)
@@ -238,6 +242,23 @@ pub fn turn_markdown(turn: &TurnLine<'_>) -> String {
     match turn.finished {
         None => format!("---\n\n*{words}*"),
         Some(_) => format!("*{words}*"),
+    }
+}
+
+/// The harness closed the session: a rule and the words, its reason escaped.
+pub fn ended_markdown(reason: &str) -> String {
+    format!("---\n\n*{}*", escape(&ended_words(reason)))
+}
+
+/// The harness closed the session, for a terminal: a dim rule.
+pub fn ended_ansi(reason: &str) -> String {
+    format!("{DIM}── {} ──{RESET}", visible(&ended_words(reason)))
+}
+
+fn ended_words(reason: &str) -> String {
+    match crate::domain::title_of(reason) {
+        Some(why) => format!("Session ended: {why}"),
+        None => "Session ended".to_owned(),
     }
 }
 

@@ -135,6 +135,16 @@ def session_started(session_id: str, cwd: str) -> events_pb2.ToolEvent:
     )
 
 
+def session_ended(session_id: str, reason: str) -> events_pb2.ToolEvent:
+    return events_pb2.ToolEvent(
+        session_id=session_id,
+        # A session may end, resume and end again: each end is its own event (a retry of one
+        # resends the same message, so it stays a duplicate).
+        event_id=new_id("end"),
+        session_ended=events_pb2.SessionEnded(reason=reason),
+    )
+
+
 class Ledger:
     """The call ids a client started, per session: a second start of one is refused before it
     is sent (the server would take it for a duplicate of the first). Remembers the latest

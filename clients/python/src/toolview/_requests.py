@@ -60,6 +60,7 @@ STATES = {
     "running": summary_pb2.SESSION_STATE_RUNNING,
     "failed": summary_pb2.SESSION_STATE_FAILED,
     "idle": summary_pb2.SESSION_STATE_IDLE,
+    "ended": summary_pb2.SESSION_STATE_ENDED,
 }
 
 

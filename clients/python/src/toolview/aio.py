@@ -192,6 +192,11 @@ class AsyncSession:
         """The session began, in ``cwd`` (absolute): paths under it are shown relative."""
         await self._publisher.put(_events.session_started(self.session_id, cwd))
 
+    async def end(self, reason: str = "") -> None:
+        """The harness closed the session (its state becomes ``ended`` until anything starts
+        in it again); ``reason`` is display text."""
+        await self._publisher.put(_events.session_ended(self.session_id, reason))
+
     async def start_call(
         self,
         tool: str,

@@ -189,6 +189,11 @@ class Session:
         """The session began, in ``cwd`` (absolute): paths under it are shown relative."""
         self._publisher.put(_events.session_started(self.session_id, cwd))
 
+    def end(self, reason: str = "") -> None:
+        """The harness closed the session (its state becomes ``ended`` until anything starts
+        in it again); ``reason`` is display text."""
+        self._publisher.put(_events.session_ended(self.session_id, reason))
+
     def start_call(
         self,
         tool: str,

@@ -338,6 +338,16 @@ pub enum Custom {
     /// The log the client was shown is gone; what follows rebuilds it.
     #[serde(rename = "toolview:reset")]
     Reset(ResetValue),
+    /// The harness closed the session.
+    #[serde(rename = "toolview:session:ended")]
+    SessionEnded(EndedValue),
+}
+
+/// `toolview:session:ended`'s value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EndedValue {
+    /// Why, in the harness's words; empty when not said.
+    pub reason: String,
 }
 
 /// `toolview:terminal:output`'s value.

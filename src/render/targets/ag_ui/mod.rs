@@ -21,8 +21,9 @@ pub use activity::{
 };
 
 pub use event::{
-    AgUiEvent, Custom, EnvelopePhase, Interrupt, Outcome, PatchKind, PatchOp, ReasoningRole,
-    ResetValue, RunResult, TerminalOutput, TextRole, ToolRole, ToolViewEnvelope, Usage, WireCursor,
+    AgUiEvent, Custom, EndedValue, EnvelopePhase, Interrupt, Outcome, PatchKind, PatchOp,
+    ReasoningRole, ResetValue, RunResult, TerminalOutput, TextRole, ToolRole, ToolViewEnvelope,
+    Usage, WireCursor,
 };
 
 use serde_json::Value;
@@ -53,6 +54,9 @@ pub(crate) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
     let cap = caps.cap();
     let mut events = match change {
         Change::Session => Vec::new(),
+        Change::Ended(reason) => vec![AgUiEvent::Custom(Custom::SessionEnded(EndedValue {
+            reason: reason.to_owned(),
+        }))],
         Change::Started(state) => started(state, ctx, caps),
         Change::Input(state, change) => input(state, change, ctx, caps),
         Change::Snapshot(state) => {

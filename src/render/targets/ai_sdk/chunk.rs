@@ -179,6 +179,13 @@ pub enum UiChunk {
         /// Always true.
         transient: bool,
     },
+    /// The harness closed the session (kept in the message: a reloaded chat still shows it).
+    DataToolviewSession {
+        /// Always `session`: a later one replaces it.
+        id: String,
+        /// Where the session is.
+        data: SessionData,
+    },
     /// A word from the server about the stream (a prompt that goes nowhere).
     DataToolviewNotice {
         /// The text.
@@ -228,6 +235,15 @@ pub struct ResetData {
     pub epoch: String,
     /// Its head, in decimal.
     pub head: String,
+}
+
+/// `data-toolview-notice`'s data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionData {
+    /// `ended`.
+    pub state: String,
+    /// Why, in the harness's words; empty when not said.
+    pub reason: String,
 }
 
 /// `data-toolview-notice`'s data.

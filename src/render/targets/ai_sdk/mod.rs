@@ -14,7 +14,7 @@
 
 mod chunk;
 
-pub use chunk::{NoticeData, OutputData, ResetData, ToolOutput, UiChunk, UserData};
+pub use chunk::{NoticeData, OutputData, ResetData, SessionData, ToolOutput, UiChunk, UserData};
 
 use serde_json::Value;
 
@@ -42,6 +42,13 @@ pub(crate) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
 fn chunks(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<UiChunk> {
     match change {
         Change::Session => Vec::new(),
+        Change::Ended(reason) => vec![UiChunk::DataToolviewSession {
+            id: "session".into(),
+            data: SessionData {
+                state: "ended".into(),
+                reason: reason.to_owned(),
+            },
+        }],
         Change::Turn(turn) => vec![step(turn)],
         Change::Message(m, change) => message(m, change, caps),
         Change::Permission(p) => permission(p),

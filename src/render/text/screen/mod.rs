@@ -185,6 +185,13 @@ impl Screen {
                 };
                 self.line(line, out)
             }
+            ViewUpdate::SessionEnded { reason } => {
+                let line = match self.style {
+                    Style::Ansi => crate::render::text::transcript::ended_ansi(&reason),
+                    Style::Markdown => crate::render::text::transcript::ended_markdown(&reason),
+                };
+                self.line(line, out)
+            }
         }
     }
 

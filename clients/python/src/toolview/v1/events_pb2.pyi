@@ -48,7 +48,7 @@ PERMISSION_OPTION_KIND_REJECT_ONCE: PermissionOptionKind
 PERMISSION_OPTION_KIND_REJECT_ALWAYS: PermissionOptionKind
 
 class ToolEvent(_message.Message):
-    __slots__ = ("session_id", "event_id", "session_started", "call_started", "call_output", "call_finished", "turn_started", "turn_finished", "message_started", "message_delta", "message_finished", "permission_requested", "permission_resolved", "call_input_delta", "call_input_complete")
+    __slots__ = ("session_id", "event_id", "session_started", "call_started", "call_output", "call_finished", "turn_started", "turn_finished", "message_started", "message_delta", "message_finished", "permission_requested", "permission_resolved", "call_input_delta", "call_input_complete", "session_ended")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_STARTED_FIELD_NUMBER: _ClassVar[int]
@@ -64,6 +64,7 @@ class ToolEvent(_message.Message):
     PERMISSION_RESOLVED_FIELD_NUMBER: _ClassVar[int]
     CALL_INPUT_DELTA_FIELD_NUMBER: _ClassVar[int]
     CALL_INPUT_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ENDED_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     event_id: str
     session_started: SessionStarted
@@ -79,13 +80,20 @@ class ToolEvent(_message.Message):
     permission_resolved: PermissionResolved
     call_input_delta: ToolCallInputDelta
     call_input_complete: ToolCallInputComplete
-    def __init__(self, session_id: _Optional[str] = ..., event_id: _Optional[str] = ..., session_started: _Optional[_Union[SessionStarted, _Mapping]] = ..., call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., call_output: _Optional[_Union[ToolCallOutput, _Mapping]] = ..., call_finished: _Optional[_Union[ToolCallFinished, _Mapping]] = ..., turn_started: _Optional[_Union[TurnStarted, _Mapping]] = ..., turn_finished: _Optional[_Union[TurnFinished, _Mapping]] = ..., message_started: _Optional[_Union[MessageStarted, _Mapping]] = ..., message_delta: _Optional[_Union[MessageDelta, _Mapping]] = ..., message_finished: _Optional[_Union[MessageFinished, _Mapping]] = ..., permission_requested: _Optional[_Union[PermissionRequested, _Mapping]] = ..., permission_resolved: _Optional[_Union[PermissionResolved, _Mapping]] = ..., call_input_delta: _Optional[_Union[ToolCallInputDelta, _Mapping]] = ..., call_input_complete: _Optional[_Union[ToolCallInputComplete, _Mapping]] = ...) -> None: ...
+    session_ended: SessionEnded
+    def __init__(self, session_id: _Optional[str] = ..., event_id: _Optional[str] = ..., session_started: _Optional[_Union[SessionStarted, _Mapping]] = ..., call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., call_output: _Optional[_Union[ToolCallOutput, _Mapping]] = ..., call_finished: _Optional[_Union[ToolCallFinished, _Mapping]] = ..., turn_started: _Optional[_Union[TurnStarted, _Mapping]] = ..., turn_finished: _Optional[_Union[TurnFinished, _Mapping]] = ..., message_started: _Optional[_Union[MessageStarted, _Mapping]] = ..., message_delta: _Optional[_Union[MessageDelta, _Mapping]] = ..., message_finished: _Optional[_Union[MessageFinished, _Mapping]] = ..., permission_requested: _Optional[_Union[PermissionRequested, _Mapping]] = ..., permission_resolved: _Optional[_Union[PermissionResolved, _Mapping]] = ..., call_input_delta: _Optional[_Union[ToolCallInputDelta, _Mapping]] = ..., call_input_complete: _Optional[_Union[ToolCallInputComplete, _Mapping]] = ..., session_ended: _Optional[_Union[SessionEnded, _Mapping]] = ...) -> None: ...
 
 class SessionStarted(_message.Message):
     __slots__ = ("cwd",)
     CWD_FIELD_NUMBER: _ClassVar[int]
     cwd: str
     def __init__(self, cwd: _Optional[str] = ...) -> None: ...
+
+class SessionEnded(_message.Message):
+    __slots__ = ("reason",)
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    reason: str
+    def __init__(self, reason: _Optional[str] = ...) -> None: ...
 
 class ToolCallStarted(_message.Message):
     __slots__ = ("call_id", "tool_name", "arguments_json", "view", "input_streaming", "parent_call_id")

@@ -26,19 +26,19 @@ from toolview.v1 import events_pb2 as toolview_dot_v1_dot_events__pb2
 from toolview.v1 import views_pb2 as toolview_dot_v1_dot_views__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1btoolview/v1/rendering.proto\x12\x0btoolview.v1\x1a\x18toolview/v1/events.proto\x1a\x17toolview/v1/views.proto\"\xb3\x01\n\x0c\x43\x61pabilities\x12\x10\n\x08terminal\x18\x01 \x01(\x08\x12\x0c\n\x04\x64iff\x18\x02 \x01(\x08\x12\x0c\n\x04read\x18\x03 \x01(\x08\x12\x0e\n\x06search\x18\x04 \x01(\x08\x12\x0b\n\x03web\x18\x05 \x01(\x08\x12\x18\n\x10max_output_bytes\x18\x06 \x01(\x04\x12\x13\n\x0btool_colors\x18\x07 \x01(\x08\x12\x16\n\x0eoutput_appends\x18\x08 \x01(\x08\x12\x11\n\treasoning\x18\t \x01(\x08\"\'\n\x06\x43ursor\x12\x0e\n\x06offset\x18\x01 \x01(\x04\x12\r\n\x05\x65poch\x18\x02 \x01(\t\"\xc6\x02\n\x0eRenderedUpdate\x12#\n\x06\x63ursor\x18\x01 \x01(\x0b\x32\x13.toolview.v1.Cursor\x12\x0f\n\x07\x63\x61ll_id\x18\x02 \x01(\t\x12\x12\n\nmessage_id\x18\x08 \x01(\t\x12\x12\n\nrequest_id\x18\n \x01(\t\x12\'\n\x04view\x18\x03 \x01(\x0b\x32\x17.toolview.v1.ViewUpdateH\x00\x12(\n\x03\x61\x63p\x18\x04 \x01(\x0b\x32\x19.toolview.v1.JsonMessagesH\x00\x12*\n\x05\x61g_ui\x18\x05 \x01(\x0b\x32\x19.toolview.v1.JsonMessagesH\x00\x12\x12\n\x08markdown\x18\x06 \x01(\tH\x00\x12\x0e\n\x04\x61nsi\x18\x07 \x01(\tH\x00\x12+\n\x06\x61i_sdk\x18\t \x01(\x0b\x32\x19.toolview.v1.JsonMessagesH\x00\x42\x06\n\x04\x62ody\"\x1c\n\x0cJsonMessages\x12\x0c\n\x04json\x18\x01 \x03(\t\"\xa9\x03\n\nViewUpdate\x12)\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x19.toolview.v1.CardSnapshotH\x00\x12-\n\x07session\x18\x02 \x01(\x0b\x32\x1a.toolview.v1.SessionHeaderH\x00\x12\x36\n\x0foutput_appended\x18\x03 \x01(\x0b\x32\x1b.toolview.v1.OutputAppendedH\x00\x12/\n\x07message\x18\x04 \x01(\x0b\x32\x1c.toolview.v1.MessageSnapshotH\x00\x12\x38\n\x10message_appended\x18\x05 \x01(\x0b\x32\x1c.toolview.v1.MessageAppendedH\x00\x12\'\n\x04turn\x18\x06 \x01(\x0b\x32\x17.toolview.v1.TurnUpdateH\x00\x12\x35\n\npermission\x18\x07 \x01(\x0b\x32\x1f.toolview.v1.PermissionSnapshotH\x00\x12\x34\n\x0einput_appended\x18\x08 \x01(\x0b\x32\x1a.toolview.v1.InputAppendedH\x00\x42\x08\n\x06update\"/\n\x0eOutputAppended\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\".\n\rInputAppended\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"\xe2\x02\n\x0c\x43\x61rdSnapshot\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.toolview.v1.CallStatus\x12\'\n\x04\x63\x61ll\x18\x04 \x01(\x0b\x32\x19.toolview.v1.ToolCallView\x12+\n\x06result\x18\x05 \x01(\x0b\x32\x1b.toolview.v1.ToolResultView\x12\x10\n\x08streamed\x18\x06 \x01(\t\x12\r\n\x05input\x18\x07 \x01(\t\x12\x16\n\x0eparent_call_id\x18\x08 \x01(\t\x12\r\n\x05\x64\x65pth\x18\t \x01(\r\x12\x31\n\x08\x63hildren\x18\n \x01(\x0b\x32\x1a.toolview.v1.ChildProgressH\x00\x88\x01\x01\x12\'\n\x07mcp_app\x18\x0b \x01(\x0b\x32\x16.toolview.v1.McpAppRefB\x0b\n\t_children\"j\n\tMcpAppRef\x12\x14\n\x0cresource_uri\x18\x01 \x01(\t\x12\x11\n\tserver_id\x18\x02 \x01(\t\x12\x13\n\x0bserver_hash\x18\x03 \x01(\t\x12\x1f\n\x17structured_content_json\x18\x04 \x01(\t\"N\n\rChildProgress\x12\x0f\n\x07running\x18\x01 \x01(\r\x12\x0c\n\x04\x64one\x18\x02 \x01(\r\x12\x0e\n\x06\x66\x61iled\x18\x03 \x01(\r\x12\x0e\n\x06latest\x18\x04 \x01(\t\"\x1c\n\rSessionHeader\x12\x0b\n\x03\x63wd\x18\x01 \x01(\t\"\xae\x01\n\x0fMessageSnapshot\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12&\n\x04role\x18\x02 \x01(\x0e\x32\x18.toolview.v1.MessageRole\x12\x0c\n\x04text\x18\x03 \x01(\t\x12*\n\x06status\x18\x04 \x01(\x0e\x32\x1a.toolview.v1.MessageStatus\x12\x16\n\x0eparent_call_id\x18\x05 \x01(\t\x12\r\n\x05\x64\x65pth\x18\x06 \x01(\r\"3\n\x0fMessageAppended\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"\x85\x01\n\nTurnUpdate\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x10\n\x08\x66inished\x18\x02 \x01(\x08\x12,\n\x0bstop_reason\x18\x03 \x01(\x0e\x32\x17.toolview.v1.StopReason\x12&\n\x05usage\x18\x04 \x01(\x0b\x32\x17.toolview.v1.TokenUsage\"|\n\x12PermissionSnapshot\x12\x31\n\x07request\x18\x01 \x01(\x0b\x32 .toolview.v1.PermissionRequested\x12\x33\n\nresolution\x18\x02 \x01(\x0b\x32\x1f.toolview.v1.PermissionResolved*\x8c\x01\n\x06Target\x12\x16\n\x12TARGET_UNSPECIFIED\x10\x00\x12\x0f\n\x0bTARGET_VIEW\x10\x01\x12\x0e\n\nTARGET_ACP\x10\x02\x12\x10\n\x0cTARGET_AG_UI\x10\x03\x12\x13\n\x0fTARGET_MARKDOWN\x10\x04\x12\x0f\n\x0bTARGET_ANSI\x10\x05\x12\x11\n\rTARGET_AI_SDK\x10\x06*\x92\x01\n\nCallStatus\x12\x1b\n\x17\x43\x41LL_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x43\x41LL_STATUS_IN_PROGRESS\x10\x01\x12\x19\n\x15\x43\x41LL_STATUS_COMPLETED\x10\x02\x12\x16\n\x12\x43\x41LL_STATUS_FAILED\x10\x03\x12\x17\n\x13\x43\x41LL_STATUS_PENDING\x10\x04*j\n\rMessageStatus\x12\x1e\n\x1aMESSAGE_STATUS_UNSPECIFIED\x10\x00\x12\x1c\n\x18MESSAGE_STATUS_STREAMING\x10\x01\x12\x1b\n\x17MESSAGE_STATUS_COMPLETE\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1btoolview/v1/rendering.proto\x12\x0btoolview.v1\x1a\x18toolview/v1/events.proto\x1a\x17toolview/v1/views.proto\"\xb3\x01\n\x0c\x43\x61pabilities\x12\x10\n\x08terminal\x18\x01 \x01(\x08\x12\x0c\n\x04\x64iff\x18\x02 \x01(\x08\x12\x0c\n\x04read\x18\x03 \x01(\x08\x12\x0e\n\x06search\x18\x04 \x01(\x08\x12\x0b\n\x03web\x18\x05 \x01(\x08\x12\x18\n\x10max_output_bytes\x18\x06 \x01(\x04\x12\x13\n\x0btool_colors\x18\x07 \x01(\x08\x12\x16\n\x0eoutput_appends\x18\x08 \x01(\x08\x12\x11\n\treasoning\x18\t \x01(\x08\"\'\n\x06\x43ursor\x12\x0e\n\x06offset\x18\x01 \x01(\x04\x12\r\n\x05\x65poch\x18\x02 \x01(\t\"\xc6\x02\n\x0eRenderedUpdate\x12#\n\x06\x63ursor\x18\x01 \x01(\x0b\x32\x13.toolview.v1.Cursor\x12\x0f\n\x07\x63\x61ll_id\x18\x02 \x01(\t\x12\x12\n\nmessage_id\x18\x08 \x01(\t\x12\x12\n\nrequest_id\x18\n \x01(\t\x12\'\n\x04view\x18\x03 \x01(\x0b\x32\x17.toolview.v1.ViewUpdateH\x00\x12(\n\x03\x61\x63p\x18\x04 \x01(\x0b\x32\x19.toolview.v1.JsonMessagesH\x00\x12*\n\x05\x61g_ui\x18\x05 \x01(\x0b\x32\x19.toolview.v1.JsonMessagesH\x00\x12\x12\n\x08markdown\x18\x06 \x01(\tH\x00\x12\x0e\n\x04\x61nsi\x18\x07 \x01(\tH\x00\x12+\n\x06\x61i_sdk\x18\t \x01(\x0b\x32\x19.toolview.v1.JsonMessagesH\x00\x42\x06\n\x04\x62ody\"\x1c\n\x0cJsonMessages\x12\x0c\n\x04json\x18\x01 \x03(\t\"\xe3\x03\n\nViewUpdate\x12)\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x19.toolview.v1.CardSnapshotH\x00\x12-\n\x07session\x18\x02 \x01(\x0b\x32\x1a.toolview.v1.SessionHeaderH\x00\x12\x36\n\x0foutput_appended\x18\x03 \x01(\x0b\x32\x1b.toolview.v1.OutputAppendedH\x00\x12/\n\x07message\x18\x04 \x01(\x0b\x32\x1c.toolview.v1.MessageSnapshotH\x00\x12\x38\n\x10message_appended\x18\x05 \x01(\x0b\x32\x1c.toolview.v1.MessageAppendedH\x00\x12\'\n\x04turn\x18\x06 \x01(\x0b\x32\x17.toolview.v1.TurnUpdateH\x00\x12\x35\n\npermission\x18\x07 \x01(\x0b\x32\x1f.toolview.v1.PermissionSnapshotH\x00\x12\x34\n\x0einput_appended\x18\x08 \x01(\x0b\x32\x1a.toolview.v1.InputAppendedH\x00\x12\x38\n\rsession_ended\x18\t \x01(\x0b\x32\x1f.toolview.v1.SessionEndedUpdateH\x00\x42\x08\n\x06update\"/\n\x0eOutputAppended\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\".\n\rInputAppended\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"\xe2\x02\n\x0c\x43\x61rdSnapshot\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.toolview.v1.CallStatus\x12\'\n\x04\x63\x61ll\x18\x04 \x01(\x0b\x32\x19.toolview.v1.ToolCallView\x12+\n\x06result\x18\x05 \x01(\x0b\x32\x1b.toolview.v1.ToolResultView\x12\x10\n\x08streamed\x18\x06 \x01(\t\x12\r\n\x05input\x18\x07 \x01(\t\x12\x16\n\x0eparent_call_id\x18\x08 \x01(\t\x12\r\n\x05\x64\x65pth\x18\t \x01(\r\x12\x31\n\x08\x63hildren\x18\n \x01(\x0b\x32\x1a.toolview.v1.ChildProgressH\x00\x88\x01\x01\x12\'\n\x07mcp_app\x18\x0b \x01(\x0b\x32\x16.toolview.v1.McpAppRefB\x0b\n\t_children\"j\n\tMcpAppRef\x12\x14\n\x0cresource_uri\x18\x01 \x01(\t\x12\x11\n\tserver_id\x18\x02 \x01(\t\x12\x13\n\x0bserver_hash\x18\x03 \x01(\t\x12\x1f\n\x17structured_content_json\x18\x04 \x01(\t\"N\n\rChildProgress\x12\x0f\n\x07running\x18\x01 \x01(\r\x12\x0c\n\x04\x64one\x18\x02 \x01(\r\x12\x0e\n\x06\x66\x61iled\x18\x03 \x01(\r\x12\x0e\n\x06latest\x18\x04 \x01(\t\"\x1c\n\rSessionHeader\x12\x0b\n\x03\x63wd\x18\x01 \x01(\t\"$\n\x12SessionEndedUpdate\x12\x0e\n\x06reason\x18\x01 \x01(\t\"\xae\x01\n\x0fMessageSnapshot\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12&\n\x04role\x18\x02 \x01(\x0e\x32\x18.toolview.v1.MessageRole\x12\x0c\n\x04text\x18\x03 \x01(\t\x12*\n\x06status\x18\x04 \x01(\x0e\x32\x1a.toolview.v1.MessageStatus\x12\x16\n\x0eparent_call_id\x18\x05 \x01(\t\x12\r\n\x05\x64\x65pth\x18\x06 \x01(\r\"3\n\x0fMessageAppended\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"\x85\x01\n\nTurnUpdate\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x10\n\x08\x66inished\x18\x02 \x01(\x08\x12,\n\x0bstop_reason\x18\x03 \x01(\x0e\x32\x17.toolview.v1.StopReason\x12&\n\x05usage\x18\x04 \x01(\x0b\x32\x17.toolview.v1.TokenUsage\"|\n\x12PermissionSnapshot\x12\x31\n\x07request\x18\x01 \x01(\x0b\x32 .toolview.v1.PermissionRequested\x12\x33\n\nresolution\x18\x02 \x01(\x0b\x32\x1f.toolview.v1.PermissionResolved*\x8c\x01\n\x06Target\x12\x16\n\x12TARGET_UNSPECIFIED\x10\x00\x12\x0f\n\x0bTARGET_VIEW\x10\x01\x12\x0e\n\nTARGET_ACP\x10\x02\x12\x10\n\x0cTARGET_AG_UI\x10\x03\x12\x13\n\x0fTARGET_MARKDOWN\x10\x04\x12\x0f\n\x0bTARGET_ANSI\x10\x05\x12\x11\n\rTARGET_AI_SDK\x10\x06*\x92\x01\n\nCallStatus\x12\x1b\n\x17\x43\x41LL_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x43\x41LL_STATUS_IN_PROGRESS\x10\x01\x12\x19\n\x15\x43\x41LL_STATUS_COMPLETED\x10\x02\x12\x16\n\x12\x43\x41LL_STATUS_FAILED\x10\x03\x12\x17\n\x13\x43\x41LL_STATUS_PENDING\x10\x04*j\n\rMessageStatus\x12\x1e\n\x1aMESSAGE_STATUS_UNSPECIFIED\x10\x00\x12\x1c\n\x18MESSAGE_STATUS_STREAMING\x10\x01\x12\x1b\n\x17MESSAGE_STATUS_COMPLETE\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toolview.v1.rendering_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TARGET']._serialized_start=2270
-  _globals['_TARGET']._serialized_end=2410
-  _globals['_CALLSTATUS']._serialized_start=2413
-  _globals['_CALLSTATUS']._serialized_end=2559
-  _globals['_MESSAGESTATUS']._serialized_start=2561
-  _globals['_MESSAGESTATUS']._serialized_end=2667
+  _globals['_TARGET']._serialized_start=2366
+  _globals['_TARGET']._serialized_end=2506
+  _globals['_CALLSTATUS']._serialized_start=2509
+  _globals['_CALLSTATUS']._serialized_end=2655
+  _globals['_MESSAGESTATUS']._serialized_start=2657
+  _globals['_MESSAGESTATUS']._serialized_end=2763
   _globals['_CAPABILITIES']._serialized_start=96
   _globals['_CAPABILITIES']._serialized_end=275
   _globals['_CURSOR']._serialized_start=277
@@ -48,25 +48,27 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_JSONMESSAGES']._serialized_start=647
   _globals['_JSONMESSAGES']._serialized_end=675
   _globals['_VIEWUPDATE']._serialized_start=678
-  _globals['_VIEWUPDATE']._serialized_end=1103
-  _globals['_OUTPUTAPPENDED']._serialized_start=1105
-  _globals['_OUTPUTAPPENDED']._serialized_end=1152
-  _globals['_INPUTAPPENDED']._serialized_start=1154
-  _globals['_INPUTAPPENDED']._serialized_end=1200
-  _globals['_CARDSNAPSHOT']._serialized_start=1203
-  _globals['_CARDSNAPSHOT']._serialized_end=1557
-  _globals['_MCPAPPREF']._serialized_start=1559
-  _globals['_MCPAPPREF']._serialized_end=1665
-  _globals['_CHILDPROGRESS']._serialized_start=1667
-  _globals['_CHILDPROGRESS']._serialized_end=1745
-  _globals['_SESSIONHEADER']._serialized_start=1747
-  _globals['_SESSIONHEADER']._serialized_end=1775
-  _globals['_MESSAGESNAPSHOT']._serialized_start=1778
-  _globals['_MESSAGESNAPSHOT']._serialized_end=1952
-  _globals['_MESSAGEAPPENDED']._serialized_start=1954
-  _globals['_MESSAGEAPPENDED']._serialized_end=2005
-  _globals['_TURNUPDATE']._serialized_start=2008
-  _globals['_TURNUPDATE']._serialized_end=2141
-  _globals['_PERMISSIONSNAPSHOT']._serialized_start=2143
-  _globals['_PERMISSIONSNAPSHOT']._serialized_end=2267
+  _globals['_VIEWUPDATE']._serialized_end=1161
+  _globals['_OUTPUTAPPENDED']._serialized_start=1163
+  _globals['_OUTPUTAPPENDED']._serialized_end=1210
+  _globals['_INPUTAPPENDED']._serialized_start=1212
+  _globals['_INPUTAPPENDED']._serialized_end=1258
+  _globals['_CARDSNAPSHOT']._serialized_start=1261
+  _globals['_CARDSNAPSHOT']._serialized_end=1615
+  _globals['_MCPAPPREF']._serialized_start=1617
+  _globals['_MCPAPPREF']._serialized_end=1723
+  _globals['_CHILDPROGRESS']._serialized_start=1725
+  _globals['_CHILDPROGRESS']._serialized_end=1803
+  _globals['_SESSIONHEADER']._serialized_start=1805
+  _globals['_SESSIONHEADER']._serialized_end=1833
+  _globals['_SESSIONENDEDUPDATE']._serialized_start=1835
+  _globals['_SESSIONENDEDUPDATE']._serialized_end=1871
+  _globals['_MESSAGESNAPSHOT']._serialized_start=1874
+  _globals['_MESSAGESNAPSHOT']._serialized_end=2048
+  _globals['_MESSAGEAPPENDED']._serialized_start=2050
+  _globals['_MESSAGEAPPENDED']._serialized_end=2101
+  _globals['_TURNUPDATE']._serialized_start=2104
+  _globals['_TURNUPDATE']._serialized_end=2237
+  _globals['_PERMISSIONSNAPSHOT']._serialized_start=2239
+  _globals['_PERMISSIONSNAPSHOT']._serialized_end=2363
 # @@protoc_insertion_point(module_scope)

@@ -109,7 +109,7 @@ class JsonMessages(_message.Message):
     def __init__(self, json: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ViewUpdate(_message.Message):
-    __slots__ = ("card", "session", "output_appended", "message", "message_appended", "turn", "permission", "input_appended")
+    __slots__ = ("card", "session", "output_appended", "message", "message_appended", "turn", "permission", "input_appended", "session_ended")
     CARD_FIELD_NUMBER: _ClassVar[int]
     SESSION_FIELD_NUMBER: _ClassVar[int]
     OUTPUT_APPENDED_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +118,7 @@ class ViewUpdate(_message.Message):
     TURN_FIELD_NUMBER: _ClassVar[int]
     PERMISSION_FIELD_NUMBER: _ClassVar[int]
     INPUT_APPENDED_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ENDED_FIELD_NUMBER: _ClassVar[int]
     card: CardSnapshot
     session: SessionHeader
     output_appended: OutputAppended
@@ -126,7 +127,8 @@ class ViewUpdate(_message.Message):
     turn: TurnUpdate
     permission: PermissionSnapshot
     input_appended: InputAppended
-    def __init__(self, card: _Optional[_Union[CardSnapshot, _Mapping]] = ..., session: _Optional[_Union[SessionHeader, _Mapping]] = ..., output_appended: _Optional[_Union[OutputAppended, _Mapping]] = ..., message: _Optional[_Union[MessageSnapshot, _Mapping]] = ..., message_appended: _Optional[_Union[MessageAppended, _Mapping]] = ..., turn: _Optional[_Union[TurnUpdate, _Mapping]] = ..., permission: _Optional[_Union[PermissionSnapshot, _Mapping]] = ..., input_appended: _Optional[_Union[InputAppended, _Mapping]] = ...) -> None: ...
+    session_ended: SessionEndedUpdate
+    def __init__(self, card: _Optional[_Union[CardSnapshot, _Mapping]] = ..., session: _Optional[_Union[SessionHeader, _Mapping]] = ..., output_appended: _Optional[_Union[OutputAppended, _Mapping]] = ..., message: _Optional[_Union[MessageSnapshot, _Mapping]] = ..., message_appended: _Optional[_Union[MessageAppended, _Mapping]] = ..., turn: _Optional[_Union[TurnUpdate, _Mapping]] = ..., permission: _Optional[_Union[PermissionSnapshot, _Mapping]] = ..., input_appended: _Optional[_Union[InputAppended, _Mapping]] = ..., session_ended: _Optional[_Union[SessionEndedUpdate, _Mapping]] = ...) -> None: ...
 
 class OutputAppended(_message.Message):
     __slots__ = ("call_id", "text")
@@ -199,6 +201,12 @@ class SessionHeader(_message.Message):
     CWD_FIELD_NUMBER: _ClassVar[int]
     cwd: str
     def __init__(self, cwd: _Optional[str] = ...) -> None: ...
+
+class SessionEndedUpdate(_message.Message):
+    __slots__ = ("reason",)
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    reason: str
+    def __init__(self, reason: _Optional[str] = ...) -> None: ...
 
 class MessageSnapshot(_message.Message):
     __slots__ = ("message_id", "role", "text", "status", "parent_call_id", "depth")

@@ -18,11 +18,13 @@ class SessionState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SESSION_STATE_RUNNING: _ClassVar[SessionState]
     SESSION_STATE_FAILED: _ClassVar[SessionState]
     SESSION_STATE_IDLE: _ClassVar[SessionState]
+    SESSION_STATE_ENDED: _ClassVar[SessionState]
 SESSION_STATE_UNSPECIFIED: SessionState
 SESSION_STATE_REQUIRES_ACTION: SessionState
 SESSION_STATE_RUNNING: SessionState
 SESSION_STATE_FAILED: SessionState
 SESSION_STATE_IDLE: SessionState
+SESSION_STATE_ENDED: SessionState
 
 class PendingPrompt(_message.Message):
     __slots__ = ("request_id", "call_id", "title", "options", "requested_at", "expires_at")

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file toolview/v1/events.proto.
  */
 export const file_toolview_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Chh0b29sdmlldy92MS9ldmVudHMucHJvdG8SC3Rvb2x2aWV3LnYxIqIGCglUb29sRXZlbnQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRI2Cg9zZXNzaW9uX3N0YXJ0ZWQYAyABKAsyGy50b29sdmlldy52MS5TZXNzaW9uU3RhcnRlZEgAEjQKDGNhbGxfc3RhcnRlZBgEIAEoCzIcLnRvb2x2aWV3LnYxLlRvb2xDYWxsU3RhcnRlZEgAEjIKC2NhbGxfb3V0cHV0GAUgASgLMhsudG9vbHZpZXcudjEuVG9vbENhbGxPdXRwdXRIABI2Cg1jYWxsX2ZpbmlzaGVkGAYgASgLMh0udG9vbHZpZXcudjEuVG9vbENhbGxGaW5pc2hlZEgAEjAKDHR1cm5fc3RhcnRlZBgHIAEoCzIYLnRvb2x2aWV3LnYxLlR1cm5TdGFydGVkSAASMgoNdHVybl9maW5pc2hlZBgIIAEoCzIZLnRvb2x2aWV3LnYxLlR1cm5GaW5pc2hlZEgAEjYKD21lc3NhZ2Vfc3RhcnRlZBgJIAEoCzIbLnRvb2x2aWV3LnYxLk1lc3NhZ2VTdGFydGVkSAASMgoNbWVzc2FnZV9kZWx0YRgKIAEoCzIZLnRvb2x2aWV3LnYxLk1lc3NhZ2VEZWx0YUgAEjgKEG1lc3NhZ2VfZmluaXNoZWQYCyABKAsyHC50b29sdmlldy52MS5NZXNzYWdlRmluaXNoZWRIABJAChRwZXJtaXNzaW9uX3JlcXVlc3RlZBgMIAEoCzIgLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25SZXF1ZXN0ZWRIABI+ChNwZXJtaXNzaW9uX3Jlc29sdmVkGA0gASgLMh8udG9vbHZpZXcudjEuUGVybWlzc2lvblJlc29sdmVkSAASOwoQY2FsbF9pbnB1dF9kZWx0YRgOIAEoCzIfLnRvb2x2aWV3LnYxLlRvb2xDYWxsSW5wdXREZWx0YUgAEkEKE2NhbGxfaW5wdXRfY29tcGxldGUYDyABKAsyIi50b29sdmlldy52MS5Ub29sQ2FsbElucHV0Q29tcGxldGVIAEIHCgVldmVudCIdCg5TZXNzaW9uU3RhcnRlZBILCgNjd2QYASABKAkitQEKD1Rvb2xDYWxsU3RhcnRlZBIPCgdjYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIWCg5hcmd1bWVudHNfanNvbhgDIAEoCRIsCgR2aWV3GAQgASgLMhkudG9vbHZpZXcudjEuVG9vbENhbGxWaWV3SACIAQESFwoPaW5wdXRfc3RyZWFtaW5nGAUgASgIEhYKDnBhcmVudF9jYWxsX2lkGAYgASgJQgcKBV92aWV3IjMKElRvb2xDYWxsSW5wdXREZWx0YRIPCgdjYWxsX2lkGAEgASgJEgwKBHRleHQYAiABKAkidwoVVG9vbENhbGxJbnB1dENvbXBsZXRlEg8KB2NhbGxfaWQYASABKAkSFgoOYXJndW1lbnRzX2pzb24YAiABKAkSLAoEdmlldxgDIAEoCzIZLnRvb2x2aWV3LnYxLlRvb2xDYWxsVmlld0gAiAEBQgcKBV92aWV3Ii8KDlRvb2xDYWxsT3V0cHV0Eg8KB2NhbGxfaWQYASABKAkSDAoEZGF0YRgCIAEoCSKtAQoQVG9vbENhbGxGaW5pc2hlZBIPCgdjYWxsX2lkGAEgASgJEioKB2NvbnRlbnQYAiADKAsyGS50b29sdmlldy52MS5Db250ZW50QmxvY2sSEAoIaXNfZXJyb3IYAyABKAgSEQoJbWV0YV9qc29uGAQgASgJEi4KBHZpZXcYBSABKAsyGy50b29sdmlldy52MS5Ub29sUmVzdWx0Vmlld0gAiAEBQgcKBV92aWV3Ih4KC1R1cm5TdGFydGVkEg8KB3R1cm5faWQYASABKAkioAEKClRva2VuVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGwoTY2FjaGVkX2lucHV0X3Rva2VucxgDIAEoBBIYChByZWFzb25pbmdfdG9rZW5zGAQgASgEEhYKDmNvbnRleHRfdG9rZW5zGAUgASgEEhYKDmNvbnRleHRfd2luZG93GAYgASgEIoQBCgxUdXJuRmluaXNoZWQSDwoHdHVybl9pZBgBIAEoCRIsCgtzdG9wX3JlYXNvbhgCIAEoDjIXLnRvb2x2aWV3LnYxLlN0b3BSZWFzb24SKwoFdXNhZ2UYAyABKAsyFy50b29sdmlldy52MS5Ub2tlblVzYWdlSACIAQFCCAoGX3VzYWdlInIKDk1lc3NhZ2VTdGFydGVkEhIKCm1lc3NhZ2VfaWQYASABKAkSJgoEcm9sZRgCIAEoDjIYLnRvb2x2aWV3LnYxLk1lc3NhZ2VSb2xlEgwKBHRleHQYAyABKAkSFgoOcGFyZW50X2NhbGxfaWQYBCABKAkiMAoMTWVzc2FnZURlbHRhEhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCg9NZXNzYWdlRmluaXNoZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSJkChBQZXJtaXNzaW9uT3B0aW9uEhEKCW9wdGlvbl9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEi8KBGtpbmQYAyABKA4yIS50b29sdmlldy52MS5QZXJtaXNzaW9uT3B0aW9uS2luZCLYAQoTUGVybWlzc2lvblJlcXVlc3RlZBISCgpyZXF1ZXN0X2lkGAEgASgJEg8KB2NhbGxfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSLgoHb3B0aW9ucxgFIAMoCzIdLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25PcHRpb24SGAoQZXhwaXJ5X29wdGlvbl9pZBgGIAEoCRISCgp0aW1lb3V0X21zGAcgASgEEhoKEmV4cGlyZXNfYXRfdW5peF9tcxgIIAEoBCIpCglSZXNwb25kZXISDwoHc3ViamVjdBgBIAEoCRILCgN2aWEYAiABKAkiJgoRUGVybWlzc2lvbkV4cGlyZWQSEQoJb3B0aW9uX2lkGAEgASgJIhUKE1Blcm1pc3Npb25XaXRoZHJhd24ilQIKElBlcm1pc3Npb25SZXNvbHZlZBISCgpyZXF1ZXN0X2lkGAEgASgJEhwKEnNlbGVjdGVkX29wdGlvbl9pZBgCIAEoCUgAEjEKB2V4cGlyZWQYAyABKAsyHi50b29sdmlldy52MS5QZXJtaXNzaW9uRXhwaXJlZEgAEjUKCXdpdGhkcmF3bhgEIAEoCzIgLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25XaXRoZHJhd25IABIOCgZyZWFzb24YBSABKAkSKwoLcmVzb2x2ZWRfYnkYBiABKAsyFi50b29sdmlldy52MS5SZXNwb25kZXISGwoTcmVzb2x2ZWRfYXRfdW5peF9tcxgHIAEoBEIJCgdvdXRjb21lKrYBCgpTdG9wUmVhc29uEhsKF1NUT1BfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUU1RPUF9SRUFTT05fRU5EX1RVUk4QARIaChZTVE9QX1JFQVNPTl9NQVhfVE9LRU5TEAISIQodU1RPUF9SRUFTT05fTUFYX1RVUk5fUkVRVUVTVFMQAxIXChNTVE9QX1JFQVNPTl9SRUZVU0FMEAQSGQoVU1RPUF9SRUFTT05fQ0FOQ0VMTEVEEAUqegoLTWVzc2FnZVJvbGUSHAoYTUVTU0FHRV9ST0xFX1VOU1BFQ0lGSUVEEAASFQoRTUVTU0FHRV9ST0xFX1VTRVIQARIaChZNRVNTQUdFX1JPTEVfQVNTSVNUQU5UEAISGgoWTUVTU0FHRV9ST0xFX1JFQVNPTklORxADKuABChRQZXJtaXNzaW9uT3B0aW9uS2luZBImCiJQRVJNSVNTSU9OX09QVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASJQohUEVSTUlTU0lPTl9PUFRJT05fS0lORF9BTExPV19PTkNFEAESJwojUEVSTUlTU0lPTl9PUFRJT05fS0lORF9BTExPV19BTFdBWVMQAhImCiJQRVJNSVNTSU9OX09QVElPTl9LSU5EX1JFSkVDVF9PTkNFEAMSKAokUEVSTUlTU0lPTl9PUFRJT05fS0lORF9SRUpFQ1RfQUxXQVlTEARiBnByb3RvMw", [file_toolview_v1_views]);
+  fileDesc("Chh0b29sdmlldy92MS9ldmVudHMucHJvdG8SC3Rvb2x2aWV3LnYxItYGCglUb29sRXZlbnQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRI2Cg9zZXNzaW9uX3N0YXJ0ZWQYAyABKAsyGy50b29sdmlldy52MS5TZXNzaW9uU3RhcnRlZEgAEjQKDGNhbGxfc3RhcnRlZBgEIAEoCzIcLnRvb2x2aWV3LnYxLlRvb2xDYWxsU3RhcnRlZEgAEjIKC2NhbGxfb3V0cHV0GAUgASgLMhsudG9vbHZpZXcudjEuVG9vbENhbGxPdXRwdXRIABI2Cg1jYWxsX2ZpbmlzaGVkGAYgASgLMh0udG9vbHZpZXcudjEuVG9vbENhbGxGaW5pc2hlZEgAEjAKDHR1cm5fc3RhcnRlZBgHIAEoCzIYLnRvb2x2aWV3LnYxLlR1cm5TdGFydGVkSAASMgoNdHVybl9maW5pc2hlZBgIIAEoCzIZLnRvb2x2aWV3LnYxLlR1cm5GaW5pc2hlZEgAEjYKD21lc3NhZ2Vfc3RhcnRlZBgJIAEoCzIbLnRvb2x2aWV3LnYxLk1lc3NhZ2VTdGFydGVkSAASMgoNbWVzc2FnZV9kZWx0YRgKIAEoCzIZLnRvb2x2aWV3LnYxLk1lc3NhZ2VEZWx0YUgAEjgKEG1lc3NhZ2VfZmluaXNoZWQYCyABKAsyHC50b29sdmlldy52MS5NZXNzYWdlRmluaXNoZWRIABJAChRwZXJtaXNzaW9uX3JlcXVlc3RlZBgMIAEoCzIgLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25SZXF1ZXN0ZWRIABI+ChNwZXJtaXNzaW9uX3Jlc29sdmVkGA0gASgLMh8udG9vbHZpZXcudjEuUGVybWlzc2lvblJlc29sdmVkSAASOwoQY2FsbF9pbnB1dF9kZWx0YRgOIAEoCzIfLnRvb2x2aWV3LnYxLlRvb2xDYWxsSW5wdXREZWx0YUgAEkEKE2NhbGxfaW5wdXRfY29tcGxldGUYDyABKAsyIi50b29sdmlldy52MS5Ub29sQ2FsbElucHV0Q29tcGxldGVIABIyCg1zZXNzaW9uX2VuZGVkGBAgASgLMhkudG9vbHZpZXcudjEuU2Vzc2lvbkVuZGVkSABCBwoFZXZlbnQiHQoOU2Vzc2lvblN0YXJ0ZWQSCwoDY3dkGAEgASgJIh4KDFNlc3Npb25FbmRlZBIOCgZyZWFzb24YASABKAkitQEKD1Rvb2xDYWxsU3RhcnRlZBIPCgdjYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIWCg5hcmd1bWVudHNfanNvbhgDIAEoCRIsCgR2aWV3GAQgASgLMhkudG9vbHZpZXcudjEuVG9vbENhbGxWaWV3SACIAQESFwoPaW5wdXRfc3RyZWFtaW5nGAUgASgIEhYKDnBhcmVudF9jYWxsX2lkGAYgASgJQgcKBV92aWV3IjMKElRvb2xDYWxsSW5wdXREZWx0YRIPCgdjYWxsX2lkGAEgASgJEgwKBHRleHQYAiABKAkidwoVVG9vbENhbGxJbnB1dENvbXBsZXRlEg8KB2NhbGxfaWQYASABKAkSFgoOYXJndW1lbnRzX2pzb24YAiABKAkSLAoEdmlldxgDIAEoCzIZLnRvb2x2aWV3LnYxLlRvb2xDYWxsVmlld0gAiAEBQgcKBV92aWV3Ii8KDlRvb2xDYWxsT3V0cHV0Eg8KB2NhbGxfaWQYASABKAkSDAoEZGF0YRgCIAEoCSKtAQoQVG9vbENhbGxGaW5pc2hlZBIPCgdjYWxsX2lkGAEgASgJEioKB2NvbnRlbnQYAiADKAsyGS50b29sdmlldy52MS5Db250ZW50QmxvY2sSEAoIaXNfZXJyb3IYAyABKAgSEQoJbWV0YV9qc29uGAQgASgJEi4KBHZpZXcYBSABKAsyGy50b29sdmlldy52MS5Ub29sUmVzdWx0Vmlld0gAiAEBQgcKBV92aWV3Ih4KC1R1cm5TdGFydGVkEg8KB3R1cm5faWQYASABKAkioAEKClRva2VuVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGwoTY2FjaGVkX2lucHV0X3Rva2VucxgDIAEoBBIYChByZWFzb25pbmdfdG9rZW5zGAQgASgEEhYKDmNvbnRleHRfdG9rZW5zGAUgASgEEhYKDmNvbnRleHRfd2luZG93GAYgASgEIoQBCgxUdXJuRmluaXNoZWQSDwoHdHVybl9pZBgBIAEoCRIsCgtzdG9wX3JlYXNvbhgCIAEoDjIXLnRvb2x2aWV3LnYxLlN0b3BSZWFzb24SKwoFdXNhZ2UYAyABKAsyFy50b29sdmlldy52MS5Ub2tlblVzYWdlSACIAQFCCAoGX3VzYWdlInIKDk1lc3NhZ2VTdGFydGVkEhIKCm1lc3NhZ2VfaWQYASABKAkSJgoEcm9sZRgCIAEoDjIYLnRvb2x2aWV3LnYxLk1lc3NhZ2VSb2xlEgwKBHRleHQYAyABKAkSFgoOcGFyZW50X2NhbGxfaWQYBCABKAkiMAoMTWVzc2FnZURlbHRhEhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCg9NZXNzYWdlRmluaXNoZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSJkChBQZXJtaXNzaW9uT3B0aW9uEhEKCW9wdGlvbl9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEi8KBGtpbmQYAyABKA4yIS50b29sdmlldy52MS5QZXJtaXNzaW9uT3B0aW9uS2luZCLYAQoTUGVybWlzc2lvblJlcXVlc3RlZBISCgpyZXF1ZXN0X2lkGAEgASgJEg8KB2NhbGxfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSLgoHb3B0aW9ucxgFIAMoCzIdLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25PcHRpb24SGAoQZXhwaXJ5X29wdGlvbl9pZBgGIAEoCRISCgp0aW1lb3V0X21zGAcgASgEEhoKEmV4cGlyZXNfYXRfdW5peF9tcxgIIAEoBCIpCglSZXNwb25kZXISDwoHc3ViamVjdBgBIAEoCRILCgN2aWEYAiABKAkiJgoRUGVybWlzc2lvbkV4cGlyZWQSEQoJb3B0aW9uX2lkGAEgASgJIhUKE1Blcm1pc3Npb25XaXRoZHJhd24ilQIKElBlcm1pc3Npb25SZXNvbHZlZBISCgpyZXF1ZXN0X2lkGAEgASgJEhwKEnNlbGVjdGVkX29wdGlvbl9pZBgCIAEoCUgAEjEKB2V4cGlyZWQYAyABKAsyHi50b29sdmlldy52MS5QZXJtaXNzaW9uRXhwaXJlZEgAEjUKCXdpdGhkcmF3bhgEIAEoCzIgLnRvb2x2aWV3LnYxLlBlcm1pc3Npb25XaXRoZHJhd25IABIOCgZyZWFzb24YBSABKAkSKwoLcmVzb2x2ZWRfYnkYBiABKAsyFi50b29sdmlldy52MS5SZXNwb25kZXISGwoTcmVzb2x2ZWRfYXRfdW5peF9tcxgHIAEoBEIJCgdvdXRjb21lKrYBCgpTdG9wUmVhc29uEhsKF1NUT1BfUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUU1RPUF9SRUFTT05fRU5EX1RVUk4QARIaChZTVE9QX1JFQVNPTl9NQVhfVE9LRU5TEAISIQodU1RPUF9SRUFTT05fTUFYX1RVUk5fUkVRVUVTVFMQAxIXChNTVE9QX1JFQVNPTl9SRUZVU0FMEAQSGQoVU1RPUF9SRUFTT05fQ0FOQ0VMTEVEEAUqegoLTWVzc2FnZVJvbGUSHAoYTUVTU0FHRV9ST0xFX1VOU1BFQ0lGSUVEEAASFQoRTUVTU0FHRV9ST0xFX1VTRVIQARIaChZNRVNTQUdFX1JPTEVfQVNTSVNUQU5UEAISGgoWTUVTU0FHRV9ST0xFX1JFQVNPTklORxADKuABChRQZXJtaXNzaW9uT3B0aW9uS2luZBImCiJQRVJNSVNTSU9OX09QVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASJQohUEVSTUlTU0lPTl9PUFRJT05fS0lORF9BTExPV19PTkNFEAESJwojUEVSTUlTU0lPTl9PUFRJT05fS0lORF9BTExPV19BTFdBWVMQAhImCiJQRVJNSVNTSU9OX09QVElPTl9LSU5EX1JFSkVDVF9PTkNFEAMSKAokUEVSTUlTU0lPTl9PUFRJT05fS0lORF9SRUpFQ1RfQUxXQVlTEARiBnByb3RvMw", [file_toolview_v1_views]);
 
 /**
  * A tool-call execution event published by a harness. `event_id` and `call_id` are 1–128
@@ -147,6 +147,15 @@ export type ToolEvent = Message<"toolview.v1.ToolEvent"> & {
      */
     value: ToolCallInputComplete;
     case: "callInputComplete";
+  } | {
+    /**
+     * The harness closed the session: nobody will answer in it until it starts again (a later
+     * `SessionStarted`, turn, call, message or permission request resumes it).
+     *
+     * @generated from field: toolview.v1.SessionEnded session_ended = 16;
+     */
+    value: SessionEnded;
+    case: "sessionEnded";
   } | { case: undefined; value?: undefined };
 };
 
@@ -177,6 +186,27 @@ export type SessionStarted = Message<"toolview.v1.SessionStarted"> & {
  */
 export const SessionStartedSchema: GenMessage<SessionStarted> = /*@__PURE__*/
   messageDesc(file_toolview_v1_events, 1);
+
+/**
+ * The harness closed the session.
+ *
+ * @generated from message toolview.v1.SessionEnded
+ */
+export type SessionEnded = Message<"toolview.v1.SessionEnded"> & {
+  /**
+   * Why, in the harness's words (display text, at most 1 KiB kept); empty when not said.
+   *
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message toolview.v1.SessionEnded.
+ * Use `create(SessionEndedSchema)` to create a new message.
+ */
+export const SessionEndedSchema: GenMessage<SessionEnded> = /*@__PURE__*/
+  messageDesc(file_toolview_v1_events, 2);
 
 /**
  * A tool call started.
@@ -238,7 +268,7 @@ export type ToolCallStarted = Message<"toolview.v1.ToolCallStarted"> & {
  * Use `create(ToolCallStartedSchema)` to create a new message.
  */
 export const ToolCallStartedSchema: GenMessage<ToolCallStarted> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 2);
+  messageDesc(file_toolview_v1_events, 3);
 
 /**
  * More argument text of a call whose input is streaming.
@@ -266,7 +296,7 @@ export type ToolCallInputDelta = Message<"toolview.v1.ToolCallInputDelta"> & {
  * Use `create(ToolCallInputDeltaSchema)` to create a new message.
  */
 export const ToolCallInputDeltaSchema: GenMessage<ToolCallInputDelta> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 3);
+  messageDesc(file_toolview_v1_events, 4);
 
 /**
  * The arguments of a call whose input was streaming are complete: the presenters read these.
@@ -302,7 +332,7 @@ export type ToolCallInputComplete = Message<"toolview.v1.ToolCallInputComplete">
  * Use `create(ToolCallInputCompleteSchema)` to create a new message.
  */
 export const ToolCallInputCompleteSchema: GenMessage<ToolCallInputComplete> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 4);
+  messageDesc(file_toolview_v1_events, 5);
 
 /**
  * A chunk of live output.
@@ -330,7 +360,7 @@ export type ToolCallOutput = Message<"toolview.v1.ToolCallOutput"> & {
  * Use `create(ToolCallOutputSchema)` to create a new message.
  */
 export const ToolCallOutputSchema: GenMessage<ToolCallOutput> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 5);
+  messageDesc(file_toolview_v1_events, 6);
 
 /**
  * A tool call finished.
@@ -379,7 +409,7 @@ export type ToolCallFinished = Message<"toolview.v1.ToolCallFinished"> & {
  * Use `create(ToolCallFinishedSchema)` to create a new message.
  */
 export const ToolCallFinishedSchema: GenMessage<ToolCallFinished> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 6);
+  messageDesc(file_toolview_v1_events, 7);
 
 /**
  * A turn began. Turns frame the conversation (an AG-UI run per turn); they do not nest: a turn
@@ -401,7 +431,7 @@ export type TurnStarted = Message<"toolview.v1.TurnStarted"> & {
  * Use `create(TurnStartedSchema)` to create a new message.
  */
 export const TurnStartedSchema: GenMessage<TurnStarted> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 7);
+  messageDesc(file_toolview_v1_events, 8);
 
 /**
  * Token counts of a turn, as the harness knows them; 0 means not known.
@@ -457,7 +487,7 @@ export type TokenUsage = Message<"toolview.v1.TokenUsage"> & {
  * Use `create(TokenUsageSchema)` to create a new message.
  */
 export const TokenUsageSchema: GenMessage<TokenUsage> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 8);
+  messageDesc(file_toolview_v1_events, 9);
 
 /**
  * A turn ended. Messages still open stay open in the log (a later delta continues them); the
@@ -493,7 +523,7 @@ export type TurnFinished = Message<"toolview.v1.TurnFinished"> & {
  * Use `create(TurnFinishedSchema)` to create a new message.
  */
 export const TurnFinishedSchema: GenMessage<TurnFinished> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 9);
+  messageDesc(file_toolview_v1_events, 10);
 
 /**
  * A message began. Its text arrives here and in deltas (any UTF-8 text, shown as plain text in
@@ -537,7 +567,7 @@ export type MessageStarted = Message<"toolview.v1.MessageStarted"> & {
  * Use `create(MessageStartedSchema)` to create a new message.
  */
 export const MessageStartedSchema: GenMessage<MessageStarted> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 10);
+  messageDesc(file_toolview_v1_events, 11);
 
 /**
  * More text of a started, unfinished message.
@@ -565,7 +595,7 @@ export type MessageDelta = Message<"toolview.v1.MessageDelta"> & {
  * Use `create(MessageDeltaSchema)` to create a new message.
  */
 export const MessageDeltaSchema: GenMessage<MessageDelta> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 11);
+  messageDesc(file_toolview_v1_events, 12);
 
 /**
  * A started message is complete.
@@ -586,7 +616,7 @@ export type MessageFinished = Message<"toolview.v1.MessageFinished"> & {
  * Use `create(MessageFinishedSchema)` to create a new message.
  */
 export const MessageFinishedSchema: GenMessage<MessageFinished> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 12);
+  messageDesc(file_toolview_v1_events, 13);
 
 /**
  * One answer a person may give.
@@ -621,7 +651,7 @@ export type PermissionOption = Message<"toolview.v1.PermissionOption"> & {
  * Use `create(PermissionOptionSchema)` to create a new message.
  */
 export const PermissionOptionSchema: GenMessage<PermissionOption> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 13);
+  messageDesc(file_toolview_v1_events, 14);
 
 /**
  * A question to a person, most often whether a call may run. Request ids follow the call id rule
@@ -694,7 +724,7 @@ export type PermissionRequested = Message<"toolview.v1.PermissionRequested"> & {
  * Use `create(PermissionRequestedSchema)` to create a new message.
  */
 export const PermissionRequestedSchema: GenMessage<PermissionRequested> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 14);
+  messageDesc(file_toolview_v1_events, 15);
 
 /**
  * Who decided a permission request.
@@ -724,7 +754,7 @@ export type Responder = Message<"toolview.v1.Responder"> & {
  * Use `create(ResponderSchema)` to create a new message.
  */
 export const ResponderSchema: GenMessage<Responder> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 15);
+  messageDesc(file_toolview_v1_events, 16);
 
 /**
  * Nobody answered in time: the request's expiry option applies.
@@ -745,7 +775,7 @@ export type PermissionExpired = Message<"toolview.v1.PermissionExpired"> & {
  * Use `create(PermissionExpiredSchema)` to create a new message.
  */
 export const PermissionExpiredSchema: GenMessage<PermissionExpired> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 16);
+  messageDesc(file_toolview_v1_events, 17);
 
 /**
  * The harness withdrew the request (its turn was cancelled, or it stopped waiting).
@@ -760,7 +790,7 @@ export type PermissionWithdrawn = Message<"toolview.v1.PermissionWithdrawn"> & {
  * Use `create(PermissionWithdrawnSchema)` to create a new message.
  */
 export const PermissionWithdrawnSchema: GenMessage<PermissionWithdrawn> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 17);
+  messageDesc(file_toolview_v1_events, 18);
 
 /**
  * How a permission request was decided (appended by the server only).
@@ -833,7 +863,7 @@ export type PermissionResolved = Message<"toolview.v1.PermissionResolved"> & {
  * Use `create(PermissionResolvedSchema)` to create a new message.
  */
 export const PermissionResolvedSchema: GenMessage<PermissionResolved> = /*@__PURE__*/
-  messageDesc(file_toolview_v1_events, 18);
+  messageDesc(file_toolview_v1_events, 19);
 
 /**
  * Why a turn ended (ACP's stop reasons).
