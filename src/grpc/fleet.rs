@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::Status;
 
+use super::convert::millis;
 use super::listing::{describe, list_filter, page_size};
 use super::pb;
 use crate::auth::{Access, Right};
@@ -28,8 +29,10 @@ pub fn watch(
         states,
         title_prefix,
         cwd_prefix,
+        updated_since,
     } = request;
-    let filter = list_filter(states, title_prefix, cwd_prefix)?;
+    let mut filter = list_filter(states, title_prefix, cwd_prefix)?;
+    filter.updated_since_ms = updated_since.as_ref().map_or(0, millis);
     let access = Arc::new(access);
     let keep = {
         let access = access.clone();

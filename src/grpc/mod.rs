@@ -29,6 +29,7 @@ pub mod wire;
 pub use crate::error::code_name;
 pub use auth::access;
 pub use convert::rendered_update;
+pub use fleet::{FleetStream, watch as watch_fleet};
 pub use permission::PermissionApi;
 pub use presentation::PresentationApi;
 pub use services::{Health, Limits, Services, method_paths, services};

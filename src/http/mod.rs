@@ -11,6 +11,7 @@
 
 pub mod ag_ui;
 pub mod ai_sdk;
+pub mod fleet;
 pub mod links;
 mod messages;
 pub mod origin;
@@ -243,6 +244,7 @@ pub fn routes(
 ) -> axum::Router {
     let router = ag_ui::routes(sessions.clone(), auth.clone(), max_body)
         .merge(ai_sdk::routes(sessions.clone(), auth.clone(), max_body))
+        .merge(fleet::routes(sessions.clone(), auth.clone()))
         .merge(permissions::routes(sessions.clone(), auth));
     match links {
         Some(key) => router.merge(links::routes(sessions, key)),

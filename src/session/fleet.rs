@@ -218,12 +218,21 @@ impl Sessions {
     ) -> Result<(), ()> {
         let mut shutdown = self.shutdown.subscribe();
         let mut sent = HashSet::new();
+        // A resumed watch (`updated_since_ms`) starts with what changed since; so does a
+        // resync after falling behind, from when the last sync began.
+        let mut since = filter.updated_since_ms;
+        let live = ListFilter {
+            updated_since_ms: 0,
+            ..filter.clone()
+        };
         'sync: loop {
             // Notices first, so no change falls between the page and the live part.
             let mut notices = self.fleet.subscribe();
+            let page_filter = first_page(&live, since);
+            since = self.config.clock.now_ms();
             let first = self
                 .list(None, page, page * super::LIST_SCAN_PER_PAGE, |id, meta| {
-                    filter.admits(meta) && keep(id)
+                    page_filter.admits(meta) && keep(id)
                 })
                 .await
                 .map_err(|_| ())?
@@ -246,7 +255,7 @@ impl Sessions {
                     Err(broadcast::error::RecvError::Lagged(_)) => continue 'sync,
                     Err(broadcast::error::RecvError::Closed) => return Ok(()),
                 };
-                let admitted = filter.admits(&notice.meta);
+                let admitted = live.admits(&notice.meta);
                 if !keep(&notice.session) || !(admitted || sent.contains(&notice.session)) {
                     continue;
                 }
@@ -265,6 +274,19 @@ impl Sessions {
                     .map_err(|_| ())?;
             }
         }
+    }
+}
+
+/// What a watch's first page admits: `live`'s sessions; or, resuming from `since`, the sessions
+/// changed since in any state (so a watcher sees those that left its states meanwhile).
+fn first_page(live: &ListFilter, since: u64) -> ListFilter {
+    match since {
+        0 => live.clone(),
+        since => ListFilter {
+            states: Vec::new(),
+            updated_since_ms: since,
+            ..live.clone()
+        },
     }
 }
 

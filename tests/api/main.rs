@@ -8,6 +8,7 @@
 mod auth;
 mod cli;
 mod cross_origin;
+mod fleet_sse;
 mod grpc_present;
 mod grpc_render;
 mod http_refusals;

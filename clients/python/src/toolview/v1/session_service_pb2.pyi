@@ -137,16 +137,18 @@ class ListSessionsResponse(_message.Message):
     def __init__(self, sessions: _Optional[_Iterable[_Union[GetSessionResponse, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class WatchSessionsRequest(_message.Message):
-    __slots__ = ("page_size", "states", "title_prefix", "cwd_prefix")
+    __slots__ = ("page_size", "states", "title_prefix", "cwd_prefix", "updated_since")
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     STATES_FIELD_NUMBER: _ClassVar[int]
     TITLE_PREFIX_FIELD_NUMBER: _ClassVar[int]
     CWD_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_SINCE_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     states: _containers.RepeatedScalarFieldContainer[_summary_pb2.SessionState]
     title_prefix: str
     cwd_prefix: str
-    def __init__(self, page_size: _Optional[int] = ..., states: _Optional[_Iterable[_Union[_summary_pb2.SessionState, str]]] = ..., title_prefix: _Optional[str] = ..., cwd_prefix: _Optional[str] = ...) -> None: ...
+    updated_since: _timestamp_pb2.Timestamp
+    def __init__(self, page_size: _Optional[int] = ..., states: _Optional[_Iterable[_Union[_summary_pb2.SessionState, str]]] = ..., title_prefix: _Optional[str] = ..., cwd_prefix: _Optional[str] = ..., updated_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class WatchSessionsResponse(_message.Message):
     __slots__ = ("session", "synced")
