@@ -1,5 +1,5 @@
-// Bundles the example pages into OUT (default: dist/): copilotkit.html, use-chat.html and
-// session.html, each with its script and stylesheet. `node build.mjs [OUT]`; then serve OUT from any origin the
+// Bundles the example pages into OUT (default: dist/): copilotkit.html, use-chat.html,
+// session.html and inbox.html, each with its script and stylesheet. `node build.mjs [OUT]`; then serve OUT from any origin the
 // toolview server allows (`--cors-origin`).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -16,7 +16,7 @@ const oneReact = {
     b.onResolve({ filter: /^react(-dom)?(\/.*)?$/ }, (args) => ({ path: here.resolve(args.path) }));
   },
 };
-for (const page of ["copilotkit", "use-chat", "session"]) {
+for (const page of ["copilotkit", "use-chat", "session", "inbox"]) {
   await build({
     entryPoints: [`${page}.tsx`],
     bundle: true,

@@ -287,3 +287,56 @@ async fn the_use_chat_page_answers_a_request_once_while_it_streams() {
     );
     assert_eq!(posts.len(), 1, "no other POST, none to /ai-sdk: {report}");
 }
+
+/// The inbox page (`useToolviewSessions`, `ToolviewInbox`) and the viewer's home page list the
+/// same rows with the same DOM, a session waiting on a person first; Allow pressed on the inbox
+/// page answers it (`via inbox`, as the harness's wait returns it) and its row moves on.
+/// Screenshot: `target/test-artifacts/ui-kit-inbox.png`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_react_inbox_lists_the_viewers_rows_and_answers() {
+    use support::permissions::{asking, requested, resolution};
+    use toolview::grpc::pb::{self, permission_resolved::Outcome};
+    let mut pages = Pages::start(&["--inbox".into(), "agent-z/asks".into(), "allow".into()]).await;
+    let mut config = toolview::app::ServeConfig::memory();
+    config.cors_origins = vec![pages.origin.clone()];
+    let server = Server::start_with(config).await;
+    let mut c = client(&server.url).await;
+    publish(&mut c, recorded("agent-a/done")).await.unwrap();
+    let turn = ev(
+        "agent-b/busy",
+        "t",
+        pb::tool_event::Event::TurnStarted(pb::TurnStarted {
+            turn_id: "t1".into(),
+        }),
+    );
+    publish(&mut c, vec![turn, bash_call("agent-b/busy", "e1", "c1")])
+        .await
+        .unwrap();
+    let ask = asking(
+        "agent-z/asks",
+        requested("p1", "c1", "Deploy to production?"),
+    );
+    publish(&mut c, vec![bash_call("agent-z/asks", "e1", "c1"), ask])
+        .await
+        .unwrap();
+    pages.say(&server.url);
+    let decided = resolution(&server.url, "agent-z/asks", "p1").await;
+    assert_eq!(
+        decided.outcome,
+        Some(Outcome::SelectedOptionId("allow".into()))
+    );
+    assert_eq!(decided.resolved_by.unwrap().via, "inbox");
+    let report = pages.report().await;
+    let states: Vec<&str> = report["react"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["attrs"]["data-state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["requires_action", "running", "idle"], "{report}");
+    assert_eq!(
+        report["viewer"], report["react"],
+        "the same rows, the same DOM"
+    );
+    assert_eq!(report["after"], "running");
+}

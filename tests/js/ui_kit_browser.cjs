@@ -16,6 +16,11 @@
 // --approve: only the useChat page; once request <request> shows its buttons it presses
 // <option>'s, waits for the decision to be shown, then 2 s more, and prints {state, posts}: the
 // prompt's state and the page's POSTs, counted by path.
+//   node ui_kit_browser.cjs --inbox <pages-dir> <session> <screenshots-dir> <option>
+// --inbox: the viewer's home page and the inbox page (useToolviewSessions, ToolviewInbox); once
+// <session> shows first on both, waiting with its buttons, saves a screenshot of the inbox page,
+// presses <option> there, waits for the row to leave requires_action, and prints {viewer, react,
+// after}: both pages' rows (normalized DOM, in order) and the row's state after.
 const { chromium } = require('playwright-core');
 const http = require('http');
 const fs = require('fs');
@@ -132,6 +137,8 @@ async function main() {
       ? await followAcrossRestart(browser, `${origin}/session.html?${query}`, lines)
       : mode === '--approve'
         ? await approve(browser, `${origin}/use-chat.html?${query}`)
+        : mode === '--inbox'
+        ? await inbox(browser, `${base}/`, `${origin}/inbox.html?${query}`)
         : {
           viewer: await show(browser, 'viewer', `${base}/?session=${encodeURIComponent(session)}`),
           copilotkit: await show(browser, 'copilotkit', `${origin}/copilotkit.html?${query}`),
@@ -144,6 +151,42 @@ async function main() {
     await browser.close();
     server.close();
   }
+}
+
+// Both inboxes: the same rows, waiting first; the React one answers.
+async function inbox(browser, viewerUrl, reactUrl) {
+  const option = counts[0];
+  const first = `ul.inbox > li:first-child[data-session="${session}"][data-state="requires_action"] button[data-option="${option}"]`;
+  // Each row's DOM as {tag, attrs, children}, adjacent texts merged (as `snapshot` reads a card).
+  const rows = (page) => page.evaluate(() => {
+    const norm = (el) => {
+      const children = [];
+      for (const c of el.childNodes) {
+        if (c.nodeType === Node.TEXT_NODE) {
+          if (typeof children[children.length - 1] === 'string') children[children.length - 1] += c.data;
+          else if (c.data) children.push(c.data);
+        } else if (c.nodeType === Node.ELEMENT_NODE) {
+          children.push(norm(c));
+        }
+      }
+      const attrs = Object.fromEntries([...el.attributes].map((a) => [a.name, a.value]).sort(([a], [b]) => (a < b ? -1 : 1)));
+      return { tag: el.tagName.toLowerCase(), attrs, children };
+    };
+    return [...document.querySelectorAll('ul.inbox > li')].map(norm);
+  });
+  const viewer = await browser.newPage({ viewport: { width: 900, height: 600 } });
+  await viewer.goto(viewerUrl);
+  await viewer.waitForSelector(first, { timeout: 30000 });
+  const react = await browser.newPage({ viewport: { width: 900, height: 600 } });
+  react.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+  await react.goto(reactUrl);
+  await react.waitForSelector(first, { timeout: 30000 });
+  const shown = { viewer: await rows(viewer), react: await rows(react) };
+  await react.screenshot({ path: path.join(shots, 'ui-kit-inbox.png'), fullPage: true });
+  await react.click(first);
+  await react.waitForSelector(`ul.inbox > li[data-session="${session}"]:not([data-state="requires_action"])`, { timeout: 30000 });
+  const after = await react.evaluate((s) => document.querySelector(`ul.inbox > li[data-session="${s}"]`).dataset.state, session);
+  return { ...shown, after };
 }
 
 main().catch((e) => {

@@ -15,6 +15,7 @@ import type {
   MessageView,
   PermissionView,
   RoleName,
+  SessionRowView,
   ToolCallView,
   ToolResultView,
   TurnView,
@@ -331,6 +332,41 @@ export function permissionTree(p: PermissionView, answer?: (optionId: string) =>
 }
 
 /** A turn boundary: a rule with the turn's id, and how it ended. */
+/** One session of a fleet view: a link to it (`href`), its title and state, then its oldest
+ *  prompt with buttons (with `answer`, when the token may answer) and `note`, or what it does
+ *  now. `ul.sessions.inbox > li` rows, each with `data-session` and `data-state`. */
+export function sessionRowTree(
+  row: SessionRowView,
+  href: string,
+  answer?: (requestId: string, optionId: string) => void,
+  note = "",
+): VNode {
+  const prompt = row.prompt;
+  const buttons =
+    prompt && answer && row.canAnswer
+      ? prompt.options.map((o) =>
+          button({ "data-option": o.optionId }, o.name, () => answer(prompt.requestId, o.optionId)),
+        )
+      : [];
+  const detail = prompt
+    ? h(
+        "div",
+        { class: "prompt", "data-request": prompt.requestId },
+        h("span", { class: "prompt-title" }, prompt.title),
+        ...buttons,
+        h("span", { class: "muted note" }, note),
+      )
+    : row.activity && h("div", { class: "muted activity" }, row.activity);
+  return h(
+    "li",
+    { "data-session": row.sessionId, "data-state": row.state },
+    h("a", { href }, row.sessionId),
+    row.title && h("span", { class: "session-title" }, ` ${row.title}`),
+    h("span", { class: `pill state ${row.state}` }, row.state.replace("_", " ")),
+    detail,
+  );
+}
+
 /** `session ended: <reason>` — the harness closed the session. */
 export function endedTree(e: EndedView): VNode {
   const words = e.reason ? `session ended: ${e.reason}` : "session ended";

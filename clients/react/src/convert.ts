@@ -12,11 +12,13 @@ import {
   type DiffRun as DiffRunPb,
   type FileDiff as FileDiffPb,
   type FileLocation as FileLocationPb,
+  type GetSessionResponse,
   MessageRole,
   type MessageSnapshot,
   MessageStatus,
   PermissionOptionKind,
   type PermissionSnapshot,
+  SessionState,
   StopReason,
   type ToolCallView as ToolCallPb,
   ToolKind,
@@ -35,6 +37,8 @@ import type {
   PermissionOptionView,
   PermissionView,
   RoleName,
+  SessionRowView,
+  SessionStateView,
   ToolCallView,
   ToolResultView,
   TurnView,
@@ -351,5 +355,39 @@ export function turnFromProto(t: TurnUpdate): TurnView {
     finished: t.finished,
     stopReason: t.finished ? (reason ?? "end_turn") : undefined,
     usage: t.usage && { inputTokens: Number(t.usage.inputTokens), outputTokens: Number(t.usage.outputTokens) },
+  });
+}
+
+const STATE: Record<SessionState, SessionStateView> = {
+  [SessionState.UNSPECIFIED]: "unknown",
+  [SessionState.REQUIRES_ACTION]: "requires_action",
+  [SessionState.RUNNING]: "running",
+  [SessionState.FAILED]: "failed",
+  [SessionState.IDLE]: "idle",
+  [SessionState.ENDED]: "ended",
+};
+
+const ms = (t: { seconds: bigint; nanos: number } | undefined) =>
+  t ? Number(t.seconds) * 1000 + Math.floor(t.nanos / 1e6) : 0;
+
+/** A session of `ListSessions` or `WatchSessions` as a fleet view lists it. */
+export function sessionRowFromProto(s: GetSessionResponse): SessionRowView {
+  const summary = s.summary;
+  const p = summary?.pending[0];
+  return defined({
+    sessionId: s.sessionId,
+    title: s.title,
+    cwd: s.cwd,
+    state: STATE[summary?.state ?? SessionState.UNSPECIFIED] ?? "unknown",
+    activity: summary?.activity ?? "",
+    pendingCount: Number(summary?.pendingCount ?? 0n),
+    prompt: p && {
+      requestId: p.requestId,
+      title: p.title,
+      options: p.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: OPTION[o.kind] ?? "reject_once" })),
+      requestedAtMs: ms(p.requestedAt),
+    },
+    canAnswer: s.rights.includes("approve"),
+    updatedAtMs: ms(s.updatedAt),
   });
 }

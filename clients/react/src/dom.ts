@@ -8,8 +8,17 @@ import { cardTree, endedTree, messageText, messageTree, permissionTree, turnTree
 import type { Child, VNode } from "./node.js";
 import type { CardView, EndedView, MessageView, PermissionView, RoleName, TurnView } from "./view.js";
 
-export { cardTree, endedTree, messageTree, permissionTree, subagentSummary, turnTree } from "./cards.js";
+export {
+  cardTree,
+  endedTree,
+  messageTree,
+  permissionTree,
+  sessionRowTree,
+  subagentSummary,
+  turnTree,
+} from "./cards.js";
 export * from "./convert.js";
+export { FleetModel, type FleetSnapshot, fleetOrder } from "./fleet.js";
 export type { Child, VNode } from "./node.js";
 export { type SessionChange, type SessionItem, SessionModel, type SessionSnapshot } from "./session.js";
 export type * from "./view.js";

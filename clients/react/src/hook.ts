@@ -4,9 +4,10 @@
 // `useSyncExternalStore` (as the AI SDK's `useChat` reads its chat): each render sees one
 // immutable snapshot, so concurrent rendering cannot tear and memoized consumers see changes.
 
-import { answerPermission, VIEW_CAPABILITIES } from "@toolview/client";
+import { answerPermission, type SessionStateName, SYNCED, VIEW_CAPABILITIES } from "@toolview/client";
 import { connect } from "@toolview/client/web";
 import { useEffect, useState, useSyncExternalStore } from "react";
+import { FleetModel, type FleetSnapshot } from "./fleet.js";
 import type { Answer } from "./react.js";
 import { type SessionItem, SessionModel } from "./session.js";
 
@@ -89,4 +90,67 @@ export function permissionAnswerer(
 ): Answer {
   return (requestId, optionId) =>
     answerPermission(baseUrl, session, requestId, optionId, { token: options.token, via: options.via ?? "react" });
+}
+
+/** Options of `useToolviewSessions`: a token, and the watch's filters. */
+export interface FleetOptions extends FollowOptions {
+  /** Only sessions in these states. */
+  states?: readonly SessionStateName[];
+  titlePrefix?: string;
+  cwdPrefix?: string;
+  /** Sessions in the first page (the server's default 100; at most 1,000). */
+  pageSize?: number;
+}
+
+/** What `useToolviewSessions` returns: the fleet in order, and what the watch is doing. */
+export interface ToolviewSessionsState extends FleetSnapshot {
+  state: FollowState;
+  /** Why it stopped, when it failed. */
+  error?: string;
+}
+
+/** Follows the fleet on the toolview server at `baseUrl` (`WatchSessions` over gRPC-Web,
+ *  reconnecting after a transient failure): every session the token may read that the filters
+ *  admit, waiting on you first, each row replaced as its summary changes. */
+export function useToolviewSessions(baseUrl: string, options: FleetOptions = {}): ToolviewSessionsState {
+  const { token, titlePrefix, cwdPrefix, pageSize } = options;
+  // The states as one value: a new array each render would watch again.
+  const states = (options.states ?? []).join(",");
+  const [model, setModel] = useState(() => new FleetModel());
+  const snapshot = useSyncExternalStore(model.subscribe, model.getSnapshot, model.getSnapshot);
+  const [state, setState] = useState<FollowState>("connecting");
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    const abort = new AbortController();
+    const model = new FleetModel();
+    setModel(model);
+    setState("connecting");
+    setError(undefined);
+    (async () => {
+      const client = connect(baseUrl, { token });
+      const watch = client.watchSessions({
+        states: states ? (states.split(",") as SessionStateName[]) : [],
+        titlePrefix,
+        cwdPrefix,
+        pageSize,
+        signal: abort.signal,
+      });
+      for await (const item of watch) {
+        if (abort.signal.aborted) return;
+        if (item === SYNCED) {
+          setState("live");
+          model.apply("synced");
+        } else {
+          model.apply(item);
+        }
+      }
+      if (!abort.signal.aborted) setState("ended");
+    })().catch((e: unknown) => {
+      if (abort.signal.aborted) return;
+      setState("error");
+      setError(String(e));
+    });
+    return () => abort.abort();
+  }, [baseUrl, token, states, titlePrefix, cwdPrefix, pageSize]);
+  return { ...snapshot, state, error };
 }

@@ -7,21 +7,28 @@ export { ToolviewPart, ToolviewParts, toolPartCard, type UIMessageLike, type UIP
 export { subagentSummary } from "./cards.js";
 export * from "./convert.js";
 export { type ActivityRenderer, CARD_ACTIVITY, PERMISSION_ACTIVITY, toolviewActivityRenderers } from "./copilotkit.js";
+export { FleetModel, type FleetSnapshot, fleetOrder } from "./fleet.js";
 export {
+  type FleetOptions,
   type FollowOptions,
   type FollowState,
   permissionAnswerer,
   type Token,
   type ToolviewSessionState,
+  type ToolviewSessionsState,
   useToolviewSession,
+  useToolviewSessions,
 } from "./hook.js";
 export {
   type Answer,
+  type InboxAnswer,
   ToolviewCard,
   ToolviewEnded,
+  ToolviewInbox,
   ToolviewItems,
   ToolviewMessage,
   ToolviewPermission,
+  ToolviewSessionRow,
   ToolviewTurn,
   toReact,
 } from "./react.js";

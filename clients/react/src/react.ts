@@ -3,10 +3,19 @@
 // child); there is no dangerouslySetInnerHTML anywhere in the package.
 
 import { createElement, type FunctionComponent, memo, type ReactElement, type ReactNode, useState } from "react";
-import { cardTree, endedTree, messageTree, newer, permissionTree, subagentSummary, turnTree } from "./cards.js";
+import {
+  cardTree,
+  endedTree,
+  messageTree,
+  newer,
+  permissionTree,
+  sessionRowTree,
+  subagentSummary,
+  turnTree,
+} from "./cards.js";
 import type { Child, VNode } from "./node.js";
 import type { SessionItem } from "./session.js";
-import type { CardView, EndedView, MessageView, PermissionView, TurnView } from "./view.js";
+import type { CardView, EndedView, MessageView, PermissionView, SessionRowView, TurnView } from "./view.js";
 
 /** A tree as React elements; `extra` goes after the root's own children. */
 export function toReact(node: VNode, extra?: ReactNode): ReactElement {
@@ -57,6 +66,47 @@ export const ToolviewPermission = memo(function ToolviewPermission(props: {
 export const ToolviewTurn = memo(function ToolviewTurn(props: { turn: TurnView }): ReactElement {
   return toReact(turnTree(props.turn));
 });
+
+/** How an inbox's prompt is answered: `(session, request, option)`, resolving to a note to show
+ *  (why it was not taken), as `permissionAnswerer` gives one. */
+export type InboxAnswer = (
+  sessionId: string,
+  requestId: string,
+  optionId: string,
+) => Promise<string | undefined> | undefined;
+
+/** One session of an inbox. */
+export const ToolviewSessionRow = memo(function ToolviewSessionRow(props: {
+  row: SessionRowView;
+  href: string;
+  onAnswer?: InboxAnswer;
+}): ReactElement {
+  const [note, setNote] = useState("");
+  const { row, href, onAnswer } = props;
+  const answer =
+    onAnswer &&
+    ((requestId: string, optionId: string) => {
+      Promise.resolve(onAnswer(row.sessionId, requestId, optionId))
+        .then((said) => setNote(said ?? ""))
+        .catch((e: unknown) => setNote(`not answered: ${e}`));
+    });
+  return toReact(sessionRowTree(row, href, answer, note));
+});
+
+/** A fleet of sessions, as the viewer's home page shows it: waiting on you first, each row a link
+ *  (`href` makes it from a session id) and, when the token may answer, the prompt's buttons. */
+export const ToolviewInbox: FunctionComponent<{
+  sessions: readonly SessionRowView[];
+  href?: (sessionId: string) => string;
+  onAnswer?: InboxAnswer;
+}> = ({ sessions, href = (id) => `?session=${encodeURIComponent(id)}`, onAnswer }) =>
+  createElement(
+    "ul",
+    { className: "sessions inbox" },
+    sessions.map((row) =>
+      createElement(ToolviewSessionRow, { key: row.sessionId, row, href: href(row.sessionId), onAnswer }),
+    ),
+  );
 
 /** The harness closed the session. */
 export const ToolviewEnded = memo(function ToolviewEnded(props: { ended: EndedView }): ReactElement {

@@ -177,6 +177,33 @@ export interface PermissionView {
 }
 
 /** A turn's boundary: its start, or its end with why it ended and what it cost. */
+/** A session's state, by its name in docs/sessions.md (`unknown`: a log older than summaries). */
+export type SessionStateView = "requires_action" | "running" | "failed" | "idle" | "ended" | "unknown";
+
+/** A session as a fleet view lists it: where it is, and what waits on a person. */
+export interface SessionRowView {
+  sessionId: string;
+  title: string;
+  cwd: string;
+  state: SessionStateView;
+  /** What it does now or did last, on one line. */
+  activity: string;
+  /** Prompts waiting. */
+  pendingCount: number;
+  /** The oldest prompt waiting. */
+  prompt?: {
+    requestId: string;
+    title: string;
+    options: PermissionOptionView[];
+    /** Unix milliseconds. */
+    requestedAtMs: number;
+  };
+  /** Whether the caller's token may answer its prompts (the `approve` right). */
+  canAnswer: boolean;
+  /** Unix milliseconds. */
+  updatedAtMs: number;
+}
+
 /** The harness closed the session (`SessionEnded`). */
 export interface EndedView {
   /** Why, in the harness's words; empty when not said. */

@@ -4,14 +4,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  FleetModel,
   ToolviewCard,
   ToolviewEnded,
+  ToolviewInbox,
   ToolviewMessage,
   ToolviewPart,
   ToolviewPermission,
   ToolviewTurn,
 } from "@toolview/react";
-import { cardTree, endedTree, messageTree, permissionTree, turnTree } from "@toolview/react/dom";
+import { cardTree, endedTree, messageTree, permissionTree, sessionRowTree, turnTree } from "@toolview/react/dom";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 
@@ -279,4 +281,89 @@ test("a diff is drawn from the server's runs in O(lines); without runs, coarse",
   assert.equal(coarse.length, 6000);
   assert.ok(coarse.slice(0, 3000).every((l) => l.startsWith("- ")));
   assert.ok(coarse.slice(3000).every((l) => l.startsWith("+ ")));
+});
+
+const row = (sessionId, state, extra = {}) => ({
+  sessionId,
+  title: "",
+  cwd: "",
+  state,
+  activity: "",
+  pendingCount: 0,
+  canAnswer: true,
+  updatedAtMs: 0,
+  ...extra,
+});
+
+test("an inbox: its rows are the viewer's trees, a prompt's buttons only for a token that may answer", () => {
+  const prompt = {
+    requestId: "p1",
+    title: "Deploy <b>now</b>?",
+    options: [
+      { optionId: "allow", name: "Allow", kind: "allow_once" },
+      { optionId: "reject", name: "Reject", kind: "reject_once" },
+    ],
+    requestedAtMs: 5,
+  };
+  const rows = [
+    row("a/asks", "requires_action", { prompt, pendingCount: 1, title: "Ship it" }),
+    row("b/busy", "running", { activity: "npm test" }),
+  ];
+  const href = (id) => `?session=${encodeURIComponent(id)}`;
+  const shown = react(createElement(ToolviewInbox, { sessions: rows, onAnswer: () => undefined }));
+  const trees = rows.map((r) => html(sessionRowTree(r, href(r.sessionId), () => {}, ""))).join("");
+  assert.equal(shown, `<ul class="sessions inbox">${trees}</ul>`);
+  assert.ok(shown.includes("Deploy &lt;b&gt;now&lt;/b&gt;?") && shown.includes('data-option="allow"'), shown);
+  // Without `approve`, no buttons.
+  const readOnly = react(
+    createElement(ToolviewInbox, { sessions: [{ ...rows[0], canAnswer: false }], onAnswer: () => undefined }),
+  );
+  assert.ok(!readOnly.includes("<button"), readOnly);
+});
+
+test("a fleet is in the order a person works: waiting longest first, then by state and recency", () => {
+  const model = new FleetModel();
+  const at = (s) => ({ seconds: BigInt(s), nanos: 0 });
+  const session = (sessionId, state, updated, asked) => ({
+    sessionId,
+    title: "",
+    cwd: "",
+    rights: ["read"],
+    updatedAt: at(updated),
+    summary: {
+      state,
+      activity: "",
+      pendingCount: asked ? 1n : 0n,
+      pending: asked ? [{ requestId: "p", title: "?", options: [], requestedAt: at(asked) }] : [],
+    },
+  });
+  // SessionState: 1 requires_action, 2 running, 3 failed, 4 idle, 5 ended.
+  model.apply(session("idle-old", 4, 1));
+  model.apply(session("ended", 5, 9));
+  model.apply(session("asked-late", 1, 9, 8));
+  model.apply(session("idle-new", 4, 7));
+  model.apply(session("asked-early", 1, 9, 2));
+  model.apply(session("failed", 3, 3));
+  const before = model.getSnapshot();
+  assert.equal(before.synced, false);
+  model.apply("synced");
+  const { sessions, synced } = model.getSnapshot();
+  assert.equal(synced, true);
+  assert.notEqual(model.getSnapshot(), before);
+  assert.deepEqual(
+    sessions.map((s) => s.sessionId),
+    ["asked-early", "asked-late", "failed", "idle-new", "idle-old", "ended"],
+  );
+  // A later summary replaces the row.
+  model.apply(session("asked-early", 2, 10));
+  assert.deepEqual(
+    model
+      .getSnapshot()
+      .sessions.map((s) => [s.sessionId, s.state])
+      .slice(0, 2),
+    [
+      ["asked-late", "requires_action"],
+      ["asked-early", "running"],
+    ],
+  );
 });
