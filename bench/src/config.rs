@@ -61,6 +61,24 @@ pub struct BenchConfig {
     /// `--max-loaded-sessions` default keeps them all.
     #[arg(long, default_value_t = 10_000)]
     pub loaded_sessions: usize,
+    /// Sessions stored when the fleet is watched (`fleet`).
+    #[arg(long, default_value_t = 10_000)]
+    pub fleet_sessions: usize,
+    /// Of them, sessions publishing output while it is watched.
+    #[arg(long, default_value_t = 1_000)]
+    pub fleet_active: usize,
+    /// How long they publish, in milliseconds (and the one streaming session's chunks' span).
+    #[arg(long, default_value_t = 10_000)]
+    pub fleet_ms: u64,
+    /// Watchers of the whole fleet, one run per value (and one unwatched, the baseline).
+    #[arg(long, value_delimiter = ',', default_value = "1,10")]
+    pub fleet_watchers: Vec<usize>,
+    /// Output chunks the one streaming session prints over `fleet_ms`.
+    #[arg(long, default_value_t = 10_000)]
+    pub fleet_solo_chunks: usize,
+    /// Sessions stored when `ListSessions` is filtered by state.
+    #[arg(long, default_value_t = 100_000)]
+    pub fleet_listed: usize,
     /// The `toolview` binary to serve with; by default the one next to this binary (cargo
     /// builds both into the same directory).
     #[arg(long, env = "TOOLVIEW_BIN", default_value_os_t = sibling_toolview())]
@@ -124,6 +142,12 @@ impl BenchConfig {
         self.growth_stored = vec![100, 1_000];
         self.growth_subscribers = vec![2, 10];
         self.growth_events = vec![10, 100];
+        self.fleet_sessions = 500;
+        self.fleet_active = 50;
+        self.fleet_ms = 1_000;
+        self.fleet_watchers = vec![1, 2];
+        self.fleet_solo_chunks = 1_000;
+        self.fleet_listed = 2_000;
     }
 
     pub(crate) fn window(&self) -> Window {
@@ -161,4 +185,7 @@ pub enum Scenario {
     /// Growth curves: publish latency, replay, RSS and CPU against stored sessions, live
     /// subscribers, events per session and replicas (`--scale`).
     Growth,
+    /// The fleet watch's cost per summary change and watcher, a busy session's notices, and
+    /// `ListSessions` filtered by state at many sessions.
+    Fleet,
 }

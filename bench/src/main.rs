@@ -5,6 +5,7 @@
 
 mod config;
 mod feed;
+mod fleet;
 mod growth;
 mod jetstream;
 mod limits;

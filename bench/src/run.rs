@@ -45,6 +45,7 @@ pub async fn run(mut config: BenchConfig, out: &mut impl Write) -> anyhow::Resul
             Scenario::Otlp => crate::otlp::rows(&config, &mut rows).await?,
             Scenario::Feed => crate::jetstream::feed_rows(&config, &mut rows).await?,
             Scenario::Growth => crate::growth::rows(&config, &mut rows).await?,
+            Scenario::Fleet => crate::fleet::rows(&config, &mut rows).await?,
         }
     }
 

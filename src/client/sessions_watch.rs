@@ -1,8 +1,10 @@
 //! `toolview sessions --watch`: the fleet, live (`WatchSessions`). On a terminal the table is
 //! drawn again in place at each change, sessions waiting on a person first (like `top`); piped,
 //! each change is one more line (a row, or with `--json` a `GetSessionResponse`). With
-//! `--approve`, keys `1`…`9` answer the oldest prompt waiting with its option of that number
-//! (the same keys as `tail --approve`), recorded `via sessions`.
+//! `--approve`, keys `1`…`9` answer the chosen prompt with its option of that number (the same
+//! keys as `tail --approve`), recorded `via sessions`: the oldest waiting, until `j` (or `n`)
+//! and `k` (or `p`) choose another; a terminal shows the choice under the table, piped it is a
+//! line of its own.
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal as _, Write};
@@ -42,6 +44,8 @@ struct Fleet {
     sessions: BTreeMap<String, pb::GetSessionResponse>,
     terminal: bool,
     json: bool,
+    /// With `--approve`: which of the sessions waiting the keys answer (their table order).
+    chosen: Option<usize>,
 }
 
 impl Fleet {
@@ -63,7 +67,41 @@ impl Fleet {
         for s in self.sorted() {
             self.line(s, out)?;
         }
+        if self.terminal
+            && let Some(line) = self.choice()
+        {
+            writeln!(out, "\n{line}")?;
+        }
         out.flush()
+    }
+
+    /// What the keys answer, on one line: the session, the prompt and its numbered options.
+    fn choice(&self) -> Option<String> {
+        self.chosen?;
+        let (session, prompt) = self.chosen_prompt()?;
+        let options: Vec<String> = prompt
+            .options
+            .iter()
+            .take(9)
+            .enumerate()
+            .map(|(i, o)| format!("{} {}", i + 1, o.name))
+            .collect();
+        let line = format!(
+            "> answering {session}: {} [{}] (j/k: another prompt)",
+            prompt.title,
+            options.join(" · ")
+        );
+        Some(crate::render::visible(&line).into_owned())
+    }
+
+    /// Chooses the next (`step` 1) or the previous (`step` -1) session waiting.
+    fn choose(&mut self, step: isize) {
+        let waiting = self.waiting().len();
+        if waiting == 0 {
+            return;
+        }
+        let at = self.chosen.unwrap_or(0).min(waiting - 1) as isize;
+        self.chosen = Some((at + step).rem_euclid(waiting as isize) as usize);
     }
 
     fn line(&self, s: &pb::GetSessionResponse, out: &mut impl Write) -> std::io::Result<()> {
@@ -74,9 +112,20 @@ impl Fleet {
         }
     }
 
-    /// The oldest prompt waiting: its session, request and options.
-    fn first_prompt(&self) -> Option<(String, pb::PendingPrompt)> {
-        let s = self.sorted().into_iter().next()?;
+    /// The sessions waiting on a person, in table order.
+    fn waiting(&self) -> Vec<&pb::GetSessionResponse> {
+        self.sorted()
+            .into_iter()
+            .filter(|s| s.summary.as_ref().is_some_and(|s| !s.pending.is_empty()))
+            .collect()
+    }
+
+    /// The prompt the keys answer: the chosen session's oldest (the first session's until one
+    /// is chosen; the last one's when the chosen one stopped waiting and fewer are left).
+    fn chosen_prompt(&self) -> Option<(String, pb::PendingPrompt)> {
+        let waiting = self.waiting();
+        let at = self.chosen.unwrap_or(0).min(waiting.len().checked_sub(1)?);
+        let s = waiting[at];
         let prompt = s.summary.as_ref()?.pending.first()?.clone();
         Some((s.session_id.clone(), prompt))
     }
@@ -102,6 +151,8 @@ pub async fn watch_sessions(
         sessions: BTreeMap::new(),
         terminal: std::io::stdout().is_terminal(),
         json: listing.json,
+        // A terminal shows what the keys answer from the start.
+        chosen: listing.approve.then_some(0),
     };
     let _raw = listing.approve.then(RawKeys::enable).flatten();
     let mut stdin = tokio::io::stdin();
@@ -129,6 +180,15 @@ pub async fn watch_sessions(
                 }
             }
             key = stdin.read_u8(), if keys_open => match key {
+                Ok(step @ (b'j' | b'n' | b'k' | b'p')) => {
+                    fleet.choose(if matches!(step, b'j' | b'n') { 1 } else { -1 });
+                    if fleet.terminal {
+                        fleet.draw(out)?;
+                    } else if let Some(line) = fleet.choice() {
+                        writeln!(out, "{line}")?;
+                        out.flush()?;
+                    }
+                }
                 Ok(key) => answer(remote, &fleet, key).await,
                 Err(_) => keys_open = false,
             },
@@ -136,12 +196,12 @@ pub async fn watch_sessions(
     }
 }
 
-/// Answers the oldest prompt waiting with the option of `key` (`1`…`9`); other keys do nothing.
+/// Answers the chosen prompt with the option of `key` (`1`…`9`); other keys do nothing.
 async fn answer(remote: &Remote, fleet: &Fleet, key: u8) {
     let Some(index) = key.checked_sub(b'1').map(usize::from) else {
         return;
     };
-    let Some((session, prompt)) = fleet.first_prompt() else {
+    let Some((session, prompt)) = fleet.chosen_prompt() else {
         return;
     };
     let Some(option) = prompt.options.get(index) else {

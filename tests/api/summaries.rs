@@ -263,10 +263,11 @@ async fn a_busy_session_costs_a_watcher_a_few_updates_not_one_per_chunk() {
     assert!(updates <= 25, "{updates} updates");
 }
 
-/// `toolview sessions --watch --approve`, piped: the fleet as rows, then a line per change; the
-/// key `1` answers the oldest prompt waiting with its first option, recorded `via sessions`.
+/// `toolview sessions --watch --approve`, piped: the fleet as rows, then a line per change; `j`
+/// and `k` choose a prompt (a line says which) and `1` answers it with its first option,
+/// recorded `via sessions`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sessions_watch_shows_each_change_and_a_key_answers_the_oldest_prompt() {
+async fn sessions_watch_shows_each_change_and_keys_choose_and_answer_a_prompt() {
     use std::io::{BufRead, BufReader, Write};
     use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
@@ -313,6 +314,32 @@ async fn sessions_watch_shows_each_change_and_a_key_answers_the_oldest_prompt() 
     let waiting = next_line().await;
     assert!(waiting.starts_with("requires_action  asks"), "{waiting}");
     assert!(waiting.contains("waiting: Run rm -rf build?"), "{waiting}");
+    // A second session asks; `j` chooses it (the next one waiting), `1` answers it.
+    publish(
+        &mut c,
+        vec![
+            start_call("later", "e1", "c1", "bash", r#"{"command":"make"}"#),
+            ask("later", "p1", "c1", 60_000),
+        ],
+    )
+    .await
+    .unwrap();
+    assert!(next_line().await.starts_with("requires_action  later"));
+    writeln!(stdin, "j").unwrap();
+    let chosen = next_line().await;
+    assert!(
+        chosen.starts_with(
+            "> answering later: Run rm -rf build? [1 Allow · 2 Always allow · 3 Reject]"
+        ),
+        "{chosen}"
+    );
+    writeln!(stdin, "1").unwrap();
+    let decided = support::permissions::resolution(&server.url, "later", "p1").await;
+    assert_eq!(decided.resolved_by.unwrap().via, "sessions");
+    assert!(next_line().await.starts_with("running          later"));
+    // `k` goes back; with one left waiting, it is the one chosen.
+    writeln!(stdin, "k").unwrap();
+    assert!(next_line().await.starts_with("> answering asks:"));
     writeln!(stdin, "1").unwrap();
     let decided = support::permissions::resolution(&server.url, "asks", "p1").await;
     assert_eq!(decided.resolved_by.unwrap().via, "sessions");
