@@ -263,6 +263,12 @@ pub fn transitions<'e>(
             _ => None,
         })
         .collect();
+    // A new session that only started (a `SessionStarted`) has not become idle: it has not
+    // begun. One whose first append ran a turn or a call to its end has.
+    let began = before.is_some()
+        || events
+            .clone()
+            .any(|e| !matches!(e.body, EventBody::SessionStarted(_)));
     let mut found: Vec<Transition> = events
         .filter_map(|e| match &e.body {
             EventBody::PermissionRequested(r) if !answered.contains(r.request_id.as_str()) => {
@@ -276,8 +282,7 @@ pub fn transitions<'e>(
         match state {
             SessionState::Failed => found.push(Transition::Failed),
             SessionState::Ended => found.push(Transition::Ended),
-            // A new session with nothing open yet has not become idle: it has not begun.
-            SessionState::Idle if before.is_some() => found.push(Transition::Idle),
+            SessionState::Idle if began => found.push(Transition::Idle),
             SessionState::Idle | SessionState::Running | SessionState::RequiresAction => {}
         }
     }

@@ -386,6 +386,30 @@ fn every_prompt_is_told_even_past_the_listed_ones_and_not_one_answered_at_once()
     );
 }
 
+#[test]
+fn a_new_session_whose_first_append_ran_a_turn_to_its_end_became_idle() {
+    let batch = [
+        ev(turn("t1")),
+        ev(turn_end("t1", StopReason::EndTurn, None)),
+    ];
+    let mut after = SessionSummary::default();
+    for e in &batch {
+        after.apply(e, 1, &title);
+    }
+    assert_eq!(
+        transitions(None, &after, batch.iter(), 1),
+        vec![Transition::Idle]
+    );
+    // One that only started has not begun.
+    let start = [ev(EventBody::SessionStarted(SessionStarted {
+        cwd: "/w".into(),
+    }))];
+    assert_eq!(
+        transitions(None, &SessionSummary::default(), start.iter(), 1),
+        vec![]
+    );
+}
+
 fn end(reason: &str) -> EventBody {
     EventBody::SessionEnded(crate::domain::SessionEnded {
         reason: reason.into(),

@@ -18,9 +18,8 @@ use serde::{Deserialize, Serialize};
 use super::refusal;
 use crate::auth::link::{Grant, LinkError, LinkKey};
 use crate::domain::FieldViolation;
-use crate::domain::permission::{Outcome, PermissionOption, PermissionResolved, Responder};
+use crate::domain::permission::{PermissionOption, PermissionResolved, Responder};
 use crate::error::Error;
-use crate::metrics::AnswerResult;
 use crate::session::{RequestState, Sessions};
 use crate::store::now_ms;
 
@@ -51,12 +50,6 @@ struct Described {
     state: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     resolution: Option<PermissionResolved>,
-}
-
-#[derive(Serialize)]
-struct Answered {
-    won: bool,
-    resolution: PermissionResolved,
 }
 
 #[derive(Deserialize)]
@@ -149,29 +142,5 @@ async fn answer(
                 .await?,
         )
     };
-    match decided.await {
-        Ok(d) => {
-            metrics.permission_answer(if d.won {
-                AnswerResult::won
-            } else {
-                AnswerResult::lost
-            });
-            let status = match (d.won, &d.resolution.outcome) {
-                (true, _) => StatusCode::OK,
-                (false, Outcome::Expired { .. }) => StatusCode::GONE,
-                (false, Outcome::Selected { .. } | Outcome::Withdrawn) => StatusCode::CONFLICT,
-            };
-            json(
-                status,
-                &Answered {
-                    won: d.won,
-                    resolution: d.resolution,
-                },
-            )
-        }
-        Err(e) => {
-            metrics.permission_answer(AnswerResult::refused);
-            refusal(e)
-        }
-    }
+    super::permissions::answered(decided.await, &metrics)
 }

@@ -11,17 +11,16 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::{authenticate, refusal};
 use crate::auth::{Authenticator, Right};
 use crate::domain::FieldViolation;
 use crate::domain::SessionId;
-use crate::domain::permission::{Outcome, RequestId, Responder, surface};
+use crate::domain::permission::{Outcome, PermissionResolved, RequestId, Responder, surface};
 use crate::error::Error;
-use crate::metrics::AnswerResult;
-use crate::session::Sessions;
+use crate::metrics::{AnswerResult, Metrics};
+use crate::session::{Decided, Sessions};
 
 /// The endpoint's path.
 pub const PATH: &str = "/permissions";
@@ -94,7 +93,18 @@ async fn answer(
             .respond_permission(&session, &request, &answer.option_id, &answer.reason, by)
             .await?)
     };
-    match decided.await {
+    answered(decided.await, &metrics)
+}
+
+/// An answer's response, whichever endpoint took it: `200` when it decided the request, `409`
+/// with the decision that came first, `410` when the request expired first; counted.
+pub(super) fn answered(decided: Result<Decided, Error>, metrics: &Metrics) -> Response {
+    #[derive(Serialize)]
+    struct Answered {
+        won: bool,
+        resolution: PermissionResolved,
+    }
+    match decided {
         Ok(d) => {
             metrics.permission_answer(if d.won {
                 AnswerResult::won
@@ -106,7 +116,12 @@ async fn answer(
                 (false, Outcome::Expired { .. }) => StatusCode::GONE,
                 (false, Outcome::Selected { .. } | Outcome::Withdrawn) => StatusCode::CONFLICT,
             };
-            let body = json!({"won": d.won, "resolution": d.resolution}).to_string();
+            let body = Answered {
+                won: d.won,
+                resolution: d.resolution,
+            };
+            // Strings, flags and numbers: serializing cannot fail.
+            let body = serde_json::to_string(&body).unwrap_or_default();
             (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
         }
         Err(e) => {

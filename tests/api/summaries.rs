@@ -6,33 +6,6 @@ use support::permissions::{ask, permissions, respond};
 use support::process::ServerProcess;
 use support::sessions::*;
 use toolview::grpc::pb;
-use toolview::grpc::pb::tool_event::Event;
-
-fn turn(s: &str, id: &str, turn: &str) -> pb::ToolEvent {
-    ev(
-        s,
-        id,
-        Event::TurnStarted(pb::TurnStarted {
-            turn_id: turn.into(),
-        }),
-    )
-}
-
-fn turn_end(s: &str, id: &str, turn: &str, reason: pb::StopReason) -> pb::ToolEvent {
-    ev(
-        s,
-        id,
-        Event::TurnFinished(pb::TurnFinished {
-            turn_id: turn.into(),
-            stop_reason: reason as i32,
-            usage: Some(pb::TokenUsage {
-                input_tokens: 120,
-                output_tokens: 30,
-                ..pb::TokenUsage::default()
-            }),
-        }),
-    )
-}
 
 /// Four sessions, one in each state.
 async fn fleet(c: &mut Client) {

@@ -358,9 +358,10 @@ async fn the_viewer_lists_sessions_and_says_failed_and_waiting() {
         .iter()
         .map(|s| s["id"].as_str().unwrap())
         .collect();
+    // All idle: the most recently changed first (run-1's prompt came last, build after run-2).
     assert_eq!(
         ids,
-        ["agent-a/run-1", "agent-a/run-2", "agent-b/build"],
+        ["agent-a/run-1", "agent-b/build", "agent-a/run-2"],
         "{summary}"
     );
     let first = summary["listed"]["sessions"][0]["text"].as_str().unwrap();

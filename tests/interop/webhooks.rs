@@ -19,28 +19,6 @@ use toolview::grpc::pb::tool_event::Event;
 /// How long the receiver stays down (the scenario).
 const RECEIVER_DOWN: Duration = Duration::from_secs(30);
 
-fn turn(s: &str, id: &str, turn: &str) -> pb::ToolEvent {
-    ev(
-        s,
-        id,
-        Event::TurnStarted(pb::TurnStarted {
-            turn_id: turn.into(),
-        }),
-    )
-}
-
-fn turn_end(s: &str, id: &str, turn: &str, reason: pb::StopReason) -> pb::ToolEvent {
-    ev(
-        s,
-        id,
-        Event::TurnFinished(pb::TurnFinished {
-            turn_id: turn.into(),
-            stop_reason: reason as i32,
-            usage: None,
-        }),
-    )
-}
-
 /// A prompt waiting (its title trying Slack's markup), a turn stopped short, a turn that ended
 /// well (idle: not a transition the hooks want), and a session the harness closed.
 async fn four_sessions(url: &str) {
@@ -292,4 +270,59 @@ fn docs_verify(secret: &str, arrival: &Value) {
         .arg(&out)
         .args([secret, &entry]));
     assert_eq!(printed, "true false\n");
+}
+
+/// An `idle` notice waits `idleAfterSecs`, and is sent only if the session stayed idle: a session
+/// that starts a turn again meanwhile is not told (its delivery is superseded).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_notice_waits_and_is_dropped_when_the_session_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = new_secret();
+    let receiver = Receiver::start(0, &secret, dir.path());
+    std::fs::write(dir.path().join("ops.secret"), &secret).unwrap();
+    let hooks = dir.path().join("hooks.json");
+    let url = format!("http://127.0.0.1:{}/ops", receiver.port);
+    let file = serde_json::json!({"hooks": [{"name": "ops", "url": url, "secretFile": "ops.secret",
+        "events": ["idle"], "idleAfterSecs": 1}]});
+    std::fs::write(&hooks, file.to_string()).unwrap();
+    let mut config = toolview::app::ServeConfig::memory();
+    config.webhooks.file = Some(hooks);
+    let server = support::server::Server::start_with(config).await;
+    let mut c = client(&server.url).await;
+    let done = |s: &str| {
+        vec![
+            turn(s, "e1", "t1"),
+            turn_end(s, "e2", "t1", pb::StopReason::EndTurn),
+        ]
+    };
+    let t0 = Instant::now();
+    publish(&mut c, done("quiet")).await.unwrap();
+    publish(&mut c, done("goes-on")).await.unwrap();
+    // Within the second, goes-on starts its next turn.
+    publish(&mut c, vec![turn("goes-on", "e3", "t2")])
+        .await
+        .unwrap();
+    let arrivals = receiver.wait_for(Duration::from_secs(30), |a| !a.is_empty());
+    assert!(
+        t0.elapsed() >= Duration::from_secs(1),
+        "sent after the wait"
+    );
+    // Past goes-on's due time too (and a retry pause): nothing more comes.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let arrivals = receiver
+        .arrivals()
+        .into_iter()
+        .chain(arrivals)
+        .collect::<Vec<_>>();
+    let told: std::collections::BTreeSet<(&str, &str)> = arrivals
+        .iter()
+        .map(|a| {
+            (
+                a["body"]["data"]["sessionId"].as_str().unwrap(),
+                a["body"]["type"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(told, [("quiet", "session.idle")].into(), "{arrivals:#?}");
+    assert!(arrivals.iter().all(|a| a["verified"] == true));
 }

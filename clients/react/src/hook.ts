@@ -45,38 +45,24 @@ export function useToolviewSession(
   options: FollowOptions = {},
 ): ToolviewSessionState {
   const { token } = options;
-  // A new model for each session followed (the effect makes it): its snapshots are the state.
-  const [model, setModel] = useState(() => new SessionModel());
-  const snapshot = useSyncExternalStore(model.subscribe, model.getSnapshot, model.getSnapshot);
-  const [state, setState] = useState<FollowState>("connecting");
-  const [error, setError] = useState<string>();
-  useEffect(() => {
-    const abort = new AbortController();
-    const model = new SessionModel();
-    setModel(model);
-    setState("connecting");
-    setError(undefined);
-    (async () => {
+  const { snapshot, state, error } = useFollowed(
+    () => new SessionModel(),
+    async (model, signal, live) => {
       const client = connect(baseUrl, { token });
       const subscription = await client.subscribe(session, {
         target: "view",
         capabilities: VIEW_CAPABILITIES,
         start: "beginning",
-        signal: abort.signal,
+        signal,
       });
       for await (const item of subscription) {
-        if (abort.signal.aborted) return;
-        setState("live");
+        if (signal.aborted) return;
+        live();
         model.apply(item);
       }
-      if (!abort.signal.aborted) setState("ended");
-    })().catch((e: unknown) => {
-      if (abort.signal.aborted) return;
-      setState("error");
-      setError(String(e));
-    });
-    return () => abort.abort();
-  }, [baseUrl, session, token]);
+    },
+    [baseUrl, session, token],
+  );
   return { items: snapshot.items, childrenOf: snapshot.childrenOf, cwd: snapshot.cwd, state, error };
 }
 
@@ -116,41 +102,64 @@ export function useToolviewSessions(baseUrl: string, options: FleetOptions = {})
   const { token, titlePrefix, cwdPrefix, pageSize } = options;
   // The states as one value: a new array each render would watch again.
   const states = (options.states ?? []).join(",");
-  const [model, setModel] = useState(() => new FleetModel());
-  const snapshot = useSyncExternalStore(model.subscribe, model.getSnapshot, model.getSnapshot);
-  const [state, setState] = useState<FollowState>("connecting");
-  const [error, setError] = useState<string>();
-  useEffect(() => {
-    const abort = new AbortController();
-    const model = new FleetModel();
-    setModel(model);
-    setState("connecting");
-    setError(undefined);
-    (async () => {
+  const { snapshot, state, error } = useFollowed(
+    () => new FleetModel(),
+    async (model, signal, live) => {
       const client = connect(baseUrl, { token });
       const watch = client.watchSessions({
         states: states ? (states.split(",") as SessionStateName[]) : [],
         titlePrefix,
         cwdPrefix,
         pageSize,
-        signal: abort.signal,
+        signal,
       });
       for await (const item of watch) {
-        if (abort.signal.aborted) return;
-        if (item === SYNCED) {
-          setState("live");
-          model.apply("synced");
-        } else {
-          model.apply(item);
-        }
+        if (signal.aborted) return;
+        if (item === SYNCED) live();
+        model.apply(item === SYNCED ? "synced" : item);
       }
-      if (!abort.signal.aborted) setState("ended");
-    })().catch((e: unknown) => {
-      if (abort.signal.aborted) return;
-      setState("error");
-      setError(String(e));
-    });
-    return () => abort.abort();
-  }, [baseUrl, token, states, titlePrefix, cwdPrefix, pageSize]);
+    },
+    [baseUrl, token, states, titlePrefix, cwdPrefix, pageSize],
+  );
   return { ...snapshot, state, error };
+}
+
+/** A model the hooks fold a stream into: its snapshots, and who listens to them. */
+interface Followed {
+  subscribe: (listener: () => void) => () => void;
+  getSnapshot: () => unknown;
+}
+
+/** Runs `follow` into a new model (`make`) whenever `deps` change, until they change again or the
+ *  component goes: the model's snapshot (read through `useSyncExternalStore`: one consistent state
+ *  per render) and what the follow is doing (`live()` once it is). */
+function useFollowed<M extends Followed>(
+  make: () => M,
+  follow: (model: M, signal: AbortSignal, live: () => void) => Promise<void>,
+  deps: readonly unknown[],
+): { snapshot: ReturnType<M["getSnapshot"]>; state: FollowState; error?: string } {
+  // A new model for each follow (the effect makes it): its snapshots are the state.
+  const [model, setModel] = useState(make);
+  const snapshot = useSyncExternalStore(model.subscribe, model.getSnapshot, model.getSnapshot);
+  const [state, setState] = useState<FollowState>("connecting");
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    const abort = new AbortController();
+    const next = make();
+    setModel(next);
+    setState("connecting");
+    setError(undefined);
+    follow(next, abort.signal, () => setState("live"))
+      .then(() => {
+        if (!abort.signal.aborted) setState("ended");
+      })
+      .catch((e: unknown) => {
+        if (abort.signal.aborted) return;
+        setState("error");
+        setError(String(e));
+      });
+    return () => abort.abort();
+    // biome-ignore lint/correctness/useExhaustiveDependencies: `deps` are the callers' inputs.
+  }, deps);
+  return { snapshot: snapshot as ReturnType<M["getSnapshot"]>, state, error };
 }

@@ -281,3 +281,31 @@ pub async fn next_watched(
         .expect("the stream goes on");
     item.item.expect("an item is set")
 }
+
+/// A turn `turn` starts in `s` (event `id`).
+pub fn turn(s: &str, id: &str, turn: &str) -> pb::ToolEvent {
+    ev(
+        s,
+        id,
+        Event::TurnStarted(pb::TurnStarted {
+            turn_id: turn.into(),
+        }),
+    )
+}
+
+/// The turn `turn` of `s` ends for `reason` (event `id`), having read 120 tokens and written 30.
+pub fn turn_end(s: &str, id: &str, turn: &str, reason: pb::StopReason) -> pb::ToolEvent {
+    ev(
+        s,
+        id,
+        Event::TurnFinished(pb::TurnFinished {
+            turn_id: turn.into(),
+            stop_reason: reason as i32,
+            usage: Some(pb::TokenUsage {
+                input_tokens: 120,
+                output_tokens: 30,
+                ..pb::TokenUsage::default()
+            }),
+        }),
+    )
+}
