@@ -372,7 +372,7 @@ async fn the_viewer_lists_sessions_and_says_failed_and_waiting() {
     );
     assert_eq!(summary["listed"]["header"], "Sessions");
     assert_eq!(
-        summary["listed"]["sessions"][1]["href"],
+        summary["listed"]["sessions"][2]["href"],
         "?session=agent-a%2Frun-2"
     );
     assert_eq!(summary["failed"]["status"], "failed");
