@@ -4,6 +4,7 @@ the reject option; the same with asyncio; a fleet watch sees who waits."""
 
 import asyncio
 import threading
+from datetime import timezone
 from typing import Any, List
 
 import pytest
@@ -125,3 +126,40 @@ def test_asyncio_watches_the_fleet_too(server: Server) -> None:
             await watch.aclose()
 
     asyncio.run(run())
+
+
+def test_a_watch_resumes_from_a_time_with_what_changed_since(server: Server) -> None:
+    """With ``updated_since`` the first page is the sessions changed since, in any state: one that
+    left a ``requires_action`` watch meanwhile comes (with its new state), one unchanged does not."""
+
+    def harness() -> None:
+        with Client(server.address) as client:
+            session = client.session("rs-asked")
+            session.start("/resume-only")
+            with session.start_call("bash", {"command": "make", "description": "Build"}) as call:
+                call.request_permission("Go?")
+                call.finish("built")
+
+    with Client(server.address) as client:
+        client.session("rs-still").start("/resume-only")
+        client.flush()
+        thread = threading.Thread(target=harness)
+        thread.start()
+        waiting = client.watch_sessions(states=["requires_action"], cwd_prefix="/resume-only")
+        assert next(waiting) is SYNCED
+        asked = next(waiting)
+        assert not isinstance(asked, Synced)
+        waiting.close()
+        # A watcher that saw this much goes away; the prompt is answered meanwhile.
+        since = asked.updated_at.ToDatetime(tzinfo=timezone.utc)
+        client.respond_permission("rs-asked", asked.summary.pending[0].request_id, "allow")
+        thread.join(timeout=30)
+        watch = client.watch_sessions(
+            states=["requires_action"], cwd_prefix="/resume-only", updated_since=since
+        )
+        first = next(watch)
+        assert not isinstance(first, Synced)
+        assert first.session_id == "rs-asked"
+        assert first.summary.state != summary_pb2.SESSION_STATE_REQUIRES_ACTION
+        assert next(watch) is SYNCED, "rs-still did not change since"
+        watch.close()

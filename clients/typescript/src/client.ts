@@ -1,7 +1,7 @@
 // The client: publishing, resuming subscriptions, and the unary calls, over any Connect
 // transport (`@toolview/client/node` for gRPC over HTTP/2, `@toolview/client/web` for gRPC-Web).
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, createClient, type Client as RpcClient, type Transport } from "@connectrpc/connect";
 import { ClientClosed, RESUMABLE, ToolviewError } from "./errors.js";
 import {
@@ -355,8 +355,10 @@ export class Client {
 
   /** The fleet, live (docs/sessions.md): the first page of the sessions the filters keep, then
    *  `SYNCED`, then a session again each time its summary changes (one leaving the filters comes
-   *  once more, with its new state). After a transient failure it reconnects: the first page
-   *  again, then `SYNCED` (a summary replaces the last one). `signal` ends it. */
+   *  once more, with its new state). With `updatedSince`, the first page is the sessions changed
+   *  since, in any state. After a transient failure it reconnects and resumes so: the sessions
+   *  changed since shortly before the latest it yielded (those that left the filters meanwhile
+   *  too), then `SYNCED`. `signal` ends it. */
   async *watchSessions(options: WatchOptions = {}): AsyncIterable<GetSessionResponse | typeof SYNCED> {
     this.open();
     const request = {
@@ -364,7 +366,10 @@ export class Client {
       states: (options.states ?? []).map(stateOf),
       titlePrefix: options.titlePrefix ?? "",
       cwdPrefix: options.cwdPrefix ?? "",
+      updatedSince: options.updatedSince ? timestampFromDate(options.updatedSince) : undefined,
     };
+    // The server's time of the latest change yielded: where a reconnect resumes from.
+    let latest = 0;
     const signal = options.signal ?? new AbortController().signal;
     const backoff = new Backoff(50, 2_000);
     while (!signal.aborted) {
@@ -372,7 +377,11 @@ export class Client {
         for await (const response of this.sessions.watchSessions(request, { signal })) {
           backoff.reset();
           if (response.item.case === "synced") yield SYNCED;
-          else if (response.item.case === "session") yield response.item.value;
+          else if (response.item.case === "session") {
+            const at = response.item.value.updatedAt;
+            if (at) latest = Math.max(latest, timestampDate(at).getTime());
+            yield response.item.value;
+          }
         }
       } catch (e) {
         const error = ToolviewError.from(e);
@@ -380,6 +389,8 @@ export class Client {
         if (options.reconnect === false || error.code === undefined || !RESUMABLE.has(error.code)) throw error;
       }
       if (options.reconnect === false) return;
+      // A change the server's throttle held goes out after later ones: resume a little earlier.
+      if (latest) request.updatedSince = timestampFromMs(latest - RESUME_MARGIN_MS);
       await sleep(backoff.next(), signal);
     }
   }
@@ -453,7 +464,13 @@ function stateOf(state: SessionStateName | SessionState): SessionState {
 export const SYNCED: unique symbol = Symbol("toolview.synced");
 
 /** What `watchSessions` watches (the filters of `listSessions`, but time), and how. */
+/** How far before the latest change a watch yielded it resumes (the server's fleet throttle holds
+ *  a change half a second by default). */
+const RESUME_MARGIN_MS = 2_000;
+
 export interface WatchOptions {
+  /** Resume: the first page is the sessions changed at or after this (in any state). */
+  updatedSince?: Date;
   pageSize?: number;
   states?: (SessionStateName | SessionState)[];
   titlePrefix?: string;

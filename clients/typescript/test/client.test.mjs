@@ -123,6 +123,30 @@ test("a fleet watch gives the first page, SYNCED, then each summary change", asy
   await client.close();
 });
 
+test("a watch from a time gets what changed since, in any state", async () => {
+  const client = connect(server.address);
+  await client.session("since-still").start("/since-only");
+  await client.flush();
+  const before = (await client.getSession("since-still")).updatedAt;
+  // Later than the unchanged session (the server's times are in milliseconds).
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  await client.session("since-moved").start("/since-only");
+  await client.session("since-moved").startTurn("t1");
+  await client.flush();
+  const since = new Date(Number(before.seconds) * 1000 + Math.floor(before.nanos / 1e6) + 1);
+  const abort = new AbortController();
+  const watch = client
+    .watchSessions({ states: ["idle"], cwdPrefix: "/since-only", updatedSince: since, signal: abort.signal })
+    [Symbol.asyncIterator]();
+  const first = (await watch.next()).value;
+  // Running, so outside the `idle` filter: a resuming watcher still hears it.
+  assert.deepEqual([first.sessionId, first.summary.state], ["since-moved", SessionState.RUNNING]);
+  assert.equal((await watch.next()).value, SYNCED, "since-still did not change since");
+  abort.abort();
+  await watch.return();
+  await client.close();
+});
+
 test("a live subscription starts after the head", async () => {
   const client = connect(server.address);
   await publishTurn(client, "live");

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Iterable, Optional, Sequence, Type, TypeVar, Union, cast
 
 from google.protobuf.message import Message as ProtoMessage
@@ -94,11 +94,23 @@ def list_sessions(
 
 
 def watch_sessions(
-    page_size: int, states: Sequence[Union[str, int]], title_prefix: str, cwd_prefix: str
+    page_size: int,
+    states: Sequence[Union[str, int]],
+    title_prefix: str,
+    cwd_prefix: str,
+    updated_since: Optional[datetime],
 ) -> session_service_pb2.WatchSessionsRequest:
-    return session_service_pb2.WatchSessionsRequest(
+    request = session_service_pb2.WatchSessionsRequest(
         page_size=page_size,
         states=[state_of(s) for s in states],
         title_prefix=title_prefix,
         cwd_prefix=cwd_prefix,
     )
+    if updated_since is not None:
+        request.updated_since.FromDatetime(updated_since)
+    return request
+
+
+#: How far before the latest change a watch yielded it resumes (the server's fleet throttle holds
+#: a change half a second by default).
+RESUME_MARGIN = timedelta(seconds=2)

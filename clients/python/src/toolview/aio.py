@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from asyncio import sleep
-from datetime import datetime
+from datetime import datetime, timezone
 from types import TracebackType
 from typing import Any, AsyncIterator, Callable, Iterable, List, Optional, Sequence, Tuple, Type, Union
 
@@ -546,14 +546,19 @@ class AsyncClient:
         cwd_prefix: str = "",
         page_size: int = 0,
         reconnect: bool = True,
+        updated_since: Optional[datetime] = None,
     ) -> AsyncIterator[Union[session_service_pb2.GetSessionResponse, Synced]]:
         """The fleet, live (``docs/sessions.md``): the first page of the sessions the filters
         keep, then ``SYNCED``, then a session again each time its summary changes (a session
-        leaving the filters comes once more, with its new state). After a transient failure it
-        reconnects: the first page again, then ``SYNCED`` (a summary replaces the last one)."""
+        leaving the filters comes once more, with its new state). With ``updated_since`` the
+        first page is the sessions changed since, in any state. After a transient failure it
+        reconnects and resumes so: the sessions changed since shortly before the latest it
+        yielded (those that left the filters meanwhile too), then ``SYNCED``."""
         self._open()
-        request = _requests.watch_sessions(page_size, states, title_prefix, cwd_prefix)
+        request = _requests.watch_sessions(page_size, states, title_prefix, cwd_prefix, updated_since)
         backoff = Backoff(0.05, 2.0)
+        # The server's time of the latest change yielded: where a reconnect resumes from.
+        latest: Optional[datetime] = None
         while True:
             stream = self._sessions.WatchSessions(request, metadata=self._metadata())
             try:
@@ -562,7 +567,12 @@ class AsyncClient:
                     if response is None:
                         break
                     backoff.reset()
-                    yield SYNCED if response.HasField("synced") else response.session
+                    if response.HasField("synced"):
+                        yield SYNCED
+                        continue
+                    at = response.session.updated_at.ToDatetime(tzinfo=timezone.utc)
+                    latest = at if latest is None else max(latest, at)
+                    yield response.session
             except grpc.RpcError as e:
                 if not reconnect or e.code() not in TRANSIENT:
                     raise from_rpc_error(e) from None
@@ -570,6 +580,8 @@ class AsyncClient:
                 stream.cancel()
             if not reconnect:
                 return
+            if latest is not None:
+                request.updated_since.FromDatetime(latest - _requests.RESUME_MARGIN)
             await sleep(backoff.next())
 
     async def present(
