@@ -46,7 +46,9 @@ pub async fn rows(config: &BenchConfig, out: &mut Vec<Row>) -> anyhow::Result<()
     }
     out.push(solo_stream(config, &server).await?);
     drop(server);
-    out.push(listing(config).await?);
+    for n in [1_000.min(config.fleet_listed), config.fleet_listed] {
+        out.push(listing(n, config).await?);
+    }
     Ok(())
 }
 
@@ -252,44 +254,28 @@ async fn solo_stream(config: &BenchConfig, server: &Server) -> anyhow::Result<Ro
     Ok(row)
 }
 
-/// `ListSessions` filtered to `requires_action` at `fleet_listed` sessions, ten of them waiting,
-/// spread through the id order: the first page, and the pages a caller walks to find them all.
-async fn listing(config: &BenchConfig) -> anyhow::Result<Row> {
+/// `ListSessions` filtered to `requires_action` at `n` sessions on the embedded store.
+async fn listing(n: usize, config: &BenchConfig) -> anyhow::Result<Row> {
     let server = Server::toolview(&config.toolview, "embedded")?;
     let mut client = SessionServiceClient::new(load::connect(&server.url).await?);
-    let n = config.fleet_listed;
     fill(&mut client, "listed", 0, n, &load::output_text(16)).await?;
+    by_state(&mut client, "listed", n, "embedded").await
+}
+
+/// Ten of the `n` sessions `<prefix>-<i>` (spread through the id order) ask a person; then the
+/// first page of `ListSessions` filtered to `requires_action`, and the walk that finds all ten.
+pub(crate) async fn by_state(
+    client: &mut Client,
+    prefix: &str,
+    n: usize,
+    store: &str,
+) -> anyhow::Result<Row> {
     for k in 0..10 {
-        let id = format!("listed-{:07}", k * n / 10 + n / 20);
-        let ask = pb::ToolEvent {
-            session_id: id,
-            event_id: "ask".into(),
-            event: Some(pb::tool_event::Event::PermissionRequested(
-                pb::PermissionRequested {
-                    request_id: "p1".into(),
-                    call_id: String::new(),
-                    title: "Deploy?".into(),
-                    description: String::new(),
-                    options: ["allow", "reject"]
-                        .iter()
-                        .zip([
-                            pb::PermissionOptionKind::AllowOnce,
-                            pb::PermissionOptionKind::RejectOnce,
-                        ])
-                        .map(|(id, kind)| pb::PermissionOption {
-                            option_id: (*id).into(),
-                            name: (*id).into(),
-                            kind: kind.into(),
-                        })
-                        .collect(),
-                    expiry_option_id: "reject".into(),
-                    timeout_ms: 600_000,
-                    expires_at_unix_ms: 0,
-                },
-            )),
-        };
+        let id = format!("{prefix}-{:07}", k * n / 10 + n / 20);
         client
-            .publish(pb::PublishRequest { events: vec![ask] })
+            .publish(pb::PublishRequest {
+                events: vec![ask(id)],
+            })
             .await?;
     }
     let request = |token: String| pb::ListSessionsRequest {
@@ -315,7 +301,7 @@ async fn listing(config: &BenchConfig) -> anyhow::Result<Row> {
     let walk = first_took + t1.elapsed();
     let mut row = Row::new(
         format!(
-            "ListSessions by state, {} sessions (10 waiting)",
+            "ListSessions by state on {store}, {} sessions (10 waiting)",
             thousands(n as f64)
         ),
         format!(
@@ -329,4 +315,32 @@ async fn listing(config: &BenchConfig) -> anyhow::Result<Row> {
         "a page looks at 10 sessions per one asked: O(page) each, O(sessions) to find sparse ones"
             .into();
     Ok(row)
+}
+
+/// A permission request in `session`, open for ten minutes.
+fn ask(session: String) -> pb::ToolEvent {
+    let option = |id: &str, kind: pb::PermissionOptionKind| pb::PermissionOption {
+        option_id: id.into(),
+        name: id.into(),
+        kind: kind.into(),
+    };
+    pb::ToolEvent {
+        session_id: session,
+        event_id: "ask".into(),
+        event: Some(pb::tool_event::Event::PermissionRequested(
+            pb::PermissionRequested {
+                request_id: "p1".into(),
+                call_id: String::new(),
+                title: "Deploy?".into(),
+                description: String::new(),
+                options: vec![
+                    option("allow", pb::PermissionOptionKind::AllowOnce),
+                    option("reject", pb::PermissionOptionKind::RejectOnce),
+                ],
+                expiry_option_id: "reject".into(),
+                timeout_ms: 600_000,
+                expires_at_unix_ms: 0,
+            },
+        )),
+    }
 }

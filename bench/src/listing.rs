@@ -45,6 +45,9 @@ pub async fn rows(
         rows.push(row(config, server, filled, n).await?);
         filled = n;
     }
+    // The same stream, ten sessions asking: a state filter's pages (issue 59).
+    let mut client = SessionServiceClient::new(load::connect(&server.url).await?);
+    rows.push(crate::fleet::by_state(&mut client, "listed", filled, "JetStream").await?);
     Ok(())
 }
 
