@@ -192,85 +192,92 @@ impl TryFrom<pb::ToolEvent> for d::ToolEvent {
     type Error = ToolEventError;
     fn try_from(e: pb::ToolEvent) -> Result<Self, Self::Error> {
         use ToolEventError as E;
-        use pb::tool_event::Event;
         let pb::ToolEvent {
             session_id,
             event_id,
             event,
         } = e;
-        let session_id = d::SessionId::new(session_id).map_err(E::SessionId)?;
-        let event_id = d::EventId::new(event_id).map_err(E::EventId)?;
-        let call_id = |field, id| d::CallId::new(id).map_err(|e| E::CallId(field, e));
-        let turn_id = |field, id| d::TurnId::new(id).map_err(|e| E::TurnId(field, e));
-        let message_id = |field, id| d::MessageId::new(id).map_err(|e| E::MessageId(field, e));
-        let body = match event.ok_or(E::EventUnset)? {
-            Event::SessionStarted(pb::SessionStarted { cwd }) => {
-                d::EventBody::SessionStarted(d::SessionStarted { cwd })
-            }
-            Event::SessionEnded(pb::SessionEnded { reason }) => {
-                // Display text: kept to its limit, never refused.
-                let reason = d::permission::cut(&reason, d::MAX_END_REASON_BYTES).to_owned();
-                d::EventBody::SessionEnded(d::SessionEnded { reason })
-            }
-            Event::CallStarted(started) => d::EventBody::CallStarted(call_started(started)?),
-            Event::CallInputDelta(pb::ToolCallInputDelta { call_id: id, text }) => {
-                d::EventBody::CallInputDelta(d::CallInputDelta {
-                    call_id: call_id("call_input_delta", id)?,
-                    text,
-                })
-            }
-            Event::CallInputComplete(complete) => {
-                d::EventBody::CallInputComplete(call_input_complete(complete)?)
-            }
-            Event::CallOutput(pb::ToolCallOutput { call_id: id, data }) => {
-                d::EventBody::CallOutput(d::CallOutput {
-                    call_id: call_id("call_output", id)?,
-                    data,
-                })
-            }
-            Event::CallFinished(finished) => d::EventBody::CallFinished(call_finished(finished)?),
-            Event::TurnStarted(pb::TurnStarted { turn_id: id }) => {
-                d::EventBody::TurnStarted(d::TurnStarted {
-                    turn_id: turn_id("turn_started", id)?,
-                })
-            }
-            Event::TurnFinished(pb::TurnFinished {
-                turn_id: id,
-                stop_reason,
-                usage,
-            }) => d::EventBody::TurnFinished(d::TurnFinished {
-                turn_id: turn_id("turn_finished", id)?,
-                stop_reason: stop_reason_from_pb(stop_reason).map_err(E::StopReason)?,
-                usage: usage.map(Into::into),
-            }),
-            Event::MessageStarted(started) => {
-                d::EventBody::MessageStarted(message_started(started)?)
-            }
-            Event::MessageDelta(pb::MessageDelta {
-                message_id: id,
-                text,
-            }) => d::EventBody::MessageDelta(d::MessageDelta {
-                message_id: message_id("message_delta", id)?,
-                text,
-            }),
-            Event::MessageFinished(pb::MessageFinished { message_id: id }) => {
-                d::EventBody::MessageFinished(d::MessageFinished {
-                    message_id: message_id("message_finished", id)?,
-                })
-            }
-            Event::PermissionRequested(r) => {
-                d::EventBody::PermissionRequested(permissions::requested_from_pb(r)?)
-            }
-            Event::PermissionResolved(r) => {
-                d::EventBody::PermissionResolved(permissions::resolved_from_pb(r)?)
-            }
-        };
         Ok(d::ToolEvent {
-            session_id,
-            event_id,
-            body,
+            session_id: d::SessionId::new(session_id).map_err(E::SessionId)?,
+            event_id: d::EventId::new(event_id).map_err(E::EventId)?,
+            body: body(event.ok_or(E::EventUnset)?)?,
         })
     }
+}
+
+/// What an event says, checked.
+fn body(event: pb::tool_event::Event) -> Result<d::EventBody, ToolEventError> {
+    use ToolEventError as E;
+    use pb::tool_event::Event;
+    let call_id = |field, id| d::CallId::new(id).map_err(|e| E::CallId(field, e));
+    let turn_id = |field, id| d::TurnId::new(id).map_err(|e| E::TurnId(field, e));
+    let message_id = |field, id| d::MessageId::new(id).map_err(|e| E::MessageId(field, e));
+    Ok(match event {
+        Event::SessionStarted(pb::SessionStarted { cwd }) => {
+            d::EventBody::SessionStarted(d::SessionStarted { cwd })
+        }
+        Event::SessionEnded(pb::SessionEnded { reason }) => {
+            // Display text: kept to its limit, never refused.
+            let reason = d::permission::cut(&reason, d::MAX_END_REASON_BYTES).to_owned();
+            d::EventBody::SessionEnded(d::SessionEnded { reason })
+        }
+        Event::CallStarted(started) => d::EventBody::CallStarted(call_started(started)?),
+        Event::CallInputDelta(pb::ToolCallInputDelta { call_id: id, text }) => {
+            d::EventBody::CallInputDelta(d::CallInputDelta {
+                call_id: call_id("call_input_delta", id)?,
+                text,
+            })
+        }
+        Event::CallInputComplete(complete) => {
+            d::EventBody::CallInputComplete(call_input_complete(complete)?)
+        }
+        Event::CallOutput(pb::ToolCallOutput { call_id: id, data }) => {
+            d::EventBody::CallOutput(d::CallOutput {
+                call_id: call_id("call_output", id)?,
+                data,
+            })
+        }
+        Event::CallFinished(finished) => d::EventBody::CallFinished(call_finished(finished)?),
+        Event::TurnStarted(pb::TurnStarted { turn_id: id }) => {
+            d::EventBody::TurnStarted(d::TurnStarted {
+                turn_id: turn_id("turn_started", id)?,
+            })
+        }
+        Event::TurnFinished(finished) => d::EventBody::TurnFinished(turn_finished(finished)?),
+        Event::MessageStarted(started) => d::EventBody::MessageStarted(message_started(started)?),
+        Event::MessageDelta(pb::MessageDelta {
+            message_id: id,
+            text,
+        }) => d::EventBody::MessageDelta(d::MessageDelta {
+            message_id: message_id("message_delta", id)?,
+            text,
+        }),
+        Event::MessageFinished(pb::MessageFinished { message_id: id }) => {
+            d::EventBody::MessageFinished(d::MessageFinished {
+                message_id: message_id("message_finished", id)?,
+            })
+        }
+        Event::PermissionRequested(r) => {
+            d::EventBody::PermissionRequested(permissions::requested_from_pb(r)?)
+        }
+        Event::PermissionResolved(r) => {
+            d::EventBody::PermissionResolved(permissions::resolved_from_pb(r)?)
+        }
+    })
+}
+
+fn turn_finished(finished: pb::TurnFinished) -> Result<d::TurnFinished, ToolEventError> {
+    use ToolEventError as E;
+    let pb::TurnFinished {
+        turn_id,
+        stop_reason,
+        usage,
+    } = finished;
+    Ok(d::TurnFinished {
+        turn_id: d::TurnId::new(turn_id).map_err(|e| E::TurnId("turn_finished", e))?,
+        stop_reason: stop_reason_from_pb(stop_reason).map_err(E::StopReason)?,
+        usage: usage.map(Into::into),
+    })
 }
 
 fn call_started(started: pb::ToolCallStarted) -> Result<d::CallStarted, ToolEventError> {

@@ -27,6 +27,7 @@ use crate::render::fold::{
     CallState, Change, Finished, InputChange, MessageChange, MessageState, PermissionState, Turn,
 };
 use crate::render::live::{LiveChunk, capped_chunk, capped_text, live_chunk};
+use crate::render::streamed::Chunk;
 use crate::render::text_form::flatten;
 use crate::render::view;
 
@@ -42,13 +43,7 @@ pub(crate) fn render(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities)
 fn chunks(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<UiChunk> {
     match change {
         Change::Session => Vec::new(),
-        Change::Ended(reason) => vec![UiChunk::DataToolviewSession {
-            id: "session".into(),
-            data: SessionData {
-                state: "ended".into(),
-                reason: reason.to_owned(),
-            },
-        }],
+        Change::Ended(reason) => vec![ended(reason)],
         Change::Turn(turn) => vec![step(turn)],
         Change::Message(m, change) => message(m, change, caps),
         Change::Permission(p) => permission(p),
@@ -60,51 +55,8 @@ fn chunks(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<UiC
             }
             chunks
         }
-        Change::Input(state, change) => {
-            let mut chunks = Vec::new();
-            match change {
-                InputChange::Delta { text, read } => {
-                    // An orphan's first input (no start folded): its part starts here.
-                    let first = state
-                        .input
-                        .as_ref()
-                        .is_some_and(|i| i.text.len() == text.len());
-                    if first && state.tool_name.is_empty() {
-                        chunks.push(input_start(state, ctx, caps));
-                    }
-                    chunks.extend(input_delta(state, text));
-                    if read {
-                        chunks.push(card(state, Change::Input(state, change), ctx, caps));
-                    }
-                }
-                InputChange::Complete { .. } => {
-                    chunks.push(input_available(state, ctx, caps));
-                    chunks.push(card(state, Change::Input(state, change), ctx, caps));
-                }
-            }
-            chunks
-        }
-        Change::Output(state, chunk) => {
-            let cap = caps.cap();
-            let mut chunks = Vec::new();
-            // An orphan's first output: its input parts first, so the card has a tool part.
-            let shown = state.call_view.is_some() || chunk.start > 0;
-            if !shown {
-                chunks.extend(input(state, ctx, caps));
-            }
-            match live_chunk(state, chunk, cap, caps.output_appends && shown) {
-                LiveChunk::Nothing => {}
-                LiveChunk::Append(text) => chunks.push(UiChunk::DataToolviewOutput {
-                    data: OutputData {
-                        call_id: state.call_id.as_str().to_owned(),
-                        text: text.to_owned(),
-                    },
-                    transient: true,
-                }),
-                LiveChunk::Snapshot => chunks.push(card(state, change, ctx, caps)),
-            }
-            chunks
-        }
+        Change::Input(state, input) => input_change(state, input, ctx, caps),
+        Change::Output(state, chunk) => live_output(state, chunk, ctx, caps),
         Change::Finished(state) => {
             // An orphan result with no output before: its input parts first; a call that
             // finished while its input streamed: its input as it was.
@@ -122,6 +74,76 @@ fn chunks(change: Change<'_>, ctx: &Context<'_>, caps: &Capabilities) -> Vec<UiC
             chunks
         }
     }
+}
+
+/// The harness closed the session: a part kept in the message (a later one replaces it).
+fn ended(reason: &str) -> UiChunk {
+    UiChunk::DataToolviewSession {
+        id: "session".into(),
+        data: SessionData {
+            state: "ended".into(),
+            reason: reason.to_owned(),
+        },
+    }
+}
+
+/// More of a streaming call's input, or its completion.
+fn input_change(
+    state: &CallState,
+    change: InputChange<'_>,
+    ctx: &Context<'_>,
+    caps: &Capabilities,
+) -> Vec<UiChunk> {
+    let mut chunks = Vec::new();
+    match change {
+        InputChange::Delta { text, read } => {
+            // An orphan's first input (no start folded): its part starts here.
+            let first = state
+                .input
+                .as_ref()
+                .is_some_and(|i| i.text.len() == text.len());
+            if first && state.tool_name.is_empty() {
+                chunks.push(input_start(state, ctx, caps));
+            }
+            chunks.extend(input_delta(state, text));
+            if read {
+                chunks.push(card(state, Change::Input(state, change), ctx, caps));
+            }
+        }
+        InputChange::Complete { .. } => {
+            chunks.push(input_available(state, ctx, caps));
+            chunks.push(card(state, Change::Input(state, change), ctx, caps));
+        }
+    }
+    chunks
+}
+
+/// A chunk of a running call's output: appended to its card, or its card again.
+fn live_output(
+    state: &CallState,
+    chunk: Chunk<'_>,
+    ctx: &Context<'_>,
+    caps: &Capabilities,
+) -> Vec<UiChunk> {
+    let cap = caps.cap();
+    let mut chunks = Vec::new();
+    // An orphan's first output: its input parts first, so the card has a tool part.
+    let shown = state.call_view.is_some() || chunk.start > 0;
+    if !shown {
+        chunks.extend(input(state, ctx, caps));
+    }
+    match live_chunk(state, chunk, cap, caps.output_appends && shown) {
+        LiveChunk::Nothing => {}
+        LiveChunk::Append(text) => chunks.push(UiChunk::DataToolviewOutput {
+            data: OutputData {
+                call_id: state.call_id.as_str().to_owned(),
+                text: text.to_owned(),
+            },
+            transient: true,
+        }),
+        LiveChunk::Snapshot => chunks.push(card(state, Change::Output(state, chunk), ctx, caps)),
+    }
+    chunks
 }
 
 /// A permission request: on its call's tool part while the call runs (`tool-approval-request`,
