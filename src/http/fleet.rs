@@ -149,25 +149,26 @@ async fn watch(
                 live = true;
                 format!("id: {opened}\nevent: synced\ndata: {{}}\n\n")
             }
-            None => String::new(),
+            // A watch's items always say what they are; a failed one ends the stream.
+            None => return None,
         };
-        Ok(Bytes::from(text))
+        Some(Bytes::from(text))
     });
     let keepalive = tokio_stream::wrappers::IntervalStream::new(tokio::time::interval_at(
         tokio::time::Instant::now() + KEEPALIVE,
         KEEPALIVE,
     ))
-    .map(|_| Ok(Bytes::from_static(b": keepalive\n\n")));
-    // The stream ends with the watch (its end ends the merge: keepalives alone go nowhere).
+    .map(|_| Some(Bytes::from_static(b": keepalive\n\n")));
+    // The watch's end (a `None` after its last event) ends the merge: keepalives alone go on
+    // for nobody.
+    let merged = futures_util::stream::select(
+        events.chain(futures_util::stream::once(async { None })),
+        keepalive,
+    );
     let body: SseBody = Box::pin(
-        futures_util::stream::select(
-            events.chain(futures_util::stream::once(async { Ok(Bytes::new()) })),
-            keepalive,
-        )
-        .take_while(|b: &Result<Bytes, _>| {
-            let more = b.as_ref().map(|b| !b.is_empty()).unwrap_or(false);
-            async move { more }
-        }),
+        merged
+            .take_while(|b| std::future::ready(b.is_some()))
+            .filter_map(|b| std::future::ready(b.map(Ok))),
     );
     response(body, &[])
 }

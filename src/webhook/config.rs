@@ -8,7 +8,7 @@ use anyhow::{Context as _, bail};
 use base64::Engine as _;
 use serde::Deserialize;
 
-use crate::domain::SessionState;
+use crate::domain::Transition;
 
 /// Bytes of a hook's secret at least (Standard Webhooks asks for 24 to 64).
 pub const MIN_SECRET_BYTES: usize = 24;
@@ -36,13 +36,13 @@ pub enum Trigger {
 }
 
 impl Trigger {
-    /// The trigger a state's transition is.
-    pub fn of(state: SessionState) -> Trigger {
-        match state {
-            SessionState::RequiresAction | SessionState::Running => Trigger::RequiresAction,
-            SessionState::Failed => Trigger::Failed,
-            SessionState::Idle => Trigger::Idle,
-            SessionState::Ended => Trigger::Ended,
+    /// The trigger a transition is.
+    pub fn of(t: &Transition) -> Trigger {
+        match t {
+            Transition::Waiting(_) => Trigger::RequiresAction,
+            Transition::Failed => Trigger::Failed,
+            Transition::Idle => Trigger::Idle,
+            Transition::Ended => Trigger::Ended,
         }
     }
 }

@@ -137,13 +137,13 @@ impl Webhooks {
             request,
         ]);
         let links = self.links(hook, session, t, now);
-        let summary = meta.summary.clone().unwrap_or_default();
+        let none = crate::domain::SessionSummary::default();
         let about = payload::About {
             hook: &hook.name,
             session: session.as_str(),
             title: &meta.title,
             cwd: &meta.cwd,
-            summary: &summary,
+            summary: meta.summary.as_ref().unwrap_or(&none),
             view_url: format!("{}/?session={}", self.base(), session),
             at_ms: now,
         };
@@ -225,7 +225,7 @@ impl crate::session::TransitionSink for Webhooks {
     ) {
         for hook in &self.settings.hooks {
             for t in &transitions {
-                if !hook.events.contains(&Trigger::of(t.state())) {
+                if !hook.events.contains(&Trigger::of(t)) {
                     continue;
                 }
                 let delivery = self.delivery(hook, session, meta, t);

@@ -67,10 +67,14 @@ async fn each_delivery_is_sent_by_one_replica_and_still_sent_when_its_sender_die
     });
     tokio::time::sleep(Duration::from_secs(3)).await;
     let arrivals = receiver.arrivals();
-    let mut ops = ids(&arrivals, "/ops", |a| a["verified"] == true);
+    let ops = ids(&arrivals, "/ops", |a| a["verified"] == true);
     assert_eq!(ops.len(), PROMPTS, "{arrivals:#?}");
-    ops.dedup();
-    assert_eq!(ops.len(), PROMPTS, "each delivery id once: {arrivals:#?}");
+    let distinct: std::collections::BTreeSet<&String> = ops.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        PROMPTS,
+        "each delivery id once: {arrivals:#?}"
+    );
     let slack = arrivals.iter().filter(|a| a["path"] == "/slack").count();
     assert_eq!(slack, PROMPTS, "{arrivals:#?}");
     let delivered = "toolview_webhook_deliveries_total{outcome=\"delivered\"}";
@@ -84,6 +88,7 @@ async fn each_delivery_is_sent_by_one_replica_and_still_sent_when_its_sender_die
     for event in failed_turn("held") {
         publish_acked(&mut c, event).await;
     }
+    let deadline = std::time::Instant::now() + PATIENCE;
     let held_by = loop {
         let sending: Vec<f64> = replicas
             .iter()
@@ -92,6 +97,10 @@ async fn each_delivery_is_sent_by_one_replica_and_still_sent_when_its_sender_die
         if let Some(i) = sending.iter().position(|&n| n > 0.0) {
             break i;
         }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no replica took the delivery"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     replicas[held_by].0.kill();

@@ -34,8 +34,30 @@ pub(super) struct JetStreamOutbox {
     keys: kv::Store,
 }
 
+/// Pause between attempts to make the queue while the cluster is still forming.
+const OPEN_RETRY: Duration = Duration::from_millis(500);
+
 impl JetStreamStore {
+    /// The queue, made or found; while JetStream cannot make it yet (a cluster electing its
+    /// leaders, peers still joining for the copies), tried again up to `--nats-startup-wait-ms`.
     pub(super) async fn open_outbox(
+        &self,
+        max: usize,
+        lease: Duration,
+    ) -> Result<JetStreamOutbox, StoreError> {
+        let deadline = tokio::time::Instant::now() + self.inner.options.startup_wait;
+        loop {
+            match self.try_open_outbox(max, lease).await {
+                Err(e) if tokio::time::Instant::now() < deadline => {
+                    tracing::warn!(error = %e, "waiting for JetStream to make the webhooks' queue");
+                    tokio::time::sleep(OPEN_RETRY).await;
+                }
+                done => return done,
+            }
+        }
+    }
+
+    async fn try_open_outbox(
         &self,
         max: usize,
         lease: Duration,
